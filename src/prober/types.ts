@@ -1,0 +1,47 @@
+// The prober's contract with the rest of the agent, after the kubelet's prober.Manager and
+// results.Manager: the pod worker adds and removes pods, reads the three result caches, and lets the
+// manager fill in `started`/`ready` on every status it generates.
+
+import type { Pod, PodStatus } from '../api/types.js';
+
+/** Result of a probe as the kubelet's results package encodes it. */
+export type ProbeResult = 'Success' | 'Failure' | 'Unknown';
+
+export interface ResultUpdate {
+  /** `<runtime>://<id>`, as in v1 ContainerStatus.containerID. */
+  containerId: string;
+  result: ProbeResult;
+  podUid: string;
+}
+
+/** One of the three result caches (liveness, readiness, startup), read-only view. */
+export interface ResultsReader {
+  get(containerId: string): ProbeResult | undefined;
+  /** Called on every published change (never for an unchanged Set, never for Remove). */
+  onUpdate(listener: (u: ResultUpdate) => void): () => void;
+}
+
+/** Where workers read the latest pod object and its generated status (the kubelet's status manager). */
+export interface PodStatusProvider {
+  getPodStatus(podUid: string): PodStatus | undefined;
+  /** The current pod object (its deletionTimestamp tells a worker that termination began). */
+  getPod(podUid: string): Pod | undefined;
+}
+
+export interface ProbeManager {
+  /** Creates missing workers for the pod's regular containers and sidecars; idempotent. */
+  addPod(pod: Pod): void;
+  /** Stops the liveness and startup workers of regular containers (termination began). */
+  stopLivenessAndStartup(pod: Pod): void;
+  /** Stops every worker of the pod. */
+  removePod(pod: Pod): void;
+  /** Stops the workers of every pod whose UID is not in desired. */
+  cleanupPods(desired: Set<string>): void;
+  /** Sets ContainerStatus.started and .ready in place, by the kubelet's table (§3.3). */
+  updatePodStatus(pod: Pod, status: PodStatus): void;
+  readonly liveness: ResultsReader;
+  readonly readiness: ResultsReader;
+  readonly startup: ResultsReader;
+  /** Stops every worker. */
+  close(): void;
+}
