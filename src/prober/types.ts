@@ -2,7 +2,7 @@
 // results.Manager: the pod worker adds and removes pods, reads the three result caches, and lets the
 // manager fill in `started`/`ready` on every status it generates.
 
-import type { Pod, PodStatus } from '../api/types.js';
+import type { Container, Pod, PodStatus, ProbeType } from '../api/types.js';
 
 /** Result of a probe as the kubelet's results package encodes it. */
 export type ProbeResult = 'Success' | 'Failure' | 'Unknown';
@@ -44,4 +44,25 @@ export interface ProbeManager {
   readonly startup: ResultsReader;
   /** Stops every worker. */
   close(): void;
+}
+
+/** What the prober reports for one probe run: the result, and an error when the probe could not run. */
+export interface ProbeOutcome {
+  result: ProbeResult;
+  /** Set when the probe errored (after its retries); the worker then discards the result (§4.3 step 11). */
+  error?: Error;
+}
+
+/**
+ * Runs one probe of a container (§5.1): the boundary between the worker loop and the probe kinds.
+ * containerId is the status form `<runtime>://<id>`.
+ */
+export interface Prober {
+  probe(
+    probeType: ProbeType,
+    pod: Pod,
+    status: PodStatus,
+    container: Container,
+    containerId: string,
+  ): Promise<ProbeOutcome>;
 }

@@ -134,6 +134,12 @@ export interface RuntimeService {
   /** Subscribes to container state changes; returns the unsubscribe function. */
   onContainerEvent(listener: (ev: ContainerEvent) => void): () => void;
 
+  /**
+   * Optional: container output as it is written to the log, one call per CRI record (a line without
+   * its newline; a line over 16 KiB arrives in pieces). Returns the unsubscribe function.
+   */
+  onContainerOutput?(listener: (containerId: string, stream: 'stdout' | 'stderr', line: string) => void): () => void;
+
   /** Stops everything this runtime started (agent shutdown). */
   close(): Promise<void>;
 }

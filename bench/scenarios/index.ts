@@ -1,0 +1,17 @@
+// Every scenario, by name, in the order a full run goes through them.
+
+import type { ScenarioName } from '../options.js';
+import { execProbes } from './exec-probes.js';
+import { failureDetection } from './failure-detection.js';
+import { idle } from './idle.js';
+import { podStart } from './pod-start.js';
+import { probeLoad } from './probe-load.js';
+import type { Scenario } from './types.js';
+
+export const scenarios: Record<ScenarioName, Scenario> = {
+  'probe-load': probeLoad,
+  'exec-probes': execProbes,
+  'pod-start': podStart,
+  'failure-detection': failureDetection,
+  idle,
+};

@@ -1,0 +1,74 @@
+// The field schema strict decoding checks manifests against: generated from kubernetes-types
+// (schema.generated.json, see scripts/gen-schema.mjs) plus a small overlay of fields added in
+// Kubernetes releases newer than that package.
+
+import { createRequire } from 'node:module';
+// A type-only import puts the JSON in the program, so tsc copies it next to the compiled module.
+import type generatedJson from './schema.generated.json';
+
+export type FieldType =
+  | { type: 'string' | 'integer' | 'boolean' | 'intOrString' | 'quantity' | 'any'; required?: boolean }
+  | { type: 'object'; ref: string; required?: boolean }
+  | { type: 'array'; items: FieldType; required?: boolean }
+  | { type: 'map'; values: FieldType; required?: boolean };
+
+export interface TypeSchema {
+  fields: Record<string, FieldType>;
+}
+
+export interface Schema {
+  source: string;
+  types: Record<string, TypeSchema>;
+}
+
+/** Fields of releases after kubernetes-types 1.30, by type. */
+const overlay: Record<string, Record<string, FieldType>> = {
+  'core/v1.Lifecycle': { stopSignal: { type: 'string' } },
+  'core/v1.PodSpec': {
+    resources: { type: 'object', ref: 'core/v1.ResourceRequirements' },
+    hostnameOverride: { type: 'string' },
+  },
+  'core/v1.PodSecurityContext': {
+    supplementalGroupsPolicy: { type: 'string' },
+    seLinuxChangePolicy: { type: 'string' },
+  },
+  'core/v1.Volume': { image: { type: 'object', ref: 'core/v1.ImageVolumeSource' } },
+  'core/v1.ImageVolumeSource': { reference: { type: 'string' }, pullPolicy: { type: 'string' } },
+  'core/v1.ResourceClaim': { request: { type: 'string' } },
+  'core/v1.PodStatus': { observedGeneration: { type: 'integer' } },
+  'core/v1.PodCondition': { observedGeneration: { type: 'integer' } },
+  'core/v1.ContainerStatus': {
+    stopSignal: { type: 'string' },
+    user: { type: 'any' },
+    allocatedResourcesStatus: { type: 'array', items: { type: 'any' } },
+  },
+  // v1 List (metav1.List): items are decoded by their own kind.
+  'core/v1.List': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'any' },
+    items: { type: 'array', items: { type: 'any' } },
+  },
+};
+
+function buildSchema(): Schema {
+  // require() of JSON is stable on every Node.js 20 release (JSON import attributes are not).
+  const base = createRequire(import.meta.url)('./schema.generated.json') as typeof generatedJson as Schema;
+  const types: Record<string, TypeSchema> = {};
+  for (const [name, t] of Object.entries(base.types)) types[name] = { fields: { ...t.fields } };
+  for (const [name, fields] of Object.entries(overlay)) {
+    types[name] = { fields: { ...(types[name]?.fields ?? {}), ...fields } };
+  }
+  return { source: base.source, types };
+}
+
+/** The generated schema with the overlay applied; read once at load, never changed. */
+export const apiSchema: Readonly<Schema> = buildSchema();
+
+/** Type names of the kinds podvisor decodes. */
+export const kindTypes = {
+  Pod: 'core/v1.Pod',
+  ConfigMap: 'core/v1.ConfigMap',
+  Secret: 'core/v1.Secret',
+  List: 'core/v1.List',
+} as const;

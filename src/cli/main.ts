@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// The `podvisor` executable: global flags (--help, --version), then dispatch to a command of the
+// table in commands.ts with the process's real stdio.
+
+import { getEventListeners } from 'node:events';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Command, CommandIO } from './args.js';
+import { usageFailure } from './args.js';
+import { commands as defaultCommands, findCommand } from './commands.js';
+
+/** The version in package.json (two levels above dist/src/cli, three above src/cli). */
+export function podvisorVersion(): string {
+  for (const rel of ['../../../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'podvisor' && pkg.version) return pkg.version;
+    } catch {
+      // try the next location
+    }
+  }
+  return 'unknown';
+}
+
+export function rootHelp(table: readonly Command[]): string {
+  const width = Math.max(...table.map((c) => c.name.length));
+  return [
+    'podvisor runs Kubernetes Pod manifests on this host with the kubelet\'s semantics.',
+    '',
+    'Commands:',
+    ...table.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options:',
+    '  -h, --help     help for podvisor',
+    '      --version  print the version of podvisor',
+    '',
+    'Usage:',
+    '  podvisor COMMAND [flags]',
+    '',
+    'Use "podvisor COMMAND --help" for more information about a command.',
+    '',
+  ].join('\n');
+}
+
+/** Runs podvisor with argv (without node and script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CommandIO, table: readonly Command[] = defaultCommands): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h') {
+    io.stdout.write(rootHelp(table));
+    return 0;
+  }
+  if (first === '--version' || first === 'version') {
+    io.stdout.write(`podvisor ${podvisorVersion()}\n`);
+    return 0;
+  }
+  if (first === 'help') {
+    if (rest[0] === undefined) {
+      io.stdout.write(rootHelp(table));
+      return 0;
+    }
+    const cmd = findCommand(rest[0], table);
+    if (!cmd) return usageFailure(io, `unknown command "${rest[0]}" for "podvisor"`);
+    return cmd.run(['--help'], io);
+  }
+  if (first.startsWith('-')) return usageFailure(io, `unknown flag: ${first.split('=')[0]}`);
+  const cmd = findCommand(first, table);
+  if (!cmd) return usageFailure(io, `unknown command "${first}" for "podvisor"`);
+  return cmd.run(rest, io);
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    // A second signal while shutting down exits at once, as users expect from Ctrl-C twice.
+    // Commands that stop gracefully listen on io.signal; for the others the signal ends the process.
+    if (controller.signal.aborted || getEventListeners(controller.signal, 'abort').length === 0) {
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    }
+    controller.abort(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const io: CommandIO = {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

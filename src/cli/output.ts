@@ -1,0 +1,26 @@
+// Printing for the CLI: objects as YAML or JSON (one object as itself, several as a v1 List, as
+// kubectl -o does) and load/validation failures as kubectl prints them, with exit code 2.
+
+import { stringify } from 'yaml';
+import { loadErrorLines } from '../config/load.js';
+
+export type OutputFormat = 'yaml' | 'json';
+export const outputFormats: readonly OutputFormat[] = ['yaml', 'json'];
+
+/** One object → itself; several → `{apiVersion: v1, kind: List, items, metadata: {resourceVersion: ""}}`. */
+export function asListOrSingle(objects: readonly object[]): object {
+  if (objects.length === 1) return objects[0]!;
+  return { apiVersion: 'v1', items: objects, kind: 'List', metadata: { resourceVersion: '' } };
+}
+
+export function formatObjects(objects: readonly object[], format: OutputFormat): string {
+  const value = asListOrSingle(objects);
+  if (format === 'json') return `${JSON.stringify(value, null, 4)}\n`;
+  return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false, indentSeq: false });
+}
+
+/** Writes the error (every problem of a ManifestError) to stderr; returns exit code 2. */
+export function reportLoadError(err: unknown, stderr: NodeJS.WritableStream): number {
+  for (const line of loadErrorLines(err)) stderr.write(`${line}\n`);
+  return 2;
+}

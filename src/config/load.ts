@@ -1,0 +1,246 @@
+// loadManifests: the one call the CLI commands use to turn -f sources into defaulted, validated
+// v1 Pods (plus the ConfigMaps and Secrets they may reference), collecting every problem of every
+// source before failing, so a user sees all of them at once.
+
+import { hostname } from 'node:os';
+import type { ConfigMap, Pod, Secret } from '../api/types.js';
+import { strictDecode, type DecodeProblem } from '../api/decode.js';
+import { kindTypes } from '../api/schema.js';
+import { defaultPod, defaultSecret, defaultNamespace } from '../api/defaults.js';
+import { aggregateMessage, type FieldError, formatFieldError, goQuote, sortFieldErrors } from '../api/field-errors.js';
+import { validateConfigMap, validatePods, validateSecret } from '../api/validation/index.js';
+import { validateForProcessRuntime } from '../runtime/process/validation.js';
+import { readSources } from './sources.js';
+import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
+
+/** kubectl's --validate values: strict rejects unknown fields, warn reports them, ignore drops them. */
+export type ValidateMode = 'strict' | 'warn' | 'ignore';
+export const validateModes: readonly ValidateMode[] = ['strict', 'warn', 'ignore'];
+
+export interface LoadOptions {
+  stdin?: NodeJS.ReadableStream;
+  /** Base for relative paths; defaults to process.cwd(). */
+  cwd?: string;
+  /** Default strict. */
+  validate?: ValidateMode;
+  /** Receives each warning (without a `Warning: ` prefix) in warn mode. */
+  onWarning?: (msg: string) => void;
+  /** This host's node name; defaults to the lowercased hostname, as the kubelet's. */
+  nodeName?: string;
+  /** Runtime the pods will run on; `process` adds validateForProcessRuntime's rules. */
+  runtime?: string;
+  /** Further per-pod checks (run on the defaulted pod), reported like validation errors. */
+  extraValidation?: (pod: Pod) => FieldError[];
+  /** kubectl's -n: the namespace of objects that name none; objects naming another are an error. */
+  namespace?: string;
+  /** Accept sources that hold no objects at all (otherwise an error). */
+  allowEmpty?: boolean;
+}
+
+/** Where a loaded object came from. */
+export interface ManifestOrigin {
+  /** The source name as given (`examples/web.yaml`, `dir/a.yaml`, `STDIN`). */
+  file: string;
+  /** Absolute path, when read from a file. */
+  path?: string;
+  /** `document 0` or `document 0, items[2]`. */
+  document: string;
+}
+
+export interface LoadedManifests {
+  /** Defaulted and validated pods, in input order. */
+  pods: Pod[];
+  /** ConfigMaps in input order (namespace defaulted). */
+  configMaps: ConfigMap[];
+  /** Secrets in input order: namespace and type defaulted, stringData merged into base64 data. */
+  secrets: Secret[];
+  /** Origin of each pod, parallel to pods. */
+  podOrigins: ManifestOrigin[];
+  configMap(namespace: string, name: string): ConfigMap | undefined;
+  secret(namespace: string, name: string): Secret | undefined;
+}
+
+/** Every problem found while loading; `problems` are printed one after another, as kubectl does. */
+export class ManifestError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ManifestError';
+    this.problems = problems;
+  }
+}
+
+/** A Secret's values, base64-decoded. */
+export function secretBytes(secret: Secret): Map<string, Buffer> {
+  return new Map(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+}
+
+/** kubectl's form: `The Pod "web" is invalid: <err>` or, for several, one `* <err>` line each. */
+export function formatInvalidObject(kind: string, name: string, errors: readonly FieldError[]): string {
+  const lines = sortFieldErrors(errors).map(formatFieldError);
+  const head = `The ${kind} ${goQuote(name)} is invalid: `;
+  return lines.length === 1 ? `${head}${lines[0]}` : `${head}\n${lines.map((l) => `* ${l}`).join('\n')}`;
+}
+
+const templateHint = 'podvisor runs Pods; use its spec.template';
+const kindHints: Record<string, string> = {
+  Deployment: templateHint,
+  StatefulSet: templateHint,
+  DaemonSet: templateHint,
+  ReplicaSet: templateHint,
+  ReplicationController: templateHint,
+  Job: templateHint,
+  PodTemplate: 'podvisor runs Pods; use its template',
+  CronJob: 'podvisor runs Pods; use its spec.jobTemplate.spec.template',
+};
+const otherKindHint = 'podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)';
+const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
+
+export function defaultNodeName(): string {
+  return hostname().trim().toLowerCase();
+}
+
+interface Collected {
+  kind: 'Pod' | 'ConfigMap' | 'Secret';
+  value: Record<string, unknown>;
+  doc: ManifestDocument;
+}
+
+/** Loads, decodes, defaults and validates; throws ManifestError with every problem found. */
+export async function loadManifests(sources: readonly string[], opts: LoadOptions = {}): Promise<LoadedManifests> {
+  const mode = opts.validate ?? 'strict';
+  const nodeName = opts.nodeName ?? defaultNodeName();
+  const problems: string[] = [];
+  const read = await readSources(sources, opts);
+  problems.push(...read.errors);
+
+  const docs: ManifestDocument[] = [];
+  for (const file of read.files) {
+    const parsed = parseSource(file);
+    problems.push(...parsed.errors);
+    docs.push(...parsed.documents);
+  }
+
+  const reportDecodeProblems = (doc: ManifestDocument, unknown: DecodeProblem[], typeErrors: DecodeProblem[]) => {
+    for (const p of typeErrors) problems.push(`error: ${doc.locate(p.segments)}: ${p.message}`);
+    for (const p of unknown) {
+      const text = `${doc.locate(p.segments, true)}: ${p.message}`;
+      if (mode === 'strict') problems.push(`error: ${text}`);
+      else if (mode === 'warn') opts.onWarning?.(text);
+    }
+  };
+
+  const pods: Pod[] = [];
+  const podOrigins: ManifestOrigin[] = [];
+  const configMaps: ConfigMap[] = [];
+  const secrets: Secret[] = [];
+  // Decoded as soon as classified, so problems are reported in input order.
+  const take = (c: Collected) => {
+    const decoded = strictDecode<Record<string, unknown>>(c.value, kindTypes[c.kind]);
+    reportDecodeProblems(c.doc, decoded.unknownFields, decoded.typeErrors);
+    if (decoded.typeErrors.length) return;
+    if (opts.namespace) {
+      const meta = ((decoded.value.metadata ??= {}) as { namespace?: string });
+      if (meta.namespace && meta.namespace !== opts.namespace) {
+        problems.push(
+          `error: ${c.doc.locate(['metadata', 'namespace'])}: the namespace from the provided object ${goQuote(meta.namespace)} does not match the namespace ${goQuote(opts.namespace)}. You must pass '--namespace=${meta.namespace}' to perform this operation.`,
+        );
+        return;
+      }
+      meta.namespace = opts.namespace;
+    }
+    const origin: ManifestOrigin = { file: c.doc.file.name, document: describeDocument(c.doc) };
+    if (c.doc.file.path) origin.path = c.doc.file.path;
+    if (c.kind === 'Pod') {
+      pods.push(defaultPod(decoded.value as Pod, { nodeName, source: 'file', ...(origin.path ? { path: origin.path } : {}) }));
+      podOrigins.push(origin);
+    } else if (c.kind === 'ConfigMap') {
+      const cm = decoded.value as ConfigMap;
+      cm.metadata ??= {};
+      cm.metadata.namespace ||= defaultNamespace;
+      configMaps.push(cm);
+    } else {
+      secrets.push(defaultSecret(decoded.value as Secret));
+    }
+  };
+  const classify = (doc: ManifestDocument, inList: boolean) => {
+    const where = `${doc.locate([])}: ${describeDocument(doc)}`;
+    const v = doc.value;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      problems.push(`error: ${where}: expected an object with apiVersion and kind`);
+      return;
+    }
+    const obj = v as Record<string, unknown>;
+    const { apiVersion, kind } = obj;
+    const missing = [apiVersion ? '' : 'apiVersion not set', kind ? '' : 'kind not set'].filter(Boolean);
+    if (missing.length) {
+      problems.push(`error: ${where}: ${missing.join(', ')}`);
+      return;
+    }
+    if (typeof kind !== 'string' || typeof apiVersion !== 'string') {
+      problems.push(`error: ${where}: apiVersion and kind must be strings`);
+      return;
+    }
+    const name = typeof (obj.metadata as { name?: unknown } | undefined)?.name === 'string' ? ` ${goQuote((obj.metadata as { name: string }).name)}` : '';
+    if (kind === 'Pod' || kind === 'ConfigMap' || kind === 'Secret' || (listKinds.has(kind) && !inList)) {
+      if (apiVersion !== 'v1') {
+        problems.push(`error: ${where}: no matches for kind ${goQuote(kind)} in version ${goQuote(apiVersion)}: podvisor reads v1 objects`);
+        return;
+      }
+      if (listKinds.has(kind)) {
+        const listed = strictDecode(obj, kindTypes.List);
+        reportDecodeProblems(doc, listed.unknownFields, listed.typeErrors);
+        for (const item of expandList(doc)) classify(item, true);
+        return;
+      }
+      take({ kind: kind as Collected['kind'], value: obj, doc });
+      return;
+    }
+    problems.push(`error: ${where}: ${apiVersion} ${kind}${name} is not supported: ${kindHints[kind] ?? otherKindHint}`);
+  };
+
+  for (const doc of docs) classify(doc, false);
+
+  // Validation: every pod's errors (and the runtime's own rules) reported together.
+  const podErrors = validatePods(pods);
+  pods.forEach((pod, i) => {
+    const errs = [...podErrors[i]!];
+    if (opts.runtime === 'process') errs.push(...validateForProcessRuntime(pod));
+    if (opts.extraValidation) errs.push(...opts.extraValidation(pod));
+    if (errs.length) problems.push(formatInvalidObject('Pod', pod.metadata?.name ?? '', errs));
+  });
+  const seen = new Set<string>();
+  const checkOther = (kind: string, meta: { name?: string; namespace?: string } | undefined, errs: FieldError[]) => {
+    const key = `${kind}/${meta?.namespace}/${meta?.name}`;
+    if (meta?.name && seen.has(key)) errs.push({ type: 'Duplicate', field: 'metadata.name', value: meta.name });
+    seen.add(key);
+    if (errs.length) problems.push(formatInvalidObject(kind, meta?.name ?? '', errs));
+  };
+  for (const cm of configMaps) checkOther('ConfigMap', cm.metadata, validateConfigMap(cm));
+  for (const s of secrets) checkOther('Secret', s.metadata, validateSecret(s));
+
+  if (problems.length === 0 && !opts.allowEmpty && pods.length + configMaps.length + secrets.length === 0) {
+    problems.push('error: no objects passed');
+  }
+  if (problems.length) throw new ManifestError(problems);
+
+  const byKey = <T extends { metadata?: { namespace?: string; name?: string } }>(items: T[]) =>
+    new Map(items.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o]));
+  const cmIndex = byKey(configMaps);
+  const secretIndex = byKey(secrets);
+  return {
+    pods,
+    configMaps,
+    secrets,
+    podOrigins,
+    configMap: (ns, name) => cmIndex.get(`${ns}/${name}`),
+    secret: (ns, name) => secretIndex.get(`${ns}/${name}`),
+  };
+}
+
+/** The message of any error thrown while loading, as lines for stderr. */
+export function loadErrorLines(err: unknown): string[] {
+  if (err instanceof ManifestError) return err.problems;
+  if (err instanceof Error) return [`error: ${err.message}`];
+  return [`error: ${aggregateMessage([String(err)])}`];
+}

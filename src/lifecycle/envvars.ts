@@ -1,0 +1,397 @@
+// A container's environment as the kubelet computes it (makeEnvironmentVariables): envFrom, then env
+// with `$(VAR)` expansion, the downward API (fieldRef, resourceFieldRef) and ConfigMap/Secret keys.
+
+import { cpus, totalmem } from 'node:os';
+import { statfsSync } from 'node:fs';
+import type { ConfigMap, Container, EnvVar, Pod, Secret } from '../api/types.js';
+import { parseQuantity, type Quantity } from '../api/quantity.js';
+
+/** A failure to build a container's config; the pod worker reports it as `CreateContainerConfigError`. */
+export class ContainerConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContainerConfigError';
+  }
+}
+
+export interface ObjectLookup {
+  configMap(namespace: string, name: string): ConfigMap | undefined;
+  secret(namespace: string, name: string): Secret | undefined;
+}
+
+/** What the kubelet substitutes for unset limits in resourceFieldRef (its node allocatable). */
+export interface NodeAllocatable {
+  cpuMilli: number;
+  memoryBytes: number;
+  /** Defaults to the size of the filesystem holding the sandbox directory. */
+  ephemeralStorageBytes?: number;
+}
+
+export interface EnvironmentInput {
+  pod: Pod;
+  container: Container;
+  podIP: string;
+  podIPs?: string[];
+  hostIP: string;
+  hostIPs?: string[];
+  lookup: ObjectLookup;
+  nodeAllocatable?: NodeAllocatable;
+  /** Used only to size ephemeral storage when nodeAllocatable does not say. */
+  sandboxDir?: string;
+}
+
+// --- $(VAR) expansion: third_party/forked/golang/expansion ---
+
+/** Looks a name up in each context in turn; unresolved references stay literal (`$(NAME)`). */
+export function mappingFuncFor(...contexts: ReadonlyMap<string, string>[]): (name: string) => string {
+  return (name) => {
+    for (const ctx of contexts) {
+      const v = ctx.get(name);
+      if (v !== undefined) return v;
+    }
+    return `$(${name})`;
+  };
+}
+
+/**
+ * Expands `$(VAR)` references in input. `$$` is an escaped `$`; `$` before anything but `(` or `$`
+ * stays as it is; an unclosed `$(` stays literal.
+ */
+export function expand(input: string, mapping: (name: string) => string): string {
+  if (!input.includes('$')) return input;
+  let out = '';
+  let checkpoint = 0;
+  for (let cursor = 0; cursor < input.length; cursor++) {
+    if (input[cursor] !== '$' || cursor + 1 >= input.length) continue;
+    out += input.slice(checkpoint, cursor);
+    const next = input[cursor + 1];
+    let advance = 1;
+    if (next === '$') {
+      out += '$';
+    } else if (next === '(') {
+      const close = input.indexOf(')', cursor + 2);
+      if (close === -1) {
+        out += '$(';
+      } else {
+        out += mapping(input.slice(cursor + 2, close));
+        advance = close - cursor;
+      }
+    } else {
+      out += `$${next}`;
+    }
+    cursor += advance;
+    checkpoint = cursor + 1;
+  }
+  return out + input.slice(checkpoint);
+}
+
+// --- makeEnvironmentVariables ---
+
+/**
+ * The container's variables in order: envFrom sources (in order, later ones overriding, prefixed),
+ * then env entries (overriding; values expanded against everything defined before them). A name
+ * defined twice keeps its first position. Service-link variables (`KUBERNETES_SERVICE_HOST`, …)
+ * are not added: there is no API server and there are no Services on this node.
+ */
+export function makeEnvironmentVariables(input: EnvironmentInput): Map<string, string> {
+  const { pod, container, lookup } = input;
+  const ns = pod.metadata?.namespace || 'default';
+  const configMaps = new Map<string, ConfigMap>();
+  const secrets = new Map<string, Secret>();
+  const env = new Map<string, string>();
+
+  const getConfigMap = (name: string, optional: boolean): ConfigMap | undefined => {
+    let cm = configMaps.get(name);
+    if (!cm) {
+      cm = lookup.configMap(ns, name);
+      if (!cm) {
+        if (optional) return undefined;
+        throw new ContainerConfigError(`configmap ${JSON.stringify(name)} not found`);
+      }
+      configMaps.set(name, cm);
+    }
+    return cm;
+  };
+  const getSecret = (name: string, optional: boolean): Secret | undefined => {
+    let s = secrets.get(name);
+    if (!s) {
+      s = lookup.secret(ns, name);
+      if (!s) {
+        if (optional) return undefined;
+        throw new ContainerConfigError(`secret ${JSON.stringify(name)} not found`);
+      }
+      secrets.set(name, s);
+    }
+    return s;
+  };
+
+  for (const from of container.envFrom ?? []) {
+    const prefix = from.prefix ?? '';
+    if (from.configMapRef) {
+      const cm = getConfigMap(from.configMapRef.name ?? '', from.configMapRef.optional === true);
+      if (!cm) continue;
+      for (const [k, v] of Object.entries(cm.data ?? {})) env.set(prefix + k, v);
+    } else if (from.secretRef) {
+      const s = getSecret(from.secretRef.name ?? '', from.secretRef.optional === true);
+      if (!s) continue;
+      for (const [k, v] of Object.entries(secretData(s))) env.set(prefix + k, v);
+    }
+  }
+
+  const mapping = mappingFuncFor(env);
+  for (const ev of container.env ?? []) {
+    const value = resolveEnvVar(ev, input, mapping, getConfigMap, getSecret);
+    if (value === undefined) continue;
+    env.set(ev.name, value);
+  }
+  return env;
+}
+
+/** The value of one env entry; undefined when an optional reference is missing (entry skipped). */
+function resolveEnvVar(
+  ev: EnvVar,
+  input: EnvironmentInput,
+  mapping: (name: string) => string,
+  getConfigMap: (name: string, optional: boolean) => ConfigMap | undefined,
+  getSecret: (name: string, optional: boolean) => Secret | undefined,
+): string | undefined {
+  const ns = input.pod.metadata?.namespace || 'default';
+  if (ev.value) return expand(ev.value, mapping);
+  const from = ev.valueFrom;
+  if (!from) return ev.value ?? '';
+  if (from.fieldRef) {
+    return podFieldSelectorRuntimeValue(from.fieldRef.apiVersion, from.fieldRef.fieldPath, input);
+  }
+  if (from.resourceFieldRef) {
+    return containerResourceRuntimeValue(from.resourceFieldRef, input);
+  }
+  if (from.configMapKeyRef) {
+    const { name = '', key, optional } = from.configMapKeyRef;
+    const cm = getConfigMap(name, optional === true);
+    if (!cm) return undefined;
+    const v = cm.data?.[key];
+    if (v === undefined) {
+      if (optional) return undefined;
+      throw new ContainerConfigError(`couldn't find key ${key} in ConfigMap ${ns}/${name}`);
+    }
+    return v;
+  }
+  if (from.secretKeyRef) {
+    const { name = '', key, optional } = from.secretKeyRef;
+    const s = getSecret(name, optional === true);
+    if (!s) return undefined;
+    const v = secretData(s)[key];
+    if (v === undefined) {
+      if (optional) return undefined;
+      throw new ContainerConfigError(`couldn't find key ${key} in Secret ${ns}/${name}`);
+    }
+    return v;
+  }
+  return '';
+}
+
+/** A Secret's values: `data` is base64 as in the API; `stringData` (write-only there) is honoured too. */
+function secretData(s: Secret): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(s.data ?? {})) out[k] = Buffer.from(v, 'base64').toString('utf8');
+  for (const [k, v] of Object.entries(s.stringData ?? {})) out[k] = v;
+  return out;
+}
+
+// --- downward API: fieldRef ---
+
+const supportedFieldLabels = new Set([
+  'metadata.annotations',
+  'metadata.labels',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.restartPolicy',
+  'spec.serviceAccountName',
+  'spec.schedulerName',
+  'spec.terminationGracePeriodSeconds',
+  'status.phase',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
+]);
+
+/** `metadata.labels['app']` → ['metadata.labels', 'app']; undefined when not subscripted. */
+function splitSubscriptedPath(fieldPath: string): [string, string] | undefined {
+  if (!fieldPath.endsWith("']")) return undefined;
+  const s = fieldPath.slice(0, -2);
+  const i = s.indexOf("['");
+  if (i <= 0) return undefined;
+  return [s.slice(0, i), s.slice(i + 2)];
+}
+
+/** Labels and annotations as the downward API prints a whole map: sorted `k="v"` lines. */
+function formatMap(m: Record<string, string> | undefined): string {
+  return Object.keys(m ?? {})
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(m![k])}`)
+    .join('\n');
+}
+
+const qualifiedNamePart = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function isQualifiedName(s: string): boolean {
+  const parts = s.split('/');
+  if (parts.length > 2) return false;
+  const name = parts[parts.length - 1]!;
+  if (name.length === 0 || name.length > 63 || !qualifiedNamePart.test(name)) return false;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix.length === 0 || prefix.length > 253 || !dns1123Subdomain.test(prefix)) return false;
+  }
+  return true;
+}
+
+/** podFieldSelectorRuntimeValue + ConvertDownwardAPIFieldLabel + ExtractFieldPathAsString. */
+export function podFieldSelectorRuntimeValue(
+  apiVersion: string | undefined,
+  fieldPath: string,
+  input: Pick<EnvironmentInput, 'pod' | 'podIP' | 'podIPs' | 'hostIP' | 'hostIPs'>,
+): string {
+  const version = apiVersion || 'v1';
+  if (version !== 'v1') throw new ContainerConfigError(`unsupported pod version: ${version}`);
+  const { pod } = input;
+  const meta = pod.metadata ?? {};
+  const sub = splitSubscriptedPath(fieldPath);
+  if (sub) {
+    const [path, key] = sub;
+    if (path === 'metadata.annotations') {
+      if (!isQualifiedName(key.toLowerCase())) throw new ContainerConfigError(`invalid key subscript in ${fieldPath}`);
+      return meta.annotations?.[key] ?? '';
+    }
+    if (path === 'metadata.labels') {
+      if (!isQualifiedName(key)) throw new ContainerConfigError(`invalid key subscript in ${fieldPath}`);
+      return meta.labels?.[key] ?? '';
+    }
+    throw new ContainerConfigError(`field label does not support subscript: ${fieldPath}`);
+  }
+  const label = fieldPath === 'spec.host' ? 'spec.nodeName' : fieldPath;
+  if (!supportedFieldLabels.has(label)) throw new ContainerConfigError(`field label not supported: ${fieldPath}`);
+  const podIPs = input.podIPs?.length ? input.podIPs : [input.podIP];
+  const hostIPs = input.hostIPs?.length ? input.hostIPs : [input.hostIP];
+  switch (label) {
+    case 'spec.nodeName':
+      return pod.spec?.nodeName ?? '';
+    case 'spec.serviceAccountName':
+      return pod.spec?.serviceAccountName ?? '';
+    case 'spec.terminationGracePeriodSeconds':
+      return String(pod.spec?.terminationGracePeriodSeconds ?? 30);
+    case 'status.hostIP':
+      return hostIPs[0] ?? '';
+    case 'status.hostIPs':
+      return hostIPs.join(',');
+    case 'status.podIP':
+      return podIPs[0] ?? '';
+    case 'status.podIPs':
+      return podIPs.join(',');
+    case 'metadata.annotations':
+      return formatMap(meta.annotations);
+    case 'metadata.labels':
+      return formatMap(meta.labels);
+    case 'metadata.name':
+      return meta.name ?? '';
+    case 'metadata.namespace':
+      return meta.namespace || 'default';
+    case 'metadata.uid':
+      return meta.uid ?? '';
+  }
+  throw new ContainerConfigError(`unsupported fieldPath: ${fieldPath}`);
+}
+
+// --- downward API: resourceFieldRef ---
+
+type ResourceKind = 'cpu' | 'memory' | 'ephemeral-storage';
+
+function defaultAllocatable(input: EnvironmentInput): Required<NodeAllocatable> {
+  const given = input.nodeAllocatable;
+  const cpuMilli = given?.cpuMilli ?? cpus().length * 1000;
+  const memoryBytes = given?.memoryBytes ?? totalmem();
+  let ephemeralStorageBytes = given?.ephemeralStorageBytes;
+  if (ephemeralStorageBytes === undefined) {
+    try {
+      const st = statfsSync(input.sandboxDir || '/');
+      ephemeralStorageBytes = st.blocks * st.bsize;
+    } catch {
+      ephemeralStorageBytes = 0;
+    }
+  }
+  return { cpuMilli, memoryBytes, ephemeralStorageBytes };
+}
+
+function parseResourceQuantity(s: string | number, what: string): Quantity {
+  try {
+    return parseQuantity(String(s));
+  } catch (err) {
+    throw new ContainerConfigError(`invalid quantity ${JSON.stringify(String(s))} for ${what}: ${(err as Error).message}`);
+  }
+}
+
+/** Ceiling of a / b for positive b. */
+function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a > 0n === b > 0n ? q + 1n : q;
+}
+
+/**
+ * containerResourceRuntimeValue: the container's limit or request (an unset limit is the node's
+ * allocatable, as defaultPodLimitsForDownwardAPI sets it; an unset request falls back to the limit
+ * as API defaulting does), divided by the divisor and rounded up.
+ */
+export function containerResourceRuntimeValue(
+  ref: { containerName?: string; resource: string; divisor?: string | number },
+  input: EnvironmentInput,
+): string {
+  let target: Container = input.container;
+  if (ref.containerName) {
+    const all = [...(input.pod.spec?.initContainers ?? []), ...(input.pod.spec?.containers ?? [])];
+    const found = all.find((c) => c.name === ref.containerName);
+    if (!found) throw new ContainerConfigError(`container ${ref.containerName} not found`);
+    target = found;
+  }
+  const dot = ref.resource.indexOf('.');
+  const kind = ref.resource.slice(0, dot);
+  const name = ref.resource.slice(dot + 1) as ResourceKind;
+  if (dot < 0 || (kind !== 'limits' && kind !== 'requests') || !['cpu', 'memory', 'ephemeral-storage'].includes(name)) {
+    throw new ContainerConfigError(`unsupported container resource : ${ref.resource}`);
+  }
+  const divisorText = ref.divisor === undefined || ref.divisor === '' ? '1' : ref.divisor;
+  let divisor = parseResourceQuantity(divisorText, 'divisor');
+  if (divisor.milliValue() === 0n) divisor = parseQuantity('1');
+
+  const limits = target.resources?.limits ?? {};
+  const requests = target.resources?.requests ?? {};
+  const quantityOf = (v: string | number | undefined) =>
+    v === undefined || v === '' ? undefined : parseResourceQuantity(v, `${kind}.${name}`);
+  let q: Quantity | undefined;
+  if (kind === 'requests') {
+    q = quantityOf(requests[name]) ?? quantityOf(limits[name]);
+  } else {
+    q = quantityOf(limits[name]);
+    // An unset or zero limit is the node's allocatable.
+    if (q && q.milliValue() === 0n) q = undefined;
+  }
+
+  if (name === 'cpu') {
+    let milli: bigint;
+    if (q) milli = q.milliValue();
+    else if (kind === 'limits') milli = BigInt(Math.round(defaultAllocatable(input).cpuMilli));
+    else milli = 0n;
+    return ceilDiv(milli, divisor.milliValue()).toString();
+  }
+  let value: bigint;
+  if (q) value = q.value();
+  else if (kind === 'limits') {
+    const alloc = defaultAllocatable(input);
+    value = BigInt(Math.round(name === 'memory' ? alloc.memoryBytes : alloc.ephemeralStorageBytes));
+  } else value = 0n;
+  const d = divisor.value() === 0n ? 1n : divisor.value();
+  return ceilDiv(value, d).toString();
+}

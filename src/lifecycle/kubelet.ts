@@ -1,0 +1,198 @@
+// The agent core behind the CLI: admission, one PodWorker per pod, and the wiring the kubelet's sync
+// loop does — runtime container events and probe result changes (§7.1) become pod syncs, readiness
+// and startup changes go to the status manager first.
+
+import { cpus, totalmem } from 'node:os';
+import type { Registry } from 'prom-client';
+import type { Pod, PodStatus } from '../api/types.js';
+import { EventStore } from '../events/store.js';
+import { ProberManager } from '../prober/manager.js';
+import type { ProbeManager } from '../prober/types.js';
+import type { RuntimeService } from '../runtime/cri.js';
+import { getPodQOS } from '../status/qos.js';
+import { PodStatusManager } from '../status/status-manager.js';
+import type { StatusManager } from '../status/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { admitPod, type NodeAllocatable } from './admission.js';
+import { newCrashLoopBackoff, type Backoff } from './backoff.js';
+import { podRef } from './format.js';
+import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
+import type { ObjectLookup } from './start.js';
+import type { AdmitResult, Kubelet, TerminateOptions } from './types.js';
+
+export interface PodKubeletOptions {
+  runtime: RuntimeService;
+  clock: Clock;
+  logger: Logger;
+  rootDir: string;
+  nodeName: string;
+  /** 127.0.0.1 when unset. */
+  hostIP?: string;
+  /** The ConfigMaps and Secrets that env references resolve against. */
+  lookup: ObjectLookup;
+  /** crashLoopBackOff.maxContainerRestartPeriod in seconds (1..300); 300 when unset. */
+  crashLoopBackOffMaxSeconds?: number;
+  /** Periodic resync of each pod (plus up to 50 % jitter); the kubelet's 1 min when unset. */
+  resyncIntervalMs?: number;
+  /** The host's CPUs and memory when unset. */
+  nodeAllocatable?: NodeAllocatable;
+  /** Registry for the probe metrics (served at /metrics/probes). */
+  registry?: Registry;
+  /** Replace the parts built inside (tests, embedding). */
+  statusManager?: StatusManager;
+  events?: EventStore;
+  probeManager?: ProbeManager;
+  /** [0, 1), for timer jitter; Math.random when unset. */
+  random?: () => number;
+}
+
+export class PodKubelet implements Kubelet {
+  readonly events: EventStore;
+  readonly statusManager: StatusManager;
+  readonly probeManager: ProbeManager;
+  readonly backoff: Backoff;
+  readonly nodeAllocatable: NodeAllocatable;
+
+  private readonly opts: PodKubeletOptions;
+  private readonly hostIP: string;
+  private readonly order: string[] = [];
+  private readonly given = new Map<string, Pod>();
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly workerBySandbox = new Map<string, PodWorker>();
+  private readonly unsubscribe: Array<() => void> = [];
+  private closed = false;
+
+  constructor(opts: PodKubeletOptions) {
+    this.opts = opts;
+    this.hostIP = opts.hostIP ?? '127.0.0.1';
+    this.nodeAllocatable = opts.nodeAllocatable ?? { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
+    this.backoff = newCrashLoopBackoff(opts.clock, opts.crashLoopBackOffMaxSeconds);
+    this.statusManager = opts.statusManager ?? new PodStatusManager({ clock: opts.clock, logger: opts.logger });
+    this.events = opts.events ?? new EventStore({ clock: opts.clock, host: opts.nodeName });
+    this.probeManager =
+      opts.probeManager ??
+      new ProberManager({
+        clock: opts.clock,
+        logger: opts.logger,
+        runtime: opts.runtime,
+        recorder: this.events,
+        statusProvider: this.statusManager,
+        registry: opts.registry,
+        random: opts.random,
+      });
+
+    // §7.1: runtime changes and probe results become syncs of the pod concerned.
+    this.unsubscribe.push(
+      opts.runtime.onContainerEvent((ev) => {
+        // Removals are our own garbage collection; they change nothing worth a sync.
+        if (ev.type === 'CONTAINER_DELETED_EVENT') return;
+        this.workerBySandbox.get(ev.podSandboxId)?.trigger();
+      }),
+      this.probeManager.liveness.onUpdate((u) => {
+        if (u.result === 'Failure') this.workers.get(u.podUid)?.trigger();
+      }),
+      this.probeManager.readiness.onUpdate((u) => {
+        if (!this.workers.has(u.podUid)) return;
+        this.statusManager.setContainerReadiness(u.podUid, u.containerId, u.result === 'Success');
+        this.workers.get(u.podUid)?.trigger();
+      }),
+      this.probeManager.startup.onUpdate((u) => {
+        if (!this.workers.has(u.podUid)) return;
+        this.statusManager.setContainerStartup(u.podUid, u.containerId, u.result === 'Success');
+        this.workers.get(u.podUid)?.trigger();
+      }),
+    );
+  }
+
+  admit(pod: Pod): AdmitResult {
+    const active = [...this.workers.values()].filter((w) => !w.isTerminal).map((w) => w.currentPod);
+    return admitPod(pod, active, this.nodeAllocatable);
+  }
+
+  rejectPod(pod: Pod, reason: string, message: string): void {
+    this.remember(pod);
+    this.events.event(podRef(pod), 'Warning', reason, message);
+    this.statusManager.setPodStatus(pod, {
+      message: `Pod was rejected: ${message}`,
+      phase: 'Failed',
+      qosClass: getPodQOS(pod),
+      reason,
+    });
+  }
+
+  startPod(pod: Pod): void {
+    if (this.closed) throw new Error('the kubelet is closed');
+    const uid = pod.metadata?.uid;
+    if (!uid) throw new Error('pod has no metadata.uid');
+    if (this.workers.has(uid)) return;
+    this.remember(pod);
+    this.statusManager.setPod(pod);
+    const o = this.opts;
+    const worker: PodWorker = new PodWorker(pod, {
+      runtime: o.runtime,
+      clock: o.clock,
+      logger: o.logger,
+      recorder: this.events,
+      statusManager: this.statusManager,
+      probeManager: this.probeManager,
+      backoff: this.backoff,
+      lookup: o.lookup,
+      rootDir: o.rootDir,
+      hostIP: this.hostIP,
+      nodeAllocatable: this.nodeAllocatable,
+      resyncIntervalMs: o.resyncIntervalMs ?? DEFAULT_RESYNC_INTERVAL_MS,
+      random: o.random ?? Math.random,
+      onSandbox: (id) => this.workerBySandbox.set(id, worker),
+    });
+    this.workers.set(uid, worker);
+    worker.trigger();
+  }
+
+  pods(): Pod[] {
+    return this.order.map((uid) => this.workers.get(uid)?.currentPod ?? this.given.get(uid)!);
+  }
+
+  getPodStatus(podUid: string): PodStatus | undefined {
+    return this.statusManager.getPodStatus(podUid);
+  }
+
+  /** Requests a sync of the pod and resolves once the worker is idle again (run-once's re-sync). */
+  async syncPod(podUid: string): Promise<{ terminal: boolean }> {
+    const w = this.workers.get(podUid);
+    if (!w) return { terminal: true };
+    w.trigger();
+    await w.whenIdle();
+    return { terminal: w.isTerminal };
+  }
+
+  terminatePod(podUid: string, opts?: TerminateOptions): Promise<void> {
+    return this.workers.get(podUid)?.terminate(opts) ?? Promise.resolve();
+  }
+
+  async terminateAll(opts?: TerminateOptions): Promise<void> {
+    await Promise.all([...this.workers.keys()].map((uid) => this.terminatePod(uid, opts)));
+  }
+
+  onPodStatus(listener: (pod: Pod, status: PodStatus) => void): () => void {
+    return this.statusManager.onChange((uid, status) => {
+      const pod = this.workers.get(uid)?.currentPod ?? this.given.get(uid);
+      if (pod) listener(pod, status);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const u of this.unsubscribe.splice(0)) u();
+    for (const w of this.workers.values()) w.close();
+    this.probeManager.close();
+    await this.opts.runtime.close();
+  }
+
+  private remember(pod: Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    if (!this.given.has(uid)) this.order.push(uid);
+    this.given.set(uid, pod);
+  }
+}

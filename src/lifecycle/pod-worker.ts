@@ -1,0 +1,462 @@
+// One pod's worker, after the kubelet's podWorkers + SyncPod/SyncTerminatingPod: serialises the
+// pod's syncs (a trigger during a sync coalesces into one follow-up sync), applies the computed
+// actions through the runtime, publishes the generated status, and runs termination (§11.5).
+//
+// Syncs are driven by events: runtime container events, probe result changes, the back-off expiry
+// (requeue at the earliest expiry, as v1.35 does), errors (10 s, +50 % jitter, the kubelet's
+// backOffPeriod) and a periodic resync (resyncIntervalMs, +50 % jitter as the kubelet's
+// workerResyncIntervalJitterFactor). Each worker holds at most one timer.
+
+import type { Pod, PodStatus } from '../api/types.js';
+import type { EventRecorder } from '../events/recorder.js';
+import type { ProbeManager } from '../prober/types.js';
+import type { RuntimeService } from '../runtime/cri.js';
+import { sandboxDir } from '../runtime/root-dir.js';
+import { generateAPIPodStatus, type StartFailure } from '../status/generate.js';
+import { isTerminalPhase } from '../status/phase.js';
+import { toRFC3339 } from '../status/time.js';
+import type { StatusManager } from '../status/types.js';
+import type { Clock, Timer } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import type { Backoff } from './backoff.js';
+import { hashContainer } from './container-config.js';
+import { formatPod, hasSidecars, podRef } from './format.js';
+import { abortable } from './hooks.js';
+import { killContainer } from './kill.js';
+import { computePodActions, RuntimePod, type PodActions } from './pod-actions.js';
+import { podSandboxConfig } from './sandbox.js';
+import { startContainer, type ObjectLookup, type SandboxInfo, type StartDeps, type StartResult } from './start.js';
+import { TerminationOrdering } from './termination-order.js';
+import type { TerminateOptions } from './types.js';
+
+/** The kubelet's default syncFrequency. */
+export const DEFAULT_RESYNC_INTERVAL_MS = 60_000;
+/** The pod worker's requeue delay after a failed sync (backOffPeriod). */
+export const SYNC_ERROR_BACKOFF_MS = 10_000;
+/** Exited instances kept per container name: what status needs (state and lastState). */
+export const EXITED_INSTANCES_KEPT = 2;
+
+export const DeadlineExceededReason = 'DeadlineExceeded';
+export const DeadlineExceededMessage = 'Pod was active on the node longer than the specified deadline';
+
+export interface PodWorkerDeps {
+  runtime: RuntimeService;
+  clock: Clock;
+  logger: Logger;
+  recorder: EventRecorder;
+  statusManager: StatusManager;
+  probeManager: ProbeManager;
+  backoff: Backoff;
+  lookup: ObjectLookup;
+  rootDir: string;
+  hostIP: string;
+  nodeAllocatable?: StartDeps['nodeAllocatable'];
+  resyncIntervalMs: number;
+  /** [0, 1), for timer jitter. */
+  random: () => number;
+  /** Told once the pod's sandbox exists, so runtime events can be routed to this worker. */
+  onSandbox?: (sandboxId: string) => void;
+}
+
+interface Termination {
+  /** Kill everything at once (a zero-grace request). */
+  force: AbortController;
+  /** Pod-level failure forced on the status (activeDeadlineSeconds). */
+  done: Promise<void>;
+  resolve: () => void;
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export class PodWorker {
+  private pod: Pod;
+  private readonly uid: string;
+  private sandbox?: SandboxInfo;
+  private readonly reasonCache = new Map<string, StartFailure>();
+  private startTime?: number;
+  private failure?: { reason: string; message: string };
+  private terminal = false;
+  private termination?: Termination;
+  private pending = false;
+  private running?: Promise<void>;
+  private currentSync?: AbortController;
+  private wakeTimer?: Timer;
+  private closed = false;
+  private readonly idleWaiters: Array<() => void> = [];
+
+  constructor(
+    pod: Pod,
+    private readonly deps: PodWorkerDeps,
+  ) {
+    this.pod = pod;
+    this.uid = pod.metadata!.uid!;
+  }
+
+  /** The pod object, with deletionTimestamp once termination began. */
+  get currentPod(): Pod {
+    return this.pod;
+  }
+
+  get sandboxId(): string | undefined {
+    return this.sandbox?.id;
+  }
+
+  /** True once every container stopped for good and the final status is published. */
+  get isTerminal(): boolean {
+    return this.terminal;
+  }
+
+  /** Asks for a sync; coalesced with any other request made before the next sync begins. */
+  trigger(): void {
+    if (this.closed || this.terminal) return;
+    this.pending = true;
+    if (!this.running) this.running = this.loop();
+  }
+
+  /** Resolves once no sync is running or queued. */
+  whenIdle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /**
+   * Begins (or shortens) termination; resolves once every container stopped and the final status is
+   * stored. gracePeriodSeconds 0 cuts a running graceful termination short.
+   */
+  terminate(opts: TerminateOptions = {}): Promise<void> {
+    if (this.terminal || this.closed) return Promise.resolve();
+    const grace = opts.gracePeriodSeconds;
+    if (this.termination) {
+      if (grace !== undefined) {
+        const current = this.pod.metadata?.deletionGracePeriodSeconds;
+        if (current === undefined || current === null || grace < current) this.markDeleted(grace);
+        if (grace <= 0) this.termination.force.abort();
+      }
+      return this.termination.done;
+    }
+    this.markDeleted(grace);
+    const t = this.beginTermination();
+    if (grace !== undefined && grace <= 0) t.force.abort();
+    return t.done;
+  }
+
+  /** Stops at once: no more syncs or timers; pending terminations resolve. */
+  close(): void {
+    this.closed = true;
+    this.currentSync?.abort();
+    this.termination?.force.abort();
+    this.wakeTimer?.cancel();
+    this.termination?.resolve();
+  }
+
+  // --- the loop ---
+
+  private async loop(): Promise<void> {
+    try {
+      while (this.pending && !this.closed && !this.terminal) {
+        this.pending = false;
+        try {
+          await this.syncOnce();
+        } catch (e) {
+          this.deps.logger.error('Error syncing pod, skipping', { pod: formatPod(this.pod), err: messageOf(e) });
+          if (!this.terminal && !this.closed) this.scheduleWake(this.jitter(SYNC_ERROR_BACKOFF_MS));
+        }
+      }
+    } finally {
+      this.running = undefined;
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  private async syncOnce(): Promise<void> {
+    if (this.termination) {
+      await this.syncTerminatingPod();
+      return;
+    }
+    const abort = new AbortController();
+    this.currentSync = abort;
+    try {
+      await this.syncPod(abort.signal);
+    } finally {
+      this.currentSync = undefined;
+    }
+  }
+
+  private beginTermination(): Termination {
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    const t: Termination = { force: new AbortController(), done, resolve };
+    this.termination = t;
+    this.wakeTimer?.cancel();
+    this.currentSync?.abort();
+    this.trigger();
+    return t;
+  }
+
+  private markDeleted(gracePeriodSeconds?: number): void {
+    const metadata = { ...this.pod.metadata };
+    const m = metadata as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
+    m.deletionTimestamp ??= toRFC3339(this.deps.clock.now());
+    if (gracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = Math.max(0, gracePeriodSeconds);
+    this.pod = { ...this.pod, metadata };
+    this.deps.statusManager.setPod(this.pod);
+  }
+
+  // --- SyncPod ---
+
+  private async syncPod(signal: AbortSignal): Promise<void> {
+    const { runtime, clock } = this.deps;
+    const pod = this.pod;
+    const now = clock.now();
+    this.startTime ??= now;
+
+    const deadlineMs = this.activeDeadlineMs();
+    if (deadlineMs !== undefined && now >= deadlineMs) {
+      // activeDeadlineHandler: the pod is killed and reported Failed.
+      this.deps.recorder.event(podRef(pod), 'Normal', DeadlineExceededReason, DeadlineExceededMessage);
+      this.failure = { reason: DeadlineExceededReason, message: DeadlineExceededMessage };
+      this.beginTermination();
+      return;
+    }
+
+    const sandbox = await this.ensureSandbox();
+    if (signal.aborted) return;
+    const snapshot = new RuntimePod(await runtime.listContainers({ podSandboxId: sandbox.id }));
+    const actions = computePodActions({
+      pod,
+      runtimePod: snapshot,
+      runtimeName: runtime.name,
+      liveness: this.deps.probeManager.liveness,
+      startup: this.deps.probeManager.startup,
+      specHash: hashContainer,
+    });
+
+    const outcome = await this.applyActions(actions, snapshot, sandbox, signal);
+    if (signal.aborted) return;
+
+    await this.pruneExitedInstances(sandbox.id);
+    const status = await this.publishStatus(false);
+    if (signal.aborted) return;
+
+    if (isTerminalPhase(status.phase)) {
+      await this.stopPod(undefined);
+      return;
+    }
+    this.deps.probeManager.addPod(pod);
+
+    let delay = this.jitter(this.deps.resyncIntervalMs);
+    if (outcome.retryAt !== undefined) delay = Math.min(delay, Math.max(1, outcome.retryAt - clock.now()));
+    if (outcome.failed) delay = Math.min(delay, this.jitter(SYNC_ERROR_BACKOFF_MS));
+    if (deadlineMs !== undefined) delay = Math.min(delay, Math.max(1, deadlineMs - clock.now()));
+    this.scheduleWake(delay);
+  }
+
+  private async applyActions(
+    actions: PodActions,
+    snapshot: RuntimePod,
+    sandbox: SandboxInfo,
+    signal: AbortSignal,
+  ): Promise<{ retryAt?: number; failed: boolean }> {
+    const pod = this.pod;
+    const deps = this.deps;
+    if (actions.killPod) {
+      await this.waitOrAbandon(this.killRunning(snapshot, undefined), signal);
+      return { failed: false };
+    }
+    for (const k of actions.containersToKill) {
+      if (signal.aborted) return { failed: false };
+      await this.waitOrAbandon(
+        killContainer(deps, { pod, id: k.id, name: k.name, container: k.container, message: k.message, reason: k.reason, podIP: sandbox.podIP }),
+        signal,
+      );
+    }
+
+    let retryAt: number | undefined;
+    let failed = false;
+    const record = (name: string, r: StartResult) => {
+      if (r.ok) {
+        this.reasonCache.delete(name);
+        return;
+      }
+      this.reasonCache.set(name, { reason: r.reason, message: r.message });
+      if (r.retryAt !== undefined) retryAt = Math.min(retryAt ?? Infinity, r.retryAt);
+      else failed = true;
+    };
+    const start = (c: NonNullable<Pod['spec']>['containers'][number]) =>
+      startContainer(this.startDeps(), sandbox, pod, c, snapshot, signal);
+
+    const inits = pod.spec?.initContainers ?? [];
+    for (const idx of actions.initContainersToStart) {
+      if (signal.aborted) return { retryAt, failed };
+      const c = inits[idx]!;
+      const r = await start(c);
+      record(c.name, r);
+      // A plain init container that did not start holds back the rest of the pod.
+      if (!r.ok && c.restartPolicy !== 'Always') return { retryAt, failed };
+    }
+    const containers = pod.spec?.containers ?? [];
+    for (const idx of actions.containersToStart) {
+      if (signal.aborted) return { retryAt, failed };
+      const c = containers[idx]!;
+      record(c.name, await start(c));
+    }
+    return { retryAt, failed };
+  }
+
+  // Waits for a kill unless the sync is abandoned (termination takes over the container).
+  private async waitOrAbandon(p: Promise<void>, signal: AbortSignal): Promise<void> {
+    try {
+      await abortable(p, signal);
+    } catch (e) {
+      p.catch(() => {});
+      if (!signal.aborted) throw e;
+    }
+  }
+
+  private startDeps(): StartDeps {
+    const d = this.deps;
+    return {
+      runtime: d.runtime,
+      clock: d.clock,
+      logger: d.logger,
+      recorder: d.recorder,
+      backoff: d.backoff,
+      lookup: d.lookup,
+      hostIP: d.hostIP,
+      nodeAllocatable: d.nodeAllocatable,
+    };
+  }
+
+  private async ensureSandbox(): Promise<SandboxInfo> {
+    if (this.sandbox) return this.sandbox;
+    const { runtime, rootDir } = this.deps;
+    const config = podSandboxConfig(this.pod, rootDir);
+    const id = await runtime.runPodSandbox(config);
+    const status = await runtime.podSandboxStatus(id);
+    this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP: status.network.ip };
+    this.deps.onSandbox?.(id);
+    return this.sandbox;
+  }
+
+  /** Removes exited instances beyond the newest two per container name. */
+  private async pruneExitedInstances(sandboxId: string): Promise<void> {
+    const view = new RuntimePod(await this.deps.runtime.listContainers({ podSandboxId: sandboxId }));
+    for (const name of view.names()) {
+      const old = view.instances(name).slice(EXITED_INSTANCES_KEPT).filter((c) => c.state === 'CONTAINER_EXITED');
+      for (const c of old) {
+        await this.deps.runtime.removeContainer(c.id).catch((e) => {
+          this.deps.logger.warn('Failed to remove an old container instance', { pod: formatPod(this.pod), container: name, err: messageOf(e) });
+        });
+      }
+    }
+  }
+
+  private activeDeadlineMs(): number | undefined {
+    const ads = this.pod.spec?.activeDeadlineSeconds;
+    if (ads === undefined || ads === null || this.startTime === undefined) return undefined;
+    return this.startTime + ads * 1000;
+  }
+
+  // --- status ---
+
+  private async publishStatus(podIsTerminal: boolean): Promise<PodStatus> {
+    const { runtime, statusManager, probeManager, clock } = this.deps;
+    const containers = this.sandbox ? await runtime.listContainers({ podSandboxId: this.sandbox.id }) : [];
+    const sandbox = this.sandbox ? await runtime.podSandboxStatus(this.sandbox.id).catch(() => undefined) : undefined;
+    const status = generateAPIPodStatus({
+      pod: this.pod,
+      sandbox,
+      containers,
+      runtimeName: runtime.name,
+      reasonCache: this.reasonCache,
+      previous: statusManager.getPodStatus(this.uid),
+      podIsTerminal,
+      startTime: this.startTime !== undefined ? toRFC3339(this.startTime) : undefined,
+      hostIP: this.deps.hostIP,
+      failure: this.failure,
+      probeManager,
+      now: clock.now(),
+    });
+    statusManager.setPodStatus(this.pod, status);
+    return status;
+  }
+
+  // --- termination ---
+
+  /** SyncTerminatingPod (§11.5), for a deleted pod or one past its active deadline. */
+  private async syncTerminatingPod(): Promise<void> {
+    const t = this.termination!;
+    try {
+      if (this.closed) return;
+      await this.publishStatus(false);
+      await this.stopPod(t.force.signal);
+    } finally {
+      t.resolve();
+    }
+  }
+
+  /**
+   * Stops what still runs and marks the pod terminal: liveness/startup workers first, every running
+   * container (sidecars after the app containers, in reverse order), the remaining workers, the
+   * sandbox; then the final status with podIsTerminal.
+   */
+  private async stopPod(force: AbortSignal | undefined): Promise<void> {
+    const { runtime, probeManager } = this.deps;
+    this.wakeTimer?.cancel();
+    probeManager.stopLivenessAndStartup(this.pod);
+    if (this.sandbox) {
+      // Verify nothing is left running; a container that ignored the first stop is stopped again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const view = new RuntimePod(await runtime.listContainers({ podSandboxId: this.sandbox.id }));
+        if (view.running().length === 0) break;
+        try {
+          await this.killRunning(view, force);
+        } catch (e) {
+          this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedKillPod', `error killing pod: ${messageOf(e)}`);
+        }
+      }
+    }
+    probeManager.removePod(this.pod);
+    if (this.sandbox) await runtime.stopPodSandbox(this.sandbox.id);
+    await this.publishStatus(true);
+    this.terminal = true;
+  }
+
+  /** killContainersWithSyncResult: every running container in parallel, sidecars ordered. */
+  private async killRunning(view: RuntimePod, force: AbortSignal | undefined): Promise<void> {
+    const running = view.running();
+    if (running.length === 0) return;
+    const pod = this.pod;
+    const ordering = hasSidecars(pod)
+      ? new TerminationOrdering(pod, running.map((c) => c.metadata.name), this.deps.clock)
+      : undefined;
+    const results = await Promise.allSettled(
+      running.map((c) =>
+        killContainer(this.deps, {
+          pod,
+          id: c.id,
+          name: c.metadata.name,
+          reason: '',
+          ordering,
+          force,
+          podIP: this.sandbox?.podIP ?? '',
+        }),
+      ),
+    );
+    const errors = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => messageOf(r.reason));
+    if (errors.length > 0) throw new Error(errors.join('; '));
+  }
+
+  // --- timers ---
+
+  private scheduleWake(delayMs: number): void {
+    this.wakeTimer?.cancel();
+    if (this.closed || this.terminal) return;
+    this.wakeTimer = this.deps.clock.setTimer(delayMs, () => this.trigger());
+  }
+
+  /** d plus up to 50 % (wait.Jitter(d, 0.5)). */
+  private jitter(d: number): number {
+    return d + this.deps.random() * 0.5 * d;
+  }
+}

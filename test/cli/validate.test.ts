@@ -1,0 +1,144 @@
+// `podvisor validate` through the built executable (exit codes, stdout, stderr) and in-process
+// through main() with an injected io.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { PassThrough, Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { main } from '../../src/cli/main.js';
+import type { CommandIO } from '../../src/cli/args.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const bin = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+function podvisor(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, input, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+async function inProcess(args: string[], stdinText = '') {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: string[] = [];
+  const err: string[] = [];
+  stdout.on('data', (d) => out.push(String(d)));
+  stderr.on('data', (d) => err.push(String(d)));
+  const io: CommandIO = { stdin: Readable.from([Buffer.from(stdinText)]), stdout, stderr, env: {}, cwd: root };
+  const code = await main(args, io);
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+test('valid manifests: one line per object, exit 0', () => {
+  const r = podvisor(['validate', '-f', 'examples/web.yaml', '-f', 'test/fixtures/list.yaml']);
+  assert.equal(r.stderr, '');
+  assert.equal(r.stdout, 'pod/web validated\npod/one validated\npod/two validated\n');
+  assert.equal(r.code, 0);
+});
+
+test('ConfigMaps and Secrets beside the pods are checked; the summary lists the pods', () => {
+  const r = podvisor(['validate', '--filename=test/fixtures/multi.yaml']);
+  assert.equal(r.stdout, 'pod/app validated\n');
+  assert.equal(r.code, 0);
+});
+
+test('invalid input: every error on stderr, kubectl style, exit 2, nothing on stdout', () => {
+  const r = podvisor(['validate', '-f', 'test/fixtures/invalid.yaml']);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.equal(
+    r.stderr,
+    'The Pod "web" is invalid: \n' +
+      '* spec.containers[0].image: Required value\n' +
+      '* spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n' +
+      '* spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"\n' +
+      'The Pod "other" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1\n',
+  );
+});
+
+test('unknown field: strict fails, warn warns and succeeds, ignore is silent', () => {
+  const msg = 'test/fixtures/typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)';
+  const strict = podvisor(['validate', '-f', 'test/fixtures/typo.yaml']);
+  assert.deepEqual([strict.code, strict.stdout, strict.stderr], [2, '', `error: ${msg}\n`]);
+  const warn = podvisor(['validate', '-f', 'test/fixtures/typo.yaml', '--validate=warn']);
+  assert.deepEqual([warn.code, warn.stdout, warn.stderr], [0, 'pod/typo validated\n', `Warning: ${msg}\n`]);
+  const ignore = podvisor(['validate', '-f', 'test/fixtures/typo.yaml', '--validate', 'ignore']);
+  assert.deepEqual([ignore.code, ignore.stdout, ignore.stderr], [0, 'pod/typo validated\n', '']);
+});
+
+test('stdin with -f -', () => {
+  const r = podvisor(['validate', '-f', '-'], readFileSync(`${root}/examples/job.yaml`, 'utf8'));
+  assert.deepEqual([r.code, r.stdout], [0, 'pod/report-job validated\n']);
+});
+
+test('-o yaml prints the defaulted object; several objects as a v1 List', () => {
+  const one = podvisor(['validate', '-f', 'examples/web.yaml', '-o', 'yaml', '--node-name', 'node-1']);
+  assert.equal(one.code, 0);
+  const pod = parse(one.stdout);
+  assert.equal(pod.kind, 'Pod');
+  assert.equal(pod.spec.nodeName, 'node-1');
+  assert.equal(pod.spec.containers[0].livenessProbe.timeoutSeconds, 1);
+  const many = podvisor(['validate', '-f', 'test/fixtures/list.yaml', '-ojson']);
+  const list = JSON.parse(many.stdout);
+  assert.equal(list.kind, 'List');
+  assert.equal(list.apiVersion, 'v1');
+  assert.deepEqual(list.items.map((p: { metadata: { name: string } }) => p.metadata.name), ['one', 'two']);
+});
+
+test('-n sets the namespace of objects without one and rejects a mismatch', () => {
+  const ok = podvisor(['validate', '-f', 'test/fixtures/list.yaml', '-n', 'shop', '-o', 'json']);
+  assert.equal(ok.code, 0);
+  assert.deepEqual(JSON.parse(ok.stdout).items.map((p: { metadata: { namespace: string } }) => p.metadata.namespace), ['shop', 'shop']);
+  const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod}\nspec:\n  containers: [{name: c, image: "x:1"}]\n';
+  const bad = podvisor(['validate', '-f', '-', '--namespace=shop'], yaml);
+  assert.deepEqual([bad.code, bad.stderr], [
+    2,
+    "error: STDIN:3:32: the namespace from the provided object \"prod\" does not match the namespace \"shop\". You must pass '--namespace=prod' to perform this operation.\n",
+  ]);
+});
+
+test('--runtime=process applies the process runtime rules', () => {
+  const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "nginx:1.25"}]\n';
+  assert.equal(podvisor(['validate', '-f', '-'], yaml).code, 0);
+  const r = podvisor(['validate', '-f', '-', '--runtime=process'], yaml);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^The Pod "p" is invalid: spec\.containers\[0\]\.command: Required value: the process runtime/);
+});
+
+test('usage errors exit 2 with a hint', () => {
+  const unknown = podvisor(['validate', '--bogus']);
+  assert.deepEqual([unknown.code, unknown.stderr], [2, "error: unknown flag: --bogus\nSee 'podvisor validate --help' for usage.\n"]);
+  const noFile = podvisor(['validate']);
+  assert.equal(noFile.code, 2);
+  const badMode = podvisor(['validate', '-f', 'examples/web.yaml', '--validate=maybe']);
+  assert.equal(badMode.code, 2);
+  assert.match(badMode.stderr, /invalid argument "maybe" for "--validate" flag: must be one of: strict, warn, ignore/);
+  const badCommand = podvisor(['frobnicate']);
+  assert.deepEqual([badCommand.code, badCommand.stderr], [2, "error: unknown command \"frobnicate\" for \"podvisor\"\nSee 'podvisor --help' for usage.\n"]);
+});
+
+test('--help, COMMAND --help and --version', () => {
+  const help = podvisor(['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Commands:$/m);
+  assert.match(help.stdout, /^ {2}validate +Check manifests/m);
+  const cmdHelp = podvisor(['validate', '--help']);
+  assert.equal(cmdHelp.code, 0);
+  assert.match(cmdHelp.stdout, /-f, --filename FILE/);
+  assert.match(cmdHelp.stdout, /podvisor validate -f FILENAME\.\.\. \[flags\]/);
+  const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { version: string };
+  const version = podvisor(['--version']);
+  assert.deepEqual([version.code, version.stdout], [0, `podvisor ${pkg.version}\n`]);
+});
+
+test('in-process through main() with an injected io', async () => {
+  const ok = await inProcess(['validate', '-f', '-'], readFileSync(`${root}/examples/crashloop.yaml`, 'utf8'));
+  assert.deepEqual(ok, { code: 0, stdout: 'pod/crashloop validated\n', stderr: '' });
+  const bad = await inProcess(['validate', '-f', 'test/fixtures/syntax-error.yaml']);
+  assert.deepEqual(bad, {
+    code: 2,
+    stdout: '',
+    stderr: 'error: test/fixtures/syntax-error.yaml:9:1: Flow sequence in block collection must be sufficiently indented and end with a ]\n',
+  });
+});

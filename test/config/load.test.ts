@@ -1,0 +1,176 @@
+// The manifest loader: one row per source shape (file, multi-document, List, directory, stdin)
+// and per failure (syntax error location, unknown kind, unknown field, --validate modes).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Readable } from 'node:stream';
+import { loadManifests, ManifestError, secretBytes, type LoadOptions } from '../../src/config/load.js';
+
+const fixtures = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
+const base: LoadOptions = { cwd: fixtures, nodeName: 'node-1' };
+
+async function problems(sources: string[], opts: LoadOptions = {}): Promise<string[]> {
+  try {
+    await loadManifests(sources, { ...base, ...opts });
+  } catch (err) {
+    assert.ok(err instanceof ManifestError, String(err));
+    return err.problems;
+  }
+  assert.fail('expected loading to fail');
+}
+
+const names = (pods: { metadata?: { name?: string } }[]) => pods.map((p) => p.metadata?.name);
+
+test('multi-document YAML: every kind kept, empty documents skipped', async () => {
+  const m = await loadManifests(['multi.yaml'], base);
+  assert.deepEqual(names(m.pods), ['app']);
+  assert.deepEqual(names(m.configMaps), ['settings']);
+  assert.deepEqual(names(m.secrets), ['token']);
+  assert.equal(m.configMap('default', 'settings')?.data?.MODE, 'demo');
+  assert.equal(secretBytes(m.secret('default', 'token')!).get('token')?.toString(), 'abc123');
+  assert.equal(m.secret('other', 'token'), undefined);
+  assert.deepEqual(m.podOrigins[0], { file: 'multi.yaml', path: join(fixtures, 'multi.yaml'), document: 'document 3' });
+});
+
+test('kind: List expands its items', async () => {
+  const m = await loadManifests(['list.yaml'], base);
+  assert.deepEqual(names(m.pods), ['one', 'two']);
+  assert.equal(m.podOrigins[1]!.document, 'document 0, items[1]');
+});
+
+test('directory: *.yaml, *.yml, *.json in name order; dot-files, other files and subdirectories skipped', async () => {
+  const m = await loadManifests(['dir'], base);
+  assert.deepEqual(names(m.pods), ['first', 'second', 'third']);
+});
+
+test('repeated -f sources load in order', async () => {
+  const m = await loadManifests(['list.yaml', 'dir/c-third.yml'], base);
+  assert.deepEqual(names(m.pods), ['one', 'two', 'third']);
+});
+
+test('stdin with -f -', async () => {
+  const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: piped}\nspec:\n  containers: [{name: c, image: "busybox:1.36", command: ["true"]}]\n';
+  const m = await loadManifests(['-'], { ...base, stdin: Readable.from([Buffer.from(yaml)]) });
+  assert.deepEqual(names(m.pods), ['piped']);
+  assert.deepEqual(m.podOrigins[0], { file: 'STDIN', document: 'document 0' });
+});
+
+test('pods come back defaulted', async () => {
+  const m = await loadManifests(['list.yaml'], base);
+  const pod = m.pods[0]!;
+  assert.equal(pod.spec!.restartPolicy, 'Always');
+  assert.equal(pod.spec!.nodeName, 'node-1');
+  assert.match(pod.metadata!.uid!, /^[0-9a-f]{32}$/);
+});
+
+test('the same file gives the same UIDs; an edited pod a new one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'podvisor-load-'));
+  try {
+    const file = join(dir, 'pod.yaml');
+    const write = (image: string) =>
+      writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "${image}", command: ["true"]}]\n`);
+    write('busybox:1.36');
+    const uid = async () => (await loadManifests([file], base)).pods[0]!.metadata!.uid;
+    const first = await uid();
+    assert.equal(await uid(), first);
+    write('busybox:1.37');
+    assert.notEqual(await uid(), first);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const failures: [string, string[], LoadOptions, string[]][] = [
+  ['missing file', ['nope.yaml'], {}, ['error: the path "nope.yaml" does not exist']],
+  ['YAML syntax error with file:line:column', ['syntax-error.yaml'], {}, ['error: syntax-error.yaml:9:1: Flow sequence in block collection must be sufficiently indented and end with a ]']],
+  ['unknown kind with a hint', ['deployment.yaml'], {}, ['error: deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template']],
+  ['unknown field with a suggestion', ['typo.yaml'], {}, [
+    'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
+  ]],
+  ['validation errors of every pod, kubectl style', ['invalid.yaml'], {}, [
+    'The Pod "web" is invalid: \n' +
+      '* spec.containers[0].image: Required value\n' +
+      '* spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n' +
+      '* spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+    'The Pod "other" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
+  ]],
+  ['duplicate pods across files', ['list.yaml', 'list.yaml'], {}, [
+    'The Pod "one" is invalid: metadata.name: Duplicate value: "one"',
+    'The Pod "two" is invalid: metadata.name: Duplicate value: "two"',
+  ]],
+  ['problems of several sources together', ['nope.yaml', 'typo.yaml', 'deployment.yaml'], {}, [
+    'error: the path "nope.yaml" does not exist',
+    'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
+    'error: deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
+  ]],
+  ['process runtime rules on request', ['list.yaml'], { runtime: 'process', extraValidation: () => [] }, []],
+];
+
+for (const [name, sources, opts, want] of failures) {
+  test(`loader: ${name}`, async () => {
+    if (want.length === 0) {
+      await loadManifests(sources, { ...base, ...opts });
+      return;
+    }
+    assert.deepEqual(await problems(sources, opts), want);
+  });
+}
+
+const kindRows: [string, string, string][] = [
+  ['CronJob', 'apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\n', 'batch/v1 CronJob "nightly" is not supported: podvisor runs Pods; use its spec.jobTemplate.spec.template'],
+  ['Job', 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\n', 'batch/v1 Job "once" is not supported: podvisor runs Pods; use its spec.template'],
+  ['StatefulSet', 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\n', 'apps/v1 StatefulSet "db" is not supported: podvisor runs Pods; use its spec.template'],
+  ['Service', 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n', 'v1 Service "web" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)'],
+  ['Pod in a wrong version', 'apiVersion: v2\nkind: Pod\nmetadata: {name: p}\n', 'no matches for kind "Pod" in version "v2": podvisor reads v1 objects'],
+  ['no kind', 'apiVersion: v1\nmetadata: {name: p}\n', 'kind not set'],
+  ['not an object', '- a\n- b\n', 'expected an object with apiVersion and kind'],
+];
+
+for (const [name, yaml, want] of kindRows) {
+  test(`loader kinds: ${name}`, async () => {
+    const got = await problems(['-'], { stdin: Readable.from([Buffer.from(yaml)]) });
+    assert.deepEqual(got, [`error: STDIN:1:1: document 0: ${want}`]);
+  });
+}
+
+test('type errors are reported with their location', async () => {
+  const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n    env:\n    - name: ENABLED\n      value: yes\n';
+  assert.deepEqual(await problems(['-'], { stdin: Readable.from([Buffer.from(yaml)]) }), [
+    'error: STDIN:10:14: spec.containers[0].env[0].value: Invalid value: true: must be a string',
+  ]);
+});
+
+test('--validate=warn reports unknown fields as warnings and loads; ignore drops them silently', async () => {
+  const warnings: string[] = [];
+  const m = await loadManifests(['typo.yaml'], { ...base, validate: 'warn', onWarning: (w) => warnings.push(w) });
+  assert.deepEqual(names(m.pods), ['typo']);
+  assert.deepEqual(warnings, ['typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)']);
+  assert.equal('initialDelaySecond' in m.pods[0]!.spec!.containers[0]!.livenessProbe!, false);
+  const quiet: string[] = [];
+  const m2 = await loadManifests(['typo.yaml'], { ...base, validate: 'ignore', onWarning: (w) => quiet.push(w) });
+  assert.deepEqual(names(m2.pods), ['typo']);
+  assert.deepEqual(quiet, []);
+});
+
+test('process runtime: command required', async () => {
+  const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "nginx:1.25"}]\n';
+  assert.deepEqual(await problems(['-'], { runtime: 'process', stdin: Readable.from([Buffer.from(yaml)]) }), [
+    "The Pod \"p\" is invalid: spec.containers[0].command: Required value: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd",
+  ]);
+});
+
+test('an input without objects is an error unless allowed', async () => {
+  assert.deepEqual(await problems(['-'], { stdin: Readable.from([Buffer.from('---\n# nothing\n')]) }), ['error: no objects passed']);
+  const m = await loadManifests(['-'], { ...base, allowEmpty: true, stdin: Readable.from([Buffer.from('')]) });
+  assert.deepEqual(m.pods, []);
+});
+
+test('Secret values must be base64', async () => {
+  const yaml = 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {key: "not base64!"}\n';
+  assert.deepEqual(await problems(['-'], { stdin: Readable.from([Buffer.from(yaml)]) }), [
+    'The Secret "s" is invalid: data[key]: Invalid value: "<secret contents redacted>": illegal base64 data at input byte 3',
+  ]);
+});

@@ -1,0 +1,69 @@
+// The pod worker's crash-loop schedule with an injected clock and a real crashing process: the first
+// crash restarts at once, then the worker requeues at each back-off expiry (10, 20, 40 … 300 s), and
+// a run longer than 2×max resets the sequence (§8.2).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeClock } from '../../src/util/clock.js';
+import { containerStatus, describe, makePod, newHarness, sh, waitFor, withPods } from './harness.js';
+
+test('restarts follow the back-off sequence on the worker clock', async () => {
+  const clock = new FakeClock();
+  const h = newHarness({ clock, random: () => 0 });
+  const hold = join(h.dir, 'hold');
+  // Crashes at once, unless the hold file exists: then it runs until the file is removed.
+  const pod = makePod('loop', [sh('app', `while [ -f ${hold} ]; do sleep 0.05; done; exit 1`)]);
+  // Starts are counted from the status (events are rate-limited per object, as client-go does).
+  const starts = () => {
+    const c = containerStatus(h, pod, 'app');
+    return c ? c.restartCount + 1 : 0;
+  };
+
+  /** Waits until the container is waiting in back-off; returns the back-off the message names. */
+  const inBackOff = () =>
+    waitFor(() => {
+      const w = containerStatus(h, pod, 'app')?.state?.waiting;
+      return w?.reason === 'CrashLoopBackOff' ? /^back-off (\S+) /.exec(w.message ?? '')![1] : undefined;
+    }, () => describe(h, pod));
+
+  /** Advances the clock second by second until the next start; returns the seconds it took. */
+  const nextStart = async () => {
+    const before = starts();
+    const from = clock.now();
+    for (let s = 0; s < 400 && starts() === before; s++) {
+      await clock.advance(1000);
+      // a sync that starts the container does real I/O: give it a moment on the wall clock
+      await waitFor(async () => starts() > before || (await new Promise((r) => setTimeout(r, 5)), true), 'settle');
+    }
+    await waitFor(() => starts() > before, () => describe(h, pod));
+    return (clock.now() - from) / 1000;
+  };
+
+  await withPods(h, [pod], async () => {
+    // First start and the immediate restart after the first crash: no time passes.
+    await waitFor(() => starts() >= 2, () => describe(h, pod));
+    const names: string[] = [];
+    const waits: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      names.push(await inBackOff());
+      waits.push(await nextStart());
+    }
+    assert.deepEqual(waits, [10, 20, 40, 80, 160, 300, 300]);
+    assert.deepEqual(names, ['10s', '20s', '40s', '1m20s', '2m40s', '5m0s', '5m0s']);
+
+    // A run longer than 2×max (10 min) resets the back-off: the next restart is immediate.
+    // (the hold file is written while the container waits in back-off, so the next run holds)
+    await inBackOff();
+    writeFileSync(hold, '');
+    await nextStart();
+    await waitFor(() => containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod));
+    await clock.advance(601_000);
+    const before = starts();
+    rmSync(hold);
+    await waitFor(() => starts() > before, () => describe(h, pod));
+    assert.ok(!existsSync(hold));
+    assert.equal(await inBackOff(), '10s', 'the sequence starts again at 10 s');
+  });
+});

@@ -1,0 +1,117 @@
+// Shared pieces of the pod-worker tests: a PodKubelet over the real ProcessRuntime in a temporary
+// root dir, defaulted pods, and waiting for states with generous deadlines (never timing asserts).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { ConfigMap, Container, ContainerStatus, Event, Pod, PodStatus, Secret } from '../../src/api/types.js';
+import { defaultPod } from '../../src/api/defaults.js';
+import { PodKubelet, type PodKubeletOptions } from '../../src/lifecycle/kubelet.js';
+import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
+import { RealClock, type Clock } from '../../src/util/clock.js';
+import { silentLogger } from '../../src/util/logger.js';
+
+export interface Harness {
+  dir: string;
+  kubelet: PodKubelet;
+  runtime: ProcessRuntime;
+  /** Terminates nothing gracefully: kills everything and removes the root dir. */
+  close(): Promise<void>;
+}
+
+export function newHarness(
+  opts: { clock?: Clock; configMaps?: ConfigMap[]; secrets?: Secret[] } & Partial<Omit<PodKubeletOptions, 'runtime' | 'clock'>> = {},
+): Harness {
+  const dir = mkdtempSync(join(tmpdir(), 'podvisor-lc-'));
+  const clock = opts.clock ?? new RealClock();
+  const runtime = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
+  const find = <T extends { metadata?: { name?: string; namespace?: string } }>(list: T[] | undefined, ns: string, name: string) =>
+    list?.find((o) => o.metadata?.name === name && (o.metadata?.namespace ?? 'default') === ns);
+  const kubelet = new PodKubelet({
+    logger: silentLogger,
+    rootDir: dir,
+    nodeName: 'test-node',
+    lookup: {
+      configMap: (ns, name) => find(opts.configMaps, ns, name),
+      secret: (ns, name) => find(opts.secrets, ns, name),
+    },
+    ...opts,
+    runtime,
+    clock,
+  });
+  return {
+    dir,
+    kubelet,
+    runtime,
+    close: async () => {
+      await kubelet.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A defaulted pod (as the config loader hands them over) with a fresh uid. */
+export function makePod(
+  name: string,
+  containers: Container[],
+  spec: Partial<NonNullable<Pod['spec']>> = {},
+): Pod {
+  return defaultPod(
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: randomUUID() }, spec: { ...spec, containers } },
+    { nodeName: 'test-node', source: 'file' },
+  );
+}
+
+/** A container running `sh -c script`. */
+export function sh(name: string, script: string, extra: Partial<Container> = {}): Container {
+  return { name, image: 'busybox', command: ['sh', '-c', script], ...extra };
+}
+
+/** Polls cond until it holds; fails after the deadline (generous: this is not a timing assertion). */
+export async function waitFor<T>(cond: () => T | Promise<T>, what: string | (() => string), deadlineMs = 30_000): Promise<NonNullable<T>> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const v = await cond();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function statusOf(h: Harness, pod: Pod): PodStatus | undefined {
+  return h.kubelet.getPodStatus(pod.metadata!.uid!);
+}
+
+export function containerStatus(h: Harness, pod: Pod, name: string): ContainerStatus | undefined {
+  const s = statusOf(h, pod);
+  return [...(s?.containerStatuses ?? []), ...(s?.initContainerStatuses ?? [])].find((c) => c.name === name);
+}
+
+export function condition(h: Harness, pod: Pod, type: string): string | undefined {
+  return statusOf(h, pod)?.conditions?.find((c) => c.type === type)?.status;
+}
+
+export function eventsOf(h: Harness, pod: Pod, reason?: string): Event[] {
+  return h.kubelet.events
+    .list()
+    .filter((e) => e.involvedObject.uid === pod.metadata!.uid && (reason === undefined || e.reason === reason));
+}
+
+/** A compact description of a pod's status, for failure messages. */
+export function describe(h: Harness, pod: Pod): string {
+  return JSON.stringify({
+    status: statusOf(h, pod),
+    events: eventsOf(h, pod).map((e) => `${e.reason}: ${e.message} (x${e.count})`),
+  });
+}
+
+/** Starts the pods and closes the harness afterwards. */
+export async function withPods(h: Harness, pods: Pod[], body: () => Promise<void>): Promise<void> {
+  try {
+    for (const p of pods) h.kubelet.startPod(p);
+    await body();
+  } finally {
+    await h.close();
+  }
+}

@@ -1,0 +1,82 @@
+// Termination with real processes (§11.3–§11.5): the stop signal, SIGKILL after the grace period, a
+// zero-grace second request cutting a graceful one short, the final status, activeDeadlineSeconds.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { condition, containerStatus, describe, eventsOf, makePod, newHarness, sh, statusOf, waitFor, withPods } from './harness.js';
+
+const ignoreTerm = `trap '' TERM; while true; do sleep 0.1; done`;
+const exitOnTerm = `trap 'exit 0' TERM; while true; do sleep 0.1; done`;
+
+test('graceful termination: SIGTERM honoured, SIGTERM ignored → SIGKILL after the grace period', async () => {
+  const h = newHarness();
+  const polite = makePod('polite', [sh('app', exitOnTerm)], { terminationGracePeriodSeconds: 30 });
+  const stubborn = makePod('stubborn', [sh('app', ignoreTerm)], { terminationGracePeriodSeconds: 2 });
+  await withPods(h, [polite, stubborn], async () => {
+    for (const p of [polite, stubborn]) await waitFor(() => condition(h, p, 'Ready') === 'True', () => describe(h, p));
+    await Promise.all([polite, stubborn].map((p) => h.kubelet.terminatePod(p.metadata!.uid!)));
+
+    const politeApp = containerStatus(h, polite, 'app')!;
+    assert.equal(politeApp.state?.terminated?.exitCode, 0);
+    assert.equal(statusOf(h, polite)!.phase, 'Succeeded');
+    assert.equal(condition(h, polite, 'Ready'), 'False');
+    assert.equal(statusOf(h, polite)!.conditions!.find((c) => c.type === 'Ready')!.reason, 'PodCompleted');
+
+    const stubbornApp = containerStatus(h, stubborn, 'app')!;
+    assert.equal(stubbornApp.state?.terminated?.exitCode, 137);
+    assert.equal(statusOf(h, stubborn)!.phase, 'Failed');
+    assert.equal(statusOf(h, stubborn)!.conditions!.find((c) => c.type === 'ContainersReady')!.reason, 'PodFailed');
+
+    for (const p of [polite, stubborn]) {
+      const killing = eventsOf(h, p, 'Killing');
+      assert.equal(killing.length, 1);
+      assert.equal(killing[0]!.type, 'Normal');
+      assert.equal(killing[0]!.message, 'Stopping container app');
+      assert.ok(h.kubelet.pods().find((x) => x.metadata!.uid === p.metadata!.uid)!.metadata!.deletionTimestamp);
+    }
+    // A finished pod's worker takes no further action.
+    assert.equal(containerStatus(h, polite, 'app')!.restartCount, 0);
+  });
+});
+
+test('a second, zero-grace termination cuts a graceful one short', async () => {
+  const h = newHarness();
+  const pod = makePod('slow', [sh('app', ignoreTerm)], { terminationGracePeriodSeconds: 300 });
+  const withPreStop = makePod(
+    'slow-hook',
+    [sh('app', ignoreTerm, { lifecycle: { preStop: { sleep: { seconds: 250 } } } })],
+    { terminationGracePeriodSeconds: 300 },
+  );
+  await withPods(h, [pod, withPreStop], async () => {
+    for (const p of [pod, withPreStop]) await waitFor(() => containerStatus(h, p, 'app')?.state?.running, () => describe(h, p));
+    let done = 0;
+    const graceful = [pod, withPreStop].map((p) => h.kubelet.terminatePod(p.metadata!.uid!).then(() => done++));
+    for (const p of [pod, withPreStop]) await waitFor(() => eventsOf(h, p, 'Killing').length > 0, () => describe(h, p));
+    assert.equal(done, 0);
+    await h.kubelet.terminateAll({ gracePeriodSeconds: 0 });
+    await Promise.all(graceful);
+    for (const p of [pod, withPreStop]) {
+      assert.equal(containerStatus(h, p, 'app')!.state?.terminated?.exitCode, 137, describe(h, p));
+      assert.equal(statusOf(h, p)!.phase, 'Failed');
+      assert.equal(h.kubelet.pods().find((x) => x.metadata!.uid === p.metadata!.uid)!.metadata!.deletionGracePeriodSeconds, 0);
+    }
+  });
+});
+
+test('activeDeadlineSeconds: containers killed, pod Failed with DeadlineExceeded', async () => {
+  const h = newHarness();
+  const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 5 });
+  await withPods(h, [pod], async () => {
+    await waitFor(() => statusOf(h, pod)?.phase === 'Failed', () => describe(h, pod));
+    const s = statusOf(h, pod)!;
+    assert.equal(s.reason, 'DeadlineExceeded');
+    assert.equal(s.message, 'Pod was active on the node longer than the specified deadline');
+    assert.equal(containerStatus(h, pod, 'app')!.state?.terminated?.exitCode, 0);
+    const ev = eventsOf(h, pod, 'DeadlineExceeded');
+    assert.equal(ev.length, 1);
+    assert.equal(ev[0]!.type, 'Normal');
+    assert.equal(ev[0]!.message, 'Pod was active on the node longer than the specified deadline');
+    assert.equal(ev[0]!.involvedObject.fieldPath, undefined);
+    assert.equal(eventsOf(h, pod, 'Killing')[0]!.message, 'Stopping container app');
+  });
+});
