@@ -24,7 +24,7 @@ export const USAGE = `usage: npm run bench -- [options]
   -n, --sizes LIST      pod counts, e.g. 100,500 (default: each scenario's own)
   -d, --duration DUR    measurement window, e.g. 20s, 1500ms, 1m (default: per scenario)
   -w, --warmup DUR      settling time before measuring (default: per scenario)
-      --trials N        failure-detection trials (default: 20)
+      --trials N        failure-detection trials (default: 20; --sizes overrides it)
   -o, --out PATH        results file (default: bench/results/latest.json)
   -h, --help            this text
 

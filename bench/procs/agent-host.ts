@@ -28,29 +28,6 @@ interface Tracked {
   ready?: number;
 }
 
-const window = new MeasureWindow();
-const tracked = new Map<string, Tracked>();
-const waiters = new Set<() => void>();
-let windowEvents: Record<string, number> = {};
-let probeTotalAtBegin = 0;
-let noteReasons = new Set<string>();
-let latest: LoadedManifests | undefined;
-let agent: { runtime: ProcessRuntime; kubelet: PodKubelet; prober: ProberManager } | undefined;
-let closing: Promise<void> | undefined;
-
-// Events are seen here before correlation and spam filtering, at the moment they are recorded.
-class NotingEventStore extends EventStore {
-  override event(obj: EventObject, type: EventType, reason: string, message: string): void {
-    windowEvents[reason] = (windowEvents[reason] ?? 0) + 1;
-    if (reason === 'Unhealthy') window.count(message.includes(' probe errored') ? 'probe_errored' : 'probe_failed');
-    if (noteReasons.has(reason)) {
-      const note: EventNote = { reason, pod: obj.name, message, at: preciseNow() };
-      server.note('event', note);
-    }
-    super.event(obj, type, reason, message);
-  }
-}
-
 function allRunning(status: PodStatus): boolean {
   const cs = status.containerStatuses ?? [];
   return cs.length > 0 && cs.every((c) => c.state?.running !== undefined);
@@ -60,168 +37,205 @@ function isReady(status: PodStatus): boolean {
   return (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
-function onStatus(pod: Pod, status: PodStatus): void {
-  const t = tracked.get(pod.metadata?.name ?? '');
-  if (!t) return;
-  const now = preciseNow();
-  let changed = false;
-  if (t.running === undefined && allRunning(status)) {
-    t.running = now - t.t0;
-    changed = true;
-  }
-  if (t.ready === undefined && isReady(status)) {
-    t.ready = now - t.t0;
-    changed = true;
-  }
-  if (changed) for (const w of waiters) w();
-}
+// The program's state lives in main(), one agent per process.
+async function main(): Promise<void> {
+  const window = new MeasureWindow();
+  const tracked = new Map<string, Tracked>();
+  const waiters = new Set<() => void>();
+  let windowEvents: Record<string, number> = {};
+  let probeTotalAtBegin = 0;
+  let noteReasons = new Set<string>();
+  let latest: LoadedManifests | undefined;
+  let agent: { runtime: ProcessRuntime; kubelet: PodKubelet; prober: ProberManager } | undefined;
+  let closing: Promise<void> | undefined;
 
-async function probeTotal(): Promise<number> {
-  if (!agent) return 0;
-  const m = await agent.prober.metrics.probeTotal.get();
-  return m.values.reduce((s, v) => s + v.value, 0);
-}
-
-function load(p: LoadParams): LoadReply {
-  if (agent) throw new Error('already loaded');
-  noteReasons = new Set(p.noteReasons);
-  const clock = new RealClock();
-  const logger = streamLogger(process.stderr, 'warn');
-  const nodeName = defaultNodeName();
-  // What createAgent (src/cli/agent.ts) builds, with the status manager, recorder and prober made
-  // here so the prober's lateness hook and the noting recorder can be installed.
-  const runtime = new ProcessRuntime({ rootDir: p.rootDir, clock, logger });
-  const statusManager = new PodStatusManager({ clock, logger });
-  const events = new NotingEventStore({ clock, host: nodeName });
-  const prober = new ProberManager({
-    clock,
-    logger,
-    runtime,
-    recorder: events,
-    statusProvider: statusManager,
-    onProbeStart: (dueMs, actualMs) => {
-      window.count('iterations');
-      window.late(actualMs - dueMs);
-    },
-  });
-  const kubelet = new PodKubelet({
-    runtime,
-    clock,
-    logger,
-    rootDir: p.rootDir,
-    nodeName,
-    lookup: {
-      configMap: (ns, name) => latest?.configMap(ns, name),
-      secret: (ns, name) => latest?.secret(ns, name),
-    },
-    nodeAllocatable: { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: p.maxPods },
-    statusManager,
-    events,
-    probeManager: prober,
-  });
-  kubelet.onPodStatus(onStatus);
-  agent = { runtime, kubelet, prober };
-  return { createdAt: prober.startMs };
-}
-
-async function start(p: StartParams): Promise<StartReply> {
-  if (!agent) throw new Error('load first');
-  const { kubelet } = agent;
-  const t0 = preciseNow();
-  // As `podvisor up -f DIR` does: load, stamp, admit in order, start the admitted.
-  const loaded = await loadManifests([p.manifestDir], { validate: 'strict', runtime: 'process', nodeName: defaultNodeName() });
-  latest = loaded;
-  const loadMs = preciseNow() - t0;
-  stampCreation(loaded.pods, Date.now());
-  const pods: string[] = [];
-  const rejected: StartReply['rejected'] = [];
-  for (const pod of loaded.pods) {
-    const name = pod.metadata?.name ?? '';
-    tracked.set(name, { t0 });
-    const admit = kubelet.admit(pod);
-    if (admit.admit) {
-      kubelet.startPod(pod);
-      pods.push(name);
-    } else {
-      kubelet.rejectPod(pod, admit.reason ?? 'UnknownReason', admit.message ?? '');
-      rejected.push({ name, reason: admit.reason ?? '', message: admit.message ?? '' });
+  // Events are seen here before correlation and spam filtering, at the moment they are recorded.
+  class NotingEventStore extends EventStore {
+    override event(obj: EventObject, type: EventType, reason: string, message: string): void {
+      windowEvents[reason] = (windowEvents[reason] ?? 0) + 1;
+      if (reason === 'Unhealthy') window.count(message.includes(' probe errored') ? 'probe_errored' : 'probe_failed');
+      if (noteReasons.has(reason)) {
+        const note: EventNote = { reason, pod: obj.name, message, at: preciseNow() };
+        server.note('event', note);
+      }
+      super.event(obj, type, reason, message);
     }
   }
-  if (rejected.length) throw new Error(`${rejected.length} pods rejected, first: ${rejected[0]!.name}: ${rejected[0]!.reason}: ${rejected[0]!.message}`);
-  return { t0, loadMs, pods, rejected };
-}
 
-function waitFor(p: WaitParams): Promise<WaitReply> {
-  const names = p.pods ?? [...tracked.keys()];
-  const field = p.condition;
-  const collect = (): WaitReply | undefined => {
-    const times: Record<string, number> = {};
-    for (const n of names) {
-      const v = tracked.get(n)?.[field];
-      if (v === undefined) return undefined;
-      times[n] = v;
+  // Ready counts once the readiness probe's own Success is behind it, not a status that says Ready
+  // before any readiness probe ran.
+  function probedReady(pod: Pod, status: PodStatus): boolean {
+    const probed = new Set((pod.spec?.containers ?? []).filter((c) => c.readinessProbe).map((c) => c.name));
+    return (status.containerStatuses ?? []).every(
+      (c) => !probed.has(c.name) || (c.containerID !== undefined && agent?.prober.readiness.get(c.containerID) === 'Success'),
+    );
+  }
+
+  function onStatus(pod: Pod, status: PodStatus): void {
+    const t = tracked.get(pod.metadata?.name ?? '');
+    if (!t) return;
+    const now = preciseNow();
+    let changed = false;
+    if (t.running === undefined && allRunning(status)) {
+      t.running = now - t.t0;
+      changed = true;
     }
-    return { times };
-  };
-  const done = collect();
-  if (done) return Promise.resolve(done);
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const r = collect();
-      if (!r) return;
-      finish();
-      resolve(r);
+    if (t.ready === undefined && isReady(status) && probedReady(pod, status)) {
+      t.ready = now - t.t0;
+      changed = true;
+    }
+    if (changed) for (const w of waiters) w();
+  }
+
+  async function probeTotal(): Promise<number> {
+    if (!agent) return 0;
+    const m = await agent.prober.metrics.probeTotal.get();
+    return m.values.reduce((s, v) => s + v.value, 0);
+  }
+
+  function load(p: LoadParams): LoadReply {
+    if (agent) throw new Error('already loaded');
+    noteReasons = new Set(p.noteReasons);
+    const clock = new RealClock();
+    const logger = streamLogger(process.stderr, 'warn');
+    const nodeName = defaultNodeName();
+    // What createAgent (src/cli/agent.ts) builds, with the status manager, recorder and prober made
+    // here so the prober's lateness hook and the noting recorder can be installed.
+    const runtime = new ProcessRuntime({ rootDir: p.rootDir, clock, logger });
+    const statusManager = new PodStatusManager({ clock, logger });
+    const events = new NotingEventStore({ clock, host: nodeName });
+    const prober = new ProberManager({
+      clock,
+      logger,
+      runtime,
+      recorder: events,
+      statusProvider: statusManager,
+      onProbeStart: (dueMs, actualMs) => {
+        window.count('iterations');
+        window.late(actualMs - dueMs);
+      },
+    });
+    const kubelet = new PodKubelet({
+      runtime,
+      clock,
+      logger,
+      rootDir: p.rootDir,
+      nodeName,
+      lookup: {
+        configMap: (ns, name) => latest?.configMap(ns, name),
+        secret: (ns, name) => latest?.secret(ns, name),
+      },
+      nodeAllocatable: { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: p.maxPods },
+      statusManager,
+      events,
+      probeManager: prober,
+    });
+    kubelet.onPodStatus(onStatus);
+    agent = { runtime, kubelet, prober };
+    return { createdAt: prober.startMs };
+  }
+
+  async function start(p: StartParams): Promise<StartReply> {
+    if (!agent) throw new Error('load first');
+    const { kubelet } = agent;
+    const t0 = preciseNow();
+    // As `podvisor up -f DIR` does: load, stamp, admit in order, start the admitted.
+    const loaded = await loadManifests([p.manifestDir], { validate: 'strict', runtime: 'process', nodeName: defaultNodeName() });
+    latest = loaded;
+    const loadMs = preciseNow() - t0;
+    stampCreation(loaded.pods, Date.now());
+    const pods: string[] = [];
+    const rejected: StartReply['rejected'] = [];
+    for (const pod of loaded.pods) {
+      const name = pod.metadata?.name ?? '';
+      tracked.set(name, { t0 });
+      const admit = kubelet.admit(pod);
+      if (admit.admit) {
+        kubelet.startPod(pod);
+        pods.push(name);
+      } else {
+        kubelet.rejectPod(pod, admit.reason ?? 'UnknownReason', admit.message ?? '');
+        rejected.push({ name, reason: admit.reason ?? '', message: admit.message ?? '' });
+      }
+    }
+    if (rejected.length) throw new Error(`${rejected.length} pods rejected, first: ${rejected[0]!.name}: ${rejected[0]!.reason}: ${rejected[0]!.message}`);
+    return { t0, loadMs, pods, rejected };
+  }
+
+  function waitFor(p: WaitParams): Promise<WaitReply> {
+    const names = p.pods ?? [...tracked.keys()];
+    const field = p.condition;
+    const collect = (): WaitReply | undefined => {
+      const times: Record<string, number> = {};
+      for (const n of names) {
+        const v = tracked.get(n)?.[field];
+        if (v === undefined) return undefined;
+        times[n] = v;
+      }
+      return { times };
     };
-    const timer = setTimeout(() => {
-      finish();
-      const missing = names.filter((n) => tracked.get(n)?.[field] === undefined);
-      reject(new Error(`${missing.length} of ${names.length} pods not ${field} after ${p.timeoutMs} ms (first: ${missing.slice(0, 3).join(', ')})`));
-    }, p.timeoutMs);
-    const finish = () => {
-      clearTimeout(timer);
-      waiters.delete(check);
-    };
-    waiters.add(check);
-  });
-}
+    const done = collect();
+    if (done) return Promise.resolve(done);
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const r = collect();
+        if (!r) return;
+        finish();
+        resolve(r);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        const missing = names.filter((n) => tracked.get(n)?.[field] === undefined);
+        reject(new Error(`${missing.length} of ${names.length} pods not ${field} after ${p.timeoutMs} ms (first: ${missing.slice(0, 3).join(', ')})`));
+      }, p.timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+    });
+  }
 
-async function begin(): Promise<void> {
-  windowEvents = {};
-  probeTotalAtBegin = await probeTotal();
-  window.begin();
-}
+  async function begin(): Promise<void> {
+    windowEvents = {};
+    probeTotalAtBegin = await probeTotal();
+    window.begin();
+  }
 
-async function read(): Promise<AgentWindow> {
-  const report = window.read();
-  const probes = (await probeTotal()) - probeTotalAtBegin;
-  return { ...report, counters: { ...report.counters, probes }, events: { ...windowEvents } };
-}
+  async function read(): Promise<AgentWindow> {
+    const report = window.read();
+    const probes = (await probeTotal()) - probeTotalAtBegin;
+    return { ...report, counters: { ...report.counters, probes }, events: { ...windowEvents } };
+  }
 
-function shutdown(): Promise<void> {
-  closing ??= (async () => {
-    if (!agent) return;
-    await agent.kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
-    await agent.kubelet.close();
-  })();
-  return closing;
-}
+  function shutdown(): Promise<void> {
+    closing ??= (async () => {
+      if (!agent) return;
+      await agent.kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
+      await agent.kubelet.close();
+    })();
+    return closing;
+  }
 
-const server = serve(
-  {
-    load,
-    start,
-    waitFor,
-    terminateAll: async ({ gracePeriodSeconds }: { gracePeriodSeconds: number }) => {
-      await agent?.kubelet.terminateAll({ gracePeriodSeconds });
-      return null;
+  const server = serve(
+    {
+      load,
+      start,
+      waitFor,
+      terminateAll: async ({ gracePeriodSeconds }: { gracePeriodSeconds: number }) => {
+        await agent?.kubelet.terminateAll({ gracePeriodSeconds });
+        return null;
+      },
+      begin,
+      read,
+      stop: async () => {
+        const report = await read();
+        await shutdown();
+        return report;
+      },
     },
-    begin,
-    read,
-    stop: async () => {
-      const report = await read();
-      await shutdown();
-      return report;
-    },
-  },
-  shutdown,
-);
+    shutdown,
+  );
+}
+
+await main();

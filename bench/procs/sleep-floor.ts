@@ -26,74 +26,79 @@ export interface SleepFloorStart {
   readMs: number;
 }
 
-const window = new MeasureWindow();
-const children = new Set<ChildProcess>();
+// The program's state lives in main(), one instance per process.
+async function main(): Promise<void> {
+  const window = new MeasureWindow();
+  const children = new Set<ChildProcess>();
 
-function drain(child: ChildProcess): void {
-  child.stdout?.resume();
-  child.stderr?.resume();
-}
+  function drain(child: ChildProcess): void {
+    child.stdout?.resume();
+    child.stderr?.resume();
+  }
 
-function run(command: string[], onSpawn: () => void, onExit?: () => void): ChildProcess {
-  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  drain(child);
-  child.once('spawn', onSpawn);
-  child.once('error', () => window.count('errors'));
-  child.once('close', () => {
-    children.delete(child);
-    onExit?.();
-  });
-  return child;
-}
+  function run(command: string[], onSpawn: () => void, onExit?: () => void): ChildProcess {
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    drain(child);
+    child.once('spawn', onSpawn);
+    child.once('error', () => window.count('errors'));
+    child.once('close', () => {
+      children.delete(child);
+      onExit?.();
+    });
+    return child;
+  }
 
-async function readManifests(dir: string): Promise<unknown[]> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
-  return Promise.all(names.map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8')) as unknown));
-}
+  async function readManifests(dir: string): Promise<unknown[]> {
+    const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+    return Promise.all(names.map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8')) as unknown));
+  }
 
-async function start(p: SleepFloorParams): Promise<SleepFloorStart> {
-  const t0 = preciseNow();
-  if (p.manifestDir) await readManifests(p.manifestDir);
-  const readMs = preciseNow() - t0;
-  const running: number[] = [];
-  const ready: number[] = [];
-  await Promise.all(
-    Array.from(
-      { length: p.count },
-      () =>
-        new Promise<void>((resolve) => {
-          run(p.command, () => {
-            running.push(preciseNow() - t0);
-            if (!p.readyCommand) return resolve();
-            run(p.readyCommand, () => {}, () => {
-              ready.push(preciseNow() - t0);
-              resolve();
+  async function start(p: SleepFloorParams): Promise<SleepFloorStart> {
+    const t0 = preciseNow();
+    if (p.manifestDir) await readManifests(p.manifestDir);
+    const readMs = preciseNow() - t0;
+    const running: number[] = [];
+    const ready: number[] = [];
+    await Promise.all(
+      Array.from(
+        { length: p.count },
+        () =>
+          new Promise<void>((resolve) => {
+            run(p.command, () => {
+              running.push(preciseNow() - t0);
+              if (!p.readyCommand) return resolve();
+              run(p.readyCommand, () => {}, () => {
+                ready.push(preciseNow() - t0);
+                resolve();
+              });
             });
-          });
-        }),
-    ),
-  );
-  return { running, ready, readMs };
-}
+          }),
+      ),
+    );
+    return { running, ready, readMs };
+  }
 
-async function killAll(): Promise<void> {
-  const exits = [...children].map((c) => new Promise((r) => c.once('close', r)));
-  for (const c of children) c.kill('SIGKILL');
-  await Promise.all(exits);
-}
+  async function killAll(): Promise<void> {
+    const exits = [...children].map((c) => new Promise((r) => c.once('close', r)));
+    for (const c of children) c.kill('SIGKILL');
+    await Promise.all(exits);
+  }
 
-serve(
-  {
-    start,
-    clear: killAll,
-    begin: () => window.begin(),
-    read: () => window.read(),
-    stop: async () => {
-      const report = window.read();
-      await killAll();
-      return report;
+  serve(
+    {
+      start,
+      clear: killAll,
+      begin: () => window.begin(),
+      read: () => window.read(),
+      stop: async () => {
+        const report = window.read();
+        await killAll();
+        return report;
+      },
     },
-  },
-  killAll,
-);
+    killAll,
+  );
+}
+
+await main();

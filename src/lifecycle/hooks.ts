@@ -79,11 +79,18 @@ export async function runLifecycleHandler(ctx: HandlerContext, handler: Lifecycl
   }
   if (handler.sleep) {
     const seconds = handler.sleep.seconds;
+    // A cancellable timer, so an abandoned sleep leaves nothing pending behind.
+    let timer: { cancel(): void } | undefined;
+    const slept = new Promise<void>((r) => {
+      timer = ctx.clock.setTimer(seconds * 1000, r);
+    });
     try {
-      await abortable(ctx.clock.sleep(seconds * 1000), ctx.signal);
+      await abortable(slept, ctx.signal);
       return undefined;
     } catch {
       return `Sleep lifecycle hook (${seconds}) for Container ${goQuote(container.name)} in Pod ${goQuote(formatPod(pod))} failed - error: container terminated before sleep hook finished`;
+    } finally {
+      timer?.cancel();
     }
   }
   return `Cannot run handler: invalid handler: ${describeHandler(handler)}`;

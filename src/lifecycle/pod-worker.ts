@@ -10,7 +10,7 @@
 import type { Pod, PodStatus } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { ProbeManager } from '../prober/types.js';
-import type { RuntimeService } from '../runtime/cri.js';
+import type { ContainerStatus as RuntimeContainerStatus, RuntimeService } from '../runtime/cri.js';
 import { sandboxDir } from '../runtime/root-dir.js';
 import { generateAPIPodStatus, type StartFailure } from '../status/generate.js';
 import { isTerminalPhase } from '../status/phase.js';
@@ -59,14 +59,23 @@ export interface PodWorkerDeps {
 }
 
 interface Termination {
-  /** Kill everything at once (a zero-grace request). */
+  /** Aborted to kill everything at once (a zero-grace request). */
   force: AbortController;
-  /** Pod-level failure forced on the status (activeDeadlineSeconds). */
+  /** Resolves once every container stopped and the final status is stored. */
   done: Promise<void>;
   resolve: () => void;
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+function startsWithPostStart(pod: Pod, actions: PodActions): boolean {
+  const inits = pod.spec?.initContainers ?? [];
+  const containers = pod.spec?.containers ?? [];
+  return (
+    actions.initContainersToStart.some((i) => inits[i]?.lifecycle?.postStart) ||
+    actions.containersToStart.some((i) => containers[i]?.lifecycle?.postStart)
+  );
+}
 
 export class PodWorker {
   private pod: Pod;
@@ -74,6 +83,7 @@ export class PodWorker {
   private sandbox?: SandboxInfo;
   private readonly reasonCache = new Map<string, StartFailure>();
   private startTime?: number;
+  /** Pod-level failure forced on every later status (activeDeadlineSeconds). */
   private failure?: { reason: string; message: string };
   private terminal = false;
   private termination?: Termination;
@@ -221,6 +231,9 @@ export class PodWorker {
 
     const sandbox = await this.ensureSandbox();
     if (signal.aborted) return;
+    // Probe workers exist before any container of this sync runs, so the first status that shows a
+    // container Running already sees its startup probe (as SyncPod calls AddPod first).
+    this.deps.probeManager.addPod(pod);
     const snapshot = new RuntimePod(await runtime.listContainers({ podSandboxId: sandbox.id }));
     const actions = computePodActions({
       pod,
@@ -231,18 +244,26 @@ export class PodWorker {
       specHash: hashContainer,
     });
 
+    // Status as of before this sync's actions when they may take long (a postStart hook runs inside
+    // the sync) or nothing was published yet: while the hook runs the container shows as Waiting.
+    if (!this.deps.statusManager.getPodStatus(this.uid) || startsWithPostStart(pod, actions)) {
+      await this.publishStatus(false, [...snapshot.containers]);
+    }
+
     const outcome = await this.applyActions(actions, snapshot, sandbox, signal);
     if (signal.aborted) return;
 
-    await this.pruneExitedInstances(sandbox.id);
-    const status = await this.publishStatus(false);
+    // Nothing done: the snapshot is still what the runtime holds, so one listing per sync suffices.
+    const acted =
+      actions.killPod || actions.containersToKill.length + actions.initContainersToStart.length + actions.containersToStart.length > 0;
+    if (acted) await this.pruneExitedInstances(sandbox.id);
+    const status = await this.publishStatus(false, acted ? undefined : [...snapshot.containers]);
     if (signal.aborted) return;
 
     if (isTerminalPhase(status.phase)) {
       await this.stopPod(undefined);
       return;
     }
-    this.deps.probeManager.addPod(pod);
 
     let delay = this.jitter(this.deps.resyncIntervalMs);
     if (outcome.retryAt !== undefined) delay = Math.min(delay, Math.max(1, outcome.retryAt - clock.now()));
@@ -359,9 +380,9 @@ export class PodWorker {
 
   // --- status ---
 
-  private async publishStatus(podIsTerminal: boolean): Promise<PodStatus> {
+  private async publishStatus(podIsTerminal: boolean, listed?: RuntimeContainerStatus[]): Promise<PodStatus> {
     const { runtime, statusManager, probeManager, clock } = this.deps;
-    const containers = this.sandbox ? await runtime.listContainers({ podSandboxId: this.sandbox.id }) : [];
+    const containers = listed ?? (this.sandbox ? await runtime.listContainers({ podSandboxId: this.sandbox.id }) : []);
     const sandbox = this.sandbox ? await runtime.podSandboxStatus(this.sandbox.id).catch(() => undefined) : undefined;
     const status = generateAPIPodStatus({
       pod: this.pod,
@@ -386,13 +407,12 @@ export class PodWorker {
   /** SyncTerminatingPod (§11.5), for a deleted pod or one past its active deadline. */
   private async syncTerminatingPod(): Promise<void> {
     const t = this.termination!;
-    try {
-      if (this.closed) return;
-      await this.publishStatus(false);
-      await this.stopPod(t.force.signal);
-    } finally {
-      t.resolve();
-    }
+    if (this.closed) return t.resolve();
+    // A failure here is retried by the loop (as the kubelet retries SyncTerminatingPod); the
+    // termination resolves only once the pod is stopped.
+    await this.publishStatus(false);
+    await this.stopPod(t.force.signal);
+    t.resolve();
   }
 
   /**

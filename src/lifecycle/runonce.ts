@@ -19,7 +19,10 @@ export type WaitFor = 'running' | 'ready' | 'completed';
 export interface RunOnceOptions {
   wait: WaitFor;
   clock: Clock;
-  /** First delay between checks; doubles after each retry (the kubelet's runOnceRetryDelay). */
+  /**
+   * First delay between checks, doubling after each retry (the kubelet's runOnceRetryDelay); also
+   * how long a reached condition must hold before it counts (see waitForPod).
+   */
   retryDelayMs?: number;
   maxRetries?: number;
   /** Overall bound on the wait in ms; unset or 0 leaves only the retry schedule. */

@@ -34,8 +34,8 @@ test('restarts follow the back-off sequence on the worker clock', async () => {
     const from = clock.now();
     for (let s = 0; s < 400 && starts() === before; s++) {
       await clock.advance(1000);
-      // a sync that starts the container does real I/O: give it a moment on the wall clock
-      await waitFor(async () => starts() > before || (await new Promise((r) => setTimeout(r, 5)), true), 'settle');
+      // A sync does real I/O: let every sync due by now finish before time moves on.
+      await h.kubelet.syncPod(pod.metadata!.uid!);
     }
     await waitFor(() => starts() > before, () => describe(h, pod));
     return (clock.now() - from) / 1000;
@@ -65,5 +65,45 @@ test('restarts follow the back-off sequence on the worker clock', async () => {
     await waitFor(() => starts() > before, () => describe(h, pod));
     assert.ok(!existsSync(hold));
     assert.equal(await inBackOff(), '10s', 'the sequence starts again at 10 s');
+  });
+});
+
+test('a sync that throws is logged and retried later; other pods go on', async () => {
+  const clock = new FakeClock();
+  const h = newHarness({ clock, random: () => 0 });
+  const broken = makePod('broken', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
+  const fine = makePod('fine', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
+  // The runtime fails the broken pod's first sandbox creation.
+  const runPodSandbox = h.runtime.runPodSandbox.bind(h.runtime);
+  let failures = 0;
+  h.runtime.runPodSandbox = async (config) => {
+    if (config.metadata.name === 'broken' && failures++ === 0) throw new Error('injected failure');
+    return runPodSandbox(config);
+  };
+  await withPods(h, [broken, fine], async () => {
+    await waitFor(() => containerStatus(h, fine, 'app')?.state?.running, () => describe(h, fine));
+    await h.kubelet.syncPod(broken.metadata!.uid!);
+    assert.equal(failures, 2, 'the explicit sync retried');
+    await waitFor(() => containerStatus(h, broken, 'app')?.state?.running, () => describe(h, broken));
+  });
+});
+
+test('a failed sync is retried after the error back-off', async () => {
+  const clock = new FakeClock();
+  const h = newHarness({ clock, random: () => 0 });
+  const pod = makePod('retried', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
+  const listContainers = h.runtime.listContainers.bind(h.runtime);
+  let calls = 0;
+  h.runtime.listContainers = async (filter) => {
+    if (calls++ === 0) throw new Error('injected failure');
+    return listContainers(filter);
+  };
+  await withPods(h, [pod], async () => {
+    await waitFor(() => calls >= 1, 'first sync');
+    await clock.advance(9_000);
+    assert.equal(calls, 1, 'no retry before the 10 s error back-off');
+    assert.equal(containerStatus(h, pod, 'app'), undefined);
+    await clock.advance(1_000);
+    await waitFor(() => containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod));
   });
 });

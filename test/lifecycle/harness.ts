@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { ConfigMap, Container, ContainerStatus, Event, Pod, PodStatus, Secret } from '../../src/api/types.js';
+import { Registry, type Counter } from 'prom-client';
+import type { ConfigMap, Container, ContainerStatus, Event, Pod, PodStatus, ProbeType, Secret } from '../../src/api/types.js';
 import { defaultPod } from '../../src/api/defaults.js';
 import { PodKubelet, type PodKubeletOptions } from '../../src/lifecycle/kubelet.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
@@ -16,6 +17,8 @@ export interface Harness {
   dir: string;
   kubelet: PodKubelet;
   runtime: ProcessRuntime;
+  /** The probe metrics registry. */
+  registry: Registry;
   /** Terminates nothing gracefully: kills everything and removes the root dir. */
   close(): Promise<void>;
 }
@@ -26,6 +29,7 @@ export function newHarness(
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-lc-'));
   const clock = opts.clock ?? new RealClock();
   const runtime = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
+  const registry = opts.registry ?? new Registry();
   const find = <T extends { metadata?: { name?: string; namespace?: string } }>(list: T[] | undefined, ns: string, name: string) =>
     list?.find((o) => o.metadata?.name === name && (o.metadata?.namespace ?? 'default') === ns);
   const kubelet = new PodKubelet({
@@ -37,6 +41,7 @@ export function newHarness(
       secret: (ns, name) => find(opts.secrets, ns, name),
     },
     ...opts,
+    registry,
     runtime,
     clock,
   });
@@ -44,6 +49,7 @@ export function newHarness(
     dir,
     kubelet,
     runtime,
+    registry,
     close: async () => {
       await kubelet.close();
       rmSync(dir, { recursive: true, force: true });
@@ -114,4 +120,14 @@ export async function withPods(h: Harness, pods: Pod[], body: () => Promise<void
   } finally {
     await h.close();
   }
+}
+
+/** prober_probe_total for one pod's container, probe type and result (`successful`, `failed`, `unknown`). */
+export async function probeCount(h: Harness, pod: Pod, container: string, type: ProbeType, result: string): Promise<number> {
+  const metric = h.registry.getSingleMetric('prober_probe_total') as Counter | undefined;
+  if (!metric) return 0;
+  const { values } = await metric.get();
+  return values
+    .filter((v) => v.labels.pod_uid === pod.metadata!.uid && v.labels.container === container && v.labels.probe_type === type && v.labels.result === result)
+    .reduce((n, v) => n + v.value, 0);
 }
