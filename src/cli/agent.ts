@@ -3,11 +3,10 @@
 // that supervise pods.
 
 import { availableParallelism, totalmem } from 'node:os';
-import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
-import type { NodeAllocatable } from '../lifecycle/admission.js';
+import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
 import type { ObjectLookup } from '../lifecycle/start.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
@@ -31,6 +30,7 @@ export const agentFlagSpecs: FlagSpec[] = [
     valueName: 'DURATION',
     usage: 'Cap of the CrashLoopBackOff delay, as the kubelet\'s crashLoopBackOff.maxContainerRestartPeriod (default 5m0s).',
   },
+  { name: 'max-pods', type: 'string', valueName: 'N', usage: 'Number of pods the node admits, as the kubelet\'s --max-pods (default 110).' },
 ];
 
 const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -91,7 +91,18 @@ export function nodeAllocatable(parsed: ParsedArgs): NodeAllocatable {
   return {
     cpuMilli: quantityFlag(parsed, 'node-cpu', 'cpu') ?? availableParallelism() * 1000,
     memoryBytes: quantityFlag(parsed, 'node-memory', 'memory') ?? totalmem(),
+    pods: maxPodsFlag(parsed) ?? DEFAULT_MAX_PODS,
   };
+}
+
+function maxPodsFlag(parsed: ParsedArgs): number | undefined {
+  const raw = parsed.flags['max-pods'];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!/^[0-9]+$/.test(String(raw)) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`invalid argument "${String(raw)}" for "--max-pods" flag: must be a whole number greater than 0`);
+  }
+  return n;
 }
 
 /** Rejects a --runtime other than the ones built in. */
@@ -187,7 +198,14 @@ export function createAgent(deps: AgentDeps): Agent {
       return [];
     }
   };
-  return { runtime, kubelet, clock, rootDir: settings.rootDir, readLogTail, close: () => kubelet.close() };
+  // Whatever ends the process (a second signal, an uncaught error), no container may outlive it.
+  const killOnExit = () => runtime.killAllSync();
+  process.once('exit', killOnExit);
+  const close = async () => {
+    await kubelet.close();
+    process.removeListener('exit', killOnExit);
+  };
+  return { runtime, kubelet, clock, rootDir: settings.rootDir, readLogTail, close };
 }
 
 /** A Pod as `kubectl get -o json` shows it: apiVersion, kind, and its status. */
@@ -264,39 +282,3 @@ export function watchShutdownSignals(io: CommandIO, handlers: SignalHandlers): (
   };
 }
 
-/**
- * SIGKILLs, synchronously, the process group of every child of this process (containers and exec
- * probes are each their own group). The last resort when the process is about to exit without a
- * graceful stop: no container may outlive the agent. Linux only (reads /proc); elsewhere a no-op.
- */
-export function killChildProcessGroupsSync(): number {
-  let killed = 0;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  for (const name of entries) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command: state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ppid = Number(fields[1]);
-    const pgrp = Number(fields[2]);
-    if (ppid !== process.pid) continue;
-    try {
-      if (pgrp === Number(name)) process.kill(-pgrp, 'SIGKILL');
-      else process.kill(Number(name), 'SIGKILL');
-      killed++;
-    } catch {
-      // already gone
-    }
-  }
-  return killed;
-}

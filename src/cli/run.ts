@@ -15,7 +15,6 @@ import {
   agentSettings,
   createAgent,
   durationFlag,
-  killChildProcessGroupsSync,
   parseGoDuration,
   podWithStatus,
   stampCreation,
@@ -109,7 +108,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, retryDelayMs: number |
   const unwatch = watchShutdownSignals(io, {
     first: () => interrupted.abort(),
     // The process exits right after this: nothing of the pods may outlive it.
-    again: () => void killChildProcessGroupsSync(),
+    again: () => agent.runtime.killAllSync(),
   });
   try {
     const { kubelet, clock } = agent;

@@ -13,7 +13,6 @@ import {
   agentSettings,
   createAgent,
   durationFlag,
-  killChildProcessGroupsSync,
   podWithStatus,
   stampCreation,
   watchShutdownSignals,
@@ -141,7 +140,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       takeSnapshot();
       io.stderr.write(`${sig} again: killing all pods at once\n`);
       void kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
-      killChildProcessGroupsSync();
+      agent.runtime.killAllSync();
       writeList();
     },
   });

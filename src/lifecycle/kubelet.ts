@@ -45,6 +45,8 @@ export interface PodKubeletOptions {
   probeManager?: ProbeManager;
   /** [0, 1), for timer jitter; Math.random when unset. */
   random?: () => number;
+  /** Told when each probe starts, with the time it was due (schedule lateness, for measurement). */
+  onProbeStart?: (dueMs: number, actualMs: number) => void;
 }
 
 export class PodKubelet implements Kubelet {
@@ -80,6 +82,7 @@ export class PodKubelet implements Kubelet {
         statusProvider: this.statusManager,
         registry: opts.registry,
         random: opts.random,
+        onProbeStart: opts.onProbeStart,
       });
 
     // §7.1: runtime changes and probe results become syncs of the pod concerned.

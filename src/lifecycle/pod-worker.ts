@@ -7,6 +7,7 @@
 // backOffPeriod) and a periodic resync (resyncIntervalMs, +50 % jitter as the kubelet's
 // workerResyncIntervalJitterFactor). Each worker holds at most one timer.
 
+import { rm } from 'node:fs/promises';
 import type { Pod, PodStatus } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { ProbeManager } from '../prober/types.js';
@@ -352,6 +353,14 @@ export class PodWorker {
     if (this.sandbox) return this.sandbox;
     const { runtime, rootDir } = this.deps;
     const config = podSandboxConfig(this.pod, rootDir);
+    // A worker is created for a newly added pod. Whatever an earlier pod with the same UID left on
+    // disk (its logs, its working directory) belongs to a pod that has since been removed, which the
+    // kubelet's garbage collector would have deleted: without this, restart counts would continue
+    // from the old log files.
+    await Promise.all([
+      rm(config.logDirectory, { recursive: true, force: true }),
+      rm(sandboxDir(rootDir, this.uid), { recursive: true, force: true }),
+    ]);
     const id = await runtime.runPodSandbox(config);
     const status = await runtime.podSandboxStatus(id);
     this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP: status.network.ip };

@@ -142,4 +142,7 @@ export interface RuntimeService {
 
   /** Stops everything this runtime started (agent shutdown). */
   close(): Promise<void>;
+
+  /** Kills everything at once, synchronously, when the agent exits without a graceful stop. */
+  killAllSync?(): void;
 }

@@ -38,8 +38,9 @@ test('DURATION values read as Go time.ParseDuration', () => {
 
 test('flags become checked settings; bad values are usage errors', () => {
   const parsed = (argv: string[]) => parseArgs(argv, [...agentFlagSpecs, { name: 'timeout', type: 'string', usage: '' }]);
-  assert.deepEqual(nodeAllocatable(parsed(['--node-cpu=1500m', '--node-memory', '2Gi'])), { cpuMilli: 1500, memoryBytes: 2 * 1024 ** 3 });
-  assert.deepEqual(nodeAllocatable(parsed([])), { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem() });
+  assert.deepEqual(nodeAllocatable(parsed(['--node-cpu=1500m', '--node-memory', '2Gi', '--max-pods=500'])), { cpuMilli: 1500, memoryBytes: 2 * 1024 ** 3, pods: 500 });
+  assert.deepEqual(nodeAllocatable(parsed([])), { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: 110 });
+  assert.throws(() => nodeAllocatable(parsed(['--max-pods=0'])), /invalid argument "0" for "--max-pods" flag/);
   assert.throws(() => nodeAllocatable(parsed(['--node-cpu=many'])), (e: Error) => e instanceof UsageError && /invalid argument "many" for "--node-cpu" flag/.test(e.message));
   assert.throws(() => nodeAllocatable(parsed(['--node-memory=0'])), UsageError);
   assert.equal(durationFlag(parsed(['--timeout=1m30s']), 'timeout'), 90_000);
@@ -68,7 +69,7 @@ test('the hidden --retry-delay is taken out before parsing and kept out of --hel
     const h = io();
     assert.equal(await cmd.run(['--help'], h.io), 0);
     assert.doesNotMatch(h.out(), /retry-delay/);
-    for (const flag of ['--filename', '--runtime', '--root-dir', '--node-cpu', '--node-memory', '--max-container-restart-period', '--validate', '--output']) {
+    for (const flag of ['--filename', '--runtime', '--root-dir', '--node-cpu', '--node-memory', '--max-container-restart-period', '--max-pods', '--validate', '--output']) {
       assert.match(h.out(), new RegExp(flag), `${cmd.name} --help lists ${flag}`);
     }
   }

@@ -115,3 +115,15 @@ test('exec: many concurrent execs all complete', async () => {
     );
   });
 });
+
+test('exec: a command still running when its container exits is killed with the container', async () => {
+  await withContainer(async ({ rt, id, root }) => {
+    const pidFile = join(root, 'exec.pid');
+    const pending = rt.execSync(id, ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], 0);
+    const pid = await readPid(pidFile);
+    await rt.stopContainer(id, 0);
+    const r = await pending;
+    assert.equal(r.exitCode, 137);
+    await waitFor(() => !isAlive(pid), 'the exec process to be gone');
+  });
+});

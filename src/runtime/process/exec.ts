@@ -17,8 +17,12 @@ export interface ExecContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
   clock: Clock;
-  /** Told about an exec whose process group outlived its main process; it is killed with the container. */
-  lingering(pgid: number): void;
+  /**
+   * Told about each exec's process group when it starts, and again (groupGone) once nothing of it
+   * runs; the container kills every group still tracked when it exits, so no exec outlives it.
+   */
+  started(pgid: number): void;
+  groupGone(pgid: number): void;
 }
 
 class CappedOutput {
@@ -61,6 +65,7 @@ export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecCo
       return;
     }
     const pgid = child.pid;
+    ctx.started(pgid);
     const stdout = new CappedOutput();
     const stderr = new CappedOutput();
     child.stdout!.on('data', (d: Buffer) => stdout.push(d));
@@ -84,7 +89,7 @@ export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecCo
       if (done || exitCode === undefined) return;
       done = true;
       if (drainTimer) clearTimeout(drainTimer);
-      if (signalGroup(pgid, 0)) ctx.lingering(pgid);
+      if (!signalGroup(pgid, 0)) ctx.groupGone(pgid);
       resolve({ exitCode, stdout: stdout.buffer(), stderr: stderr.buffer(), timedOut });
     };
     child.once('exit', (code, signal) => {

@@ -73,8 +73,8 @@ interface ContainerRecord {
   exited: Promise<void>;
   markExited: () => void;
   stopTimers: Timer[];
-  /** Process groups of execs whose main process exited while others of the group lived on. */
-  lingeringExecs: Set<number>;
+  /** Process groups of execs still running (or left behind by them) in this container. */
+  execGroups: Set<number>;
 }
 
 /**
@@ -182,7 +182,7 @@ export class ProcessRuntime implements RuntimeService {
       exited,
       markExited,
       stopTimers: [],
-      lingeringExecs: new Set(),
+      execGroups: new Set(),
     };
     this.containers.set(id, rec);
     this.emit(rec, 'CONTAINER_CREATED_EVENT');
@@ -251,10 +251,11 @@ export class ProcessRuntime implements RuntimeService {
       cwd: c.cwd,
       env: c.env,
       clock: this.clock,
-      lingering: (pgid) => {
-        if (c.status.state === 'CONTAINER_RUNNING') c.lingeringExecs.add(pgid);
+      started: (pgid) => {
+        if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
+      groupGone: (pgid) => c.execGroups.delete(pgid),
     });
   }
 
@@ -276,6 +277,18 @@ export class ProcessRuntime implements RuntimeService {
   /** Kills every container this runtime started and waits until they are gone. */
   async close(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.stopContainer(c.status.id, 0)));
+  }
+
+  /**
+   * SIGKILLs, synchronously, every process group this runtime started (containers and execs). The
+   * last resort when the agent is about to exit without a graceful stop: signals are delivered
+   * before the process ends, so nothing of a container outlives the agent.
+   */
+  killAllSync(): void {
+    for (const c of this.containers.values()) {
+      if (c.pgid !== undefined && c.status.state === 'CONTAINER_RUNNING') signalGroup(c.pgid, 'SIGKILL');
+      for (const g of c.execGroups) signalGroup(g, 'SIGKILL');
+    }
   }
 
   // --- internals ---
@@ -384,8 +397,8 @@ export class ProcessRuntime implements RuntimeService {
     const finishedAt = this.clock.now();
     // Nothing of a container outlives its main process.
     signalGroup(pgid, 'SIGKILL');
-    for (const execGroup of c.lingeringExecs) signalGroup(execGroup, 'SIGKILL');
-    c.lingeringExecs.clear();
+    for (const execGroup of c.execGroups) signalGroup(execGroup, 'SIGKILL');
+    c.execGroups.clear();
     // Let the last output reach the log before the container is reported exited.
     let drainTimer: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise<void>((r) => (drainTimer = setTimeout(r, PIPE_DRAIN_MS)))]);
