@@ -1,6 +1,8 @@
 // Field-level validation errors shaped like apimachinery's field.Error and field.Path, printed
 // exactly as the API server prints them (`<path>: <type text>[: <value>][: <detail>]`).
 
+import { goQuote } from '../util/go-format.js';
+
 export type FieldErrorType =
   | 'Required'
   | 'Forbidden'
@@ -108,46 +110,6 @@ const typeText: Record<FieldErrorType, string> = {
   Internal: 'Internal error',
 };
 
-/** Go's %q for a string: double-quoted with Go escapes. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\x07':
-        out += '\\a';
-        continue;
-      case '\b':
-        out += '\\b';
-        continue;
-      case '\f':
-        out += '\\f';
-        continue;
-      case '\v':
-        out += '\\v';
-        continue;
-    }
-    if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp >= 0x80 && cp <= 0x9f) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return out + '"';
-}
 
 /** Renders a bad value as the API server does: numbers and booleans bare, strings %q, nil `null`. */
 export function formatValue(v: unknown): string {

@@ -14,7 +14,9 @@ import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { containerLogPath, defaultRootDir, podLogDir } from '../runtime/root-dir.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { streamLogger, type Logger } from '../util/logger.js';
+import { defaultNodeName, loadManifests, type LoadedManifests, type ValidateMode } from '../config/load.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
+import { reportLoadError } from './output.js';
 
 export const supportedRuntimes = ['process'];
 
@@ -206,6 +208,39 @@ export function createAgent(deps: AgentDeps): Agent {
     process.removeListener('exit', killOnExit);
   };
   return { runtime, kubelet, clock, rootDir: settings.rootDir, readLogTail, close };
+}
+
+/**
+ * What `run` and `up` do before any pod starts: load, default and validate every manifest (all
+ * errors at once, exit 2), then build the agent (exit 1 if that fails). Returns the exit code when
+ * either step failed.
+ */
+export async function loadAndCreateAgent(
+  files: string[],
+  parsed: ParsedArgs,
+  io: CommandIO,
+  settings: AgentSettings,
+): Promise<{ agent: Agent; loaded: LoadedManifests } | number> {
+  const nodeName = defaultNodeName();
+  let loaded: LoadedManifests;
+  try {
+    loaded = await loadManifests(files, {
+      stdin: io.stdin,
+      cwd: io.cwd,
+      validate: parsed.flags.validate as ValidateMode,
+      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
+      runtime: settings.runtime,
+      nodeName,
+    });
+  } catch (err) {
+    return reportLoadError(err, io.stderr);
+  }
+  try {
+    return { agent: createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr }), loaded };
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
 }
 
 /** A Pod as `kubectl get -o json` shows it: apiVersion, kind, and its status. */

@@ -3,17 +3,15 @@
 // what failed, stop them gracefully, and exit 0 only when every pod made it.
 
 import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, type ParsedArgs } from './args.js';
-import { loadManifests, defaultNodeName, type ValidateMode } from '../config/load.js';
 import { runOnce, type WaitFor } from '../lifecycle/runonce.js';
 import { formatPodTable } from './printers/pods.js';
 import { formatObject, toV1List } from './printers/list.js';
 import { formatRunSummary, summaryLogLines } from './printers/summary.js';
 import { manifestFlags } from './validate.js';
-import { reportLoadError } from './output.js';
 import {
   agentFlagSpecs,
   agentSettings,
-  createAgent,
+  loadAndCreateAgent,
   durationFlag,
   parseGoDuration,
   podWithStatus,
@@ -81,28 +79,9 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, retryDelayMs: number |
     throw err;
   }
 
-  const nodeName = defaultNodeName();
-  let loaded;
-  try {
-    loaded = await loadManifests(files, {
-      stdin: io.stdin,
-      cwd: io.cwd,
-      validate: parsed.flags.validate as ValidateMode,
-      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
-      runtime: settings.runtime,
-      nodeName,
-    });
-  } catch (err) {
-    return reportLoadError(err, io.stderr);
-  }
-
-  let agent: Agent;
-  try {
-    agent = createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr });
-  } catch (err) {
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    return 1;
-  }
+  const started = await loadAndCreateAgent(files, parsed, io, settings);
+  if (typeof started === 'number') return started;
+  const { agent, loaded } = started;
 
   const interrupted = new AbortController();
   const unwatch = watchShutdownSignals(io, {

@@ -3,7 +3,6 @@
 // them gracefully; with -o print one v1 List of the Pods as they were and every Event recorded.
 
 import type { Event, Pod } from '../api/types.js';
-import { defaultNodeName, loadManifests, type ValidateMode } from '../config/load.js';
 import { formatEventTable } from '../events/format.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME } from '../lifecycle/container-config.js';
 import type { LogStream } from '../runtime/logs/cri-format.js';
@@ -11,14 +10,13 @@ import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArg
 import {
   agentFlagSpecs,
   agentSettings,
-  createAgent,
+  loadAndCreateAgent,
   durationFlag,
   podWithStatus,
   stampCreation,
   watchShutdownSignals,
   type Agent,
 } from './agent.js';
-import { reportLoadError } from './output.js';
 import { formatObject, toV1List, type ObjectFormat } from './printers/list.js';
 import { manifestFlags } from './validate.js';
 
@@ -92,28 +90,9 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     throw err;
   }
 
-  const nodeName = defaultNodeName();
-  let loaded;
-  try {
-    loaded = await loadManifests(files, {
-      stdin: io.stdin,
-      cwd: io.cwd,
-      validate: parsed.flags.validate as ValidateMode,
-      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
-      runtime: settings.runtime,
-      nodeName,
-    });
-  } catch (err) {
-    return reportLoadError(err, io.stderr);
-  }
-
-  let agent: Agent;
-  try {
-    agent = createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr });
-  } catch (err) {
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    return 1;
-  }
+  const started = await loadAndCreateAgent(files, parsed, io, settings);
+  if (typeof started === 'number') return started;
+  const { agent, loaded } = started;
   const { kubelet, clock } = agent;
   const unsubscribe = [streamEvents(agent, io.stderr)];
   if (parsed.flags.logs === true) unsubscribe.push(streamContainerOutput(agent, output ? io.stderr : io.stdout));

@@ -7,11 +7,12 @@ import type { ConfigMap, Pod, Secret } from '../api/types.js';
 import { strictDecode, type DecodeProblem } from '../api/decode.js';
 import { kindTypes } from '../api/schema.js';
 import { defaultPod, defaultSecret, defaultNamespace } from '../api/defaults.js';
-import { aggregateMessage, type FieldError, formatFieldError, goQuote, sortFieldErrors } from '../api/field-errors.js';
+import { aggregateMessage, type FieldError, formatFieldError, sortFieldErrors } from '../api/field-errors.js';
 import { validateConfigMap, validatePods, validateSecret } from '../api/validation/index.js';
 import { validateForProcessRuntime } from '../runtime/process/validation.js';
 import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
+import { goQuote } from '../util/go-format.js';
 
 /** kubectl's --validate values: strict rejects unknown fields, warn reports them, ignore drops them. */
 export type ValidateMode = 'strict' | 'warn' | 'ignore';

@@ -4,7 +4,8 @@
 import type { Container, Pod } from '../api/types.js';
 import type { ContainerStatus as RuntimeContainerStatus } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
-import { formatGoDuration, formatPod } from './format.js';
+import { formatGoDuration } from '../util/go-format.js';
+import { formatPod } from './format.js';
 
 /** initialCrashLoopBackOff */
 export const INITIAL_CRASH_LOOP_BACKOFF_MS = 10_000;

@@ -8,7 +8,8 @@ import type { Container, LifecycleHandler, Pod } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
-import { formatPod, goList, goQuote, podRef } from './format.js';
+import { goList, goQuote } from '../util/go-format.js';
+import { formatPod, podRef } from './format.js';
 
 /** The Kubernetes minor version podvisor mirrors, as sent in User-Agent headers. */
 export const KUBE_VERSION = '1.35';

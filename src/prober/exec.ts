@@ -3,7 +3,8 @@
 
 import type { Container, EnvVar } from '../api/types.js';
 import type { RuntimeService } from '../runtime/cri.js';
-import { goQuote, MAX_PROBE_OUTPUT_BYTES, type ActionOutcome } from './probe.js';
+import { MAX_PROBE_OUTPUT_BYTES, type ActionOutcome } from './probe.js';
+import { goQuote } from '../util/go-format.js';
 
 /** The runtime-local ID of a status container ID (`process://abc` → `abc`). */
 export function runtimeContainerId(containerId: string): string {

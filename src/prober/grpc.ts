@@ -8,7 +8,8 @@ import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { dialHost, goDuration, goQuote, joinHostPort, type ActionOutcome } from './probe.js';
+import { dialHost, joinHostPort, type ActionOutcome } from './probe.js';
+import { formatGoDuration, goQuote } from '../util/go-format.js';
 
 interface HealthCheckResponse {
   status: string;
@@ -68,7 +69,7 @@ export class GRPCHealthProber {
 
   probe(host: string, service: string, port: number, timeoutSeconds: number): Promise<ActionOutcome> {
     const addr = joinHostPort(host, port);
-    const timeout = goDuration(timeoutSeconds);
+    const timeout = formatGoDuration(timeoutSeconds * 1000);
     // grpc-js deadlines are wall-clock dates; this is network I/O, not logic under test clocks.
     const deadline = new Date(Date.now() + timeoutSeconds * 1000);
     let client: HealthClient;

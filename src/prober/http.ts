@@ -11,8 +11,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Container, HTTPGetAction } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
-import { dialErrorText, dialHost, goQuote, ioErrorText, joinHostPort, MAX_PROBE_OUTPUT_BYTES, resolveContainerPort, type ActionOutcome } from './probe.js';
+import { dialErrorText, dialHost, ioErrorText, joinHostPort, MAX_PROBE_OUTPUT_BYTES, resolveContainerPort, type ActionOutcome } from './probe.js';
 import { resetSocket } from './tcp.js';
+import { goQuote } from '../util/go-format.js';
 
 /** A built probe request, as the kubelet's NewRequestForHTTPGetAction builds it. */
 export interface HTTPProbeRequest {

@@ -2,6 +2,7 @@
 // resolution (§5.2), and error texts shaped like Go's so events read as the kubelet's do.
 
 import type { Container } from '../api/types.js';
+import { goQuote } from '../util/go-format.js';
 
 /** Low-level probe results (pkg/probe): `success`, `warning`, `failure`, `unknown`. */
 export type ActionResult = 'success' | 'warning' | 'failure' | 'unknown';
@@ -48,57 +49,7 @@ function goAtoi(s: string): number {
   return n;
 }
 
-/** Go's %q for a string (strconv.Quote). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\x07':
-        out += '\\a';
-        continue;
-      case '\b':
-        out += '\\b';
-        continue;
-      case '\f':
-        out += '\\f';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      case '\v':
-        out += '\\v';
-        continue;
-    }
-    if (cp < 0x20 || cp === 0x7f) out += '\\x' + cp.toString(16).padStart(2, '0');
-    else if (cp >= 0x80 && cp < 0xa0) out += '\\u' + cp.toString(16).padStart(4, '0');
-    else out += ch;
-  }
-  return out + '"';
-}
 
-/** Go's time.Duration String() for a whole number of seconds: `1s`, `1m30s`, `1h0m0s`. */
-export function goDuration(seconds: number): string {
-  if (seconds === 0) return '0s';
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  if (h > 0) return `${h}h${m}m${s}s`;
-  if (m > 0) return `${m}m${s}s`;
-  return `${s}s`;
-}
 
 /** net.JoinHostPort: IPv6 hosts bracketed. */
 export function joinHostPort(host: string, port: number | string): string {

@@ -5,6 +5,7 @@
 import type { ContainerStatus, Pod, PodCondition } from '../api/types.js';
 import type { PodSandboxStatus } from '../runtime/cri.js';
 import { findStatus, hasAnyRegularContainerStarted, isRestartableInitContainer } from './phase.js';
+import { goQuote } from '../util/go-format.js';
 
 export const UnknownContainerStatuses = 'UnknownContainerStatuses';
 export const PodCompleted = 'PodCompleted';
@@ -150,10 +151,6 @@ export function podScheduledCondition(): PodCondition {
   return makeCondition('PodScheduled', 'True');
 }
 
-/** Go's %q for the plain strings condition types are (JSON escaping matches it for those). */
-function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
 
 /**
  * Gives each kubelet-owned condition its lastTransitionTime, as the status manager's

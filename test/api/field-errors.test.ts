@@ -2,9 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  duplicate, forbidden, formatFieldError, goQuote, internalError, invalid, newPath, notFound, notSupported,
+  duplicate, forbidden, formatFieldError, internalError, invalid, newPath, notFound, notSupported,
   required, sortFieldErrors, tooLong, tooMany, ValidationError,
 } from '../../src/api/field-errors.js';
+import { goQuote } from '../../src/util/go-format.js';
 
 const p = newPath('spec').child('containers').index(0);
 

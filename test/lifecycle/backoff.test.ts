@@ -8,7 +8,7 @@ import type { Container, Pod } from '../../src/api/types.js';
 import type { ContainerStatus as RuntimeContainerStatus } from '../../src/runtime/cri.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { backOffKey, doBackOff, newCrashLoopBackoff } from '../../src/lifecycle/backoff.js';
-import { formatGoDuration } from '../../src/lifecycle/format.js';
+import { formatGoDuration } from '../../src/util/go-format.js';
 
 const pod: Pod = {
   metadata: { name: 'web', namespace: 'default', uid: 'u1' },
