@@ -59,6 +59,8 @@ interface SandboxRecord {
   dir: string;
   state: SandboxState;
   createdAt: number;
+  /** The sandbox's containers, so a pod's sync lists only its own (not every container of the node). */
+  containers: Map<string, ContainerRecord>;
 }
 
 interface ContainerRecord {
@@ -115,7 +117,7 @@ export class ProcessRuntime implements RuntimeService {
     await mkdir(dir, { recursive: true });
     if (config.logDirectory) await mkdir(config.logDirectory, { recursive: true });
     const id = newId();
-    this.sandboxes.set(id, { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now() });
+    this.sandboxes.set(id, { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() });
     return id;
   }
 
@@ -185,6 +187,7 @@ export class ProcessRuntime implements RuntimeService {
       execGroups: new Set(),
     };
     this.containers.set(id, rec);
+    sb.containers.set(id, rec);
     this.emit(rec, 'CONTAINER_CREATED_EVENT');
     return id;
   }
@@ -226,6 +229,7 @@ export class ProcessRuntime implements RuntimeService {
     // As containerd: a running container is stopped at once before it is removed.
     await this.stopContainer(containerId, 0);
     if (!this.containers.delete(containerId)) return;
+    this.sandboxes.get(c.status.podSandboxId)?.containers.delete(containerId);
     this.emit(c, 'CONTAINER_DELETED_EVENT');
   }
 
@@ -235,8 +239,8 @@ export class ProcessRuntime implements RuntimeService {
 
   async listContainers(filter?: ContainerFilter): Promise<ContainerStatus[]> {
     const out: ContainerStatus[] = [];
-    for (const c of this.containers.values()) {
-      if (filter?.podSandboxId && c.status.podSandboxId !== filter.podSandboxId) continue;
+    const from = filter?.podSandboxId ? this.sandboxes.get(filter.podSandboxId)?.containers : this.containers;
+    for (const c of from?.values() ?? []) {
       if (filter?.state && c.status.state !== filter.state) continue;
       out.push(snapshot(c.status));
     }
@@ -438,7 +442,7 @@ export class ProcessRuntime implements RuntimeService {
   }
 
   private containersOf(podSandboxId: string): ContainerRecord[] {
-    return [...this.containers.values()].filter((c) => c.status.podSandboxId === podSandboxId);
+    return [...(this.sandboxes.get(podSandboxId)?.containers.values() ?? [])];
   }
 
   private get(containerId: string): ContainerRecord {
