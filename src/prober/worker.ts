@@ -9,7 +9,11 @@
 // probe (gated: no status, not running, on hold, initial delay, not started) its next tick moves to
 // that phase, never more than a period away. Executed probes stay exactly a period apart and triggers
 // re-base exactly, so what a user can observe keeps §4.2's rules; only when a gated worker notices
-// that it may probe is spread.
+// that it may probe is spread. Manual triggers re-base the ticker (§3.4), and a mass start triggers
+// every readiness worker within a few hundred milliseconds, which would leave them in lockstep: so
+// after an ordinary (untriggered) periodic probe the ticker slews toward the worker's phase by at most
+// a tenth of the period, converging within five periods while no interval leaves [0.9 P, 1.1 P]. The
+// period right after a trigger stays exact.
 
 import type { Container, ContainerStatus, Pod, Probe, ProbeType } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
@@ -114,6 +118,8 @@ export class ProbeWorker implements ScheduledEntry {
   private readonly series: WorkerSeries;
   /** Whether the current iteration reached the prober (decides whether the phase may move). */
   private probedThisIteration = false;
+  /** Whether the current iteration ran on a manual trigger (its following period stays exact). */
+  private triggeredThisIteration = false;
 
   constructor(
     private readonly ctx: WorkerContext,
@@ -178,6 +184,7 @@ export class ProbeWorker implements ScheduledEntry {
       return;
     }
     const now = this.ctx.clock.now();
+    this.triggeredThisIteration = this.triggerPending;
     if (this.triggerPending) {
       this.triggerPending = false;
       this.tickBaseMs = now;
@@ -214,10 +221,20 @@ export class ProbeWorker implements ScheduledEntry {
       next = this.phaseMs + (Math.floor((iterationStartMs - this.phaseMs) / P) + 1) * P;
       this.tickBaseMs = next;
     } else {
+      if (this.ctx.spreadPhases && !this.triggeredThisIteration) this.tickBaseMs += this.slewTowardPhase();
       next = this.tickBaseMs + (Math.floor((iterationStartMs - this.tickBaseMs) / P) + 1) * P;
     }
     // A tick that passed while the probe ran was buffered: run it now (Go's ticker keeps one).
     this.ctx.scheduler.schedule(this, Math.max(next, now));
+  }
+
+  /** The shift (|shift| ≤ P/10) that moves the ticker's phase toward the worker's own phase. */
+  private slewTowardPhase(): number {
+    const P = this.periodMs;
+    let d = (((this.phaseMs - this.tickBaseMs) % P) + P) % P;
+    if (d > P / 2) d -= P;
+    const max = Math.floor(P / 10);
+    return Math.max(-max, Math.min(max, d));
   }
 
   private exit(): void {
