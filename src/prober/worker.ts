@@ -221,8 +221,12 @@ export class ProbeWorker implements ScheduledEntry {
       next = this.phaseMs + (Math.floor((iterationStartMs - this.phaseMs) / P) + 1) * P;
       this.tickBaseMs = next;
     } else {
-      if (this.ctx.spreadPhases && !this.triggeredThisIteration) this.tickBaseMs += this.slewTowardPhase();
       next = this.tickBaseMs + (Math.floor((iterationStartMs - this.tickBaseMs) / P) + 1) * P;
+      if (this.ctx.spreadPhases && !this.triggeredThisIteration) {
+        const shift = this.slewTowardPhase();
+        next += shift;
+        this.tickBaseMs += shift;
+      }
     }
     // A tick that passed while the probe ran was buffered: run it now (Go's ticker keeps one).
     this.ctx.scheduler.schedule(this, Math.max(next, now));

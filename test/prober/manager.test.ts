@@ -419,3 +419,44 @@ test('the onProbeStart hook sees every iteration with its due time', async () =>
     ],
   );
 });
+
+test('phase spreading: workers in lockstep (started together, then triggered together) slew apart, no interval beyond ±10 %', async () => {
+  const clock = new FakeClock();
+  const h = newHarness(clock); // spreading on (the default)
+  await clock.advance(60_000);
+  h.prober.result = 'Failure'; // readiness stays Failure, so every status generation triggers
+  const pods: Pod[] = [];
+  const statuses: PodStatus[] = [];
+  for (let i = 0; i < 300; i++) {
+    const p = getTestPod('Readiness', defaultProbe({ periodSeconds: 1, failureThreshold: 1 }), { uid: `uid-${i}` });
+    const s = runningStatus(clock.now() - 60_000, { started: true });
+    h.provider.set(p, s);
+    pods.push(p);
+    statuses.push(s);
+    h.manager.addPod(p); // status known: the first probe runs at worker start, all at once
+  }
+  await clock.advance(500);
+  const triggerAt = clock.now();
+  pods.forEach((p, i) => h.manager.updatePodStatus(p, structuredClone(statuses[i]!)));
+  await clock.advance(12_000);
+
+  const byWorker = new Map<string, number[]>();
+  for (const s of h.prober.seen) byWorker.set(s.podUid, [...(byWorker.get(s.podUid) ?? []), s.at]);
+  assert.equal(byWorker.size, 300);
+  for (const [uid, times] of byWorker) {
+    const afterTrigger = times.filter((t) => t >= triggerAt);
+    assert.equal(afterTrigger[0], triggerAt, `${uid}: the trigger probes at once`);
+    assert.equal(afterTrigger[1]! - afterTrigger[0]!, 1000, `${uid}: the period right after a trigger is exact`);
+    for (let i = 1; i < times.length; i++) {
+      const d = times[i]! - times[i - 1]!;
+      if (times[i] === triggerAt) continue;
+      assert.ok(d >= 900 && d <= 1100, `${uid}: interval ${d} ms within ±10 % of the period`);
+    }
+  }
+  // After a few periods the workers no longer probe together.
+  const late = h.prober.seen.filter((s) => s.at >= triggerAt + 8_000).map((s) => s.at);
+  assert.ok(new Set(late.map((t) => t % 1000)).size > 200, 'spread over the period');
+  const perWindow = new Map<number, number>();
+  for (const t of late) perWindow.set(Math.floor(t / 10), (perWindow.get(Math.floor(t / 10)) ?? 0) + 1);
+  assert.ok(Math.max(...perWindow.values()) <= 15, `largest 10 ms burst: ${Math.max(...perWindow.values())}`);
+});
