@@ -11,9 +11,10 @@
 // re-base exactly, so what a user can observe keeps §4.2's rules; only when a gated worker notices
 // that it may probe is spread. Manual triggers re-base the ticker (§3.4), and a mass start triggers
 // every readiness worker within a few hundred milliseconds, which would leave them in lockstep: so
-// after an ordinary (untriggered) periodic probe the ticker slews toward the worker's phase by at most
-// a tenth of the period, converging within five periods while no interval leaves [0.9 P, 1.1 P]. The
-// period right after a trigger stays exact.
+// after an ordinary (untriggered) periodic probe the ticker slews toward the worker's phase, only ever
+// earlier and by at most a tenth of the period: it converges within ten periods, no interval leaves
+// [0.9 P, P] (so a failure is never detected later than the kubelet would), and the period right
+// after a trigger stays exact.
 
 import type { Container, ContainerStatus, Pod, Probe, ProbeType } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
@@ -232,13 +233,14 @@ export class ProbeWorker implements ScheduledEntry {
     this.ctx.scheduler.schedule(this, Math.max(next, now));
   }
 
-  /** The shift (|shift| ≤ P/10) that moves the ticker's phase toward the worker's own phase. */
+  /**
+   * The shift toward the worker's own phase: only ever earlier, by at most P/10, so no interval
+   * between probes grows beyond the period and failure detection keeps the kubelet's bound.
+   */
   private slewTowardPhase(): number {
     const P = this.periodMs;
-    let d = (((this.phaseMs - this.tickBaseMs) % P) + P) % P;
-    if (d > P / 2) d -= P;
-    const max = Math.floor(P / 10);
-    return Math.max(-max, Math.min(max, d));
+    const behind = (((this.tickBaseMs - this.phaseMs) % P) + P) % P;
+    return -Math.min(Math.floor(P / 10), behind);
   }
 
   private exit(): void {

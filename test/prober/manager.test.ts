@@ -420,7 +420,7 @@ test('the onProbeStart hook sees every iteration with its due time', async () =>
   );
 });
 
-test('phase spreading: workers in lockstep (started together, then triggered together) slew apart, no interval beyond ±10 %', async () => {
+test('phase spreading: workers in lockstep (started together, then triggered together) slew apart, intervals only shortened, by at most 10 %', async () => {
   const clock = new FakeClock();
   const h = newHarness(clock); // spreading on (the default)
   await clock.advance(60_000);
@@ -438,7 +438,7 @@ test('phase spreading: workers in lockstep (started together, then triggered tog
   await clock.advance(500);
   const triggerAt = clock.now();
   pods.forEach((p, i) => h.manager.updatePodStatus(p, structuredClone(statuses[i]!)));
-  await clock.advance(12_000);
+  await clock.advance(14_000);
 
   const byWorker = new Map<string, number[]>();
   for (const s of h.prober.seen) byWorker.set(s.podUid, [...(byWorker.get(s.podUid) ?? []), s.at]);
@@ -450,11 +450,11 @@ test('phase spreading: workers in lockstep (started together, then triggered tog
     for (let i = 1; i < times.length; i++) {
       const d = times[i]! - times[i - 1]!;
       if (times[i] === triggerAt) continue;
-      assert.ok(d >= 900 && d <= 1100, `${uid}: interval ${d} ms within ±10 % of the period`);
+      assert.ok(d >= 900 && d <= 1000, `${uid}: interval ${d} ms within [0.9 P, P]`);
     }
   }
   // After a few periods the workers no longer probe together.
-  const late = h.prober.seen.filter((s) => s.at >= triggerAt + 8_000).map((s) => s.at);
+  const late = h.prober.seen.filter((s) => s.at >= triggerAt + 11_000).map((s) => s.at);
   assert.ok(new Set(late.map((t) => t % 1000)).size > 200, 'spread over the period');
   const perWindow = new Map<number, number>();
   for (const t of late) perWindow.set(Math.floor(t / 10), (perWindow.get(Math.floor(t / 10)) ?? 0) + 1);
