@@ -98,13 +98,19 @@ if (isEntryPoint()) {
     cwd: process.cwd(),
     signal: controller.signal,
   };
-  main(process.argv.slice(2), io).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  // The agent's timers are unref'd (a Clock never keeps a process alive by itself), so while a command
+  // waits only on them (a back-off, a run-once retry) nothing else would hold the event loop open and
+  // Node would exit early with status 0. Hold it open until the command has returned its exit code.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  main(process.argv.slice(2), io)
+    .then(
+      (code) => {
+        process.exitCode = code;
+      },
+      (err: unknown) => {
+        process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+        process.exitCode = 1;
+      },
+    )
+    .finally(() => clearInterval(keepAlive));
 }

@@ -449,6 +449,8 @@ export class PodWorker {
     if (this.sandbox) await runtime.stopPodSandbox(this.sandbox.id);
     await this.publishStatus(true);
     this.terminal = true;
+    // A terminate() that arrived while the pod was finishing on its own waits on this termination.
+    this.termination?.resolve();
   }
 
   /** killContainersWithSyncResult: every running container in parallel, sidecars ordered. */

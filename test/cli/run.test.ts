@@ -189,3 +189,15 @@ test('-o yaml prints the List as kubectl prints YAML, and the pods are gone afte
     await tmp.remove();
   }
 });
+
+test('a lone crash-looping pod: the command waits out its back-off and timeout, then exits 1 (never a silent 0)', async () => {
+  const tmp = await tempDir();
+  try {
+    const r = await runCli(['run', '-f', fixture('crash-only.yaml'), '--root-dir', join(tmp.path, 'root'), '--wait=completed', '--timeout=6s']);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.ok(tableRows(r.stdout).has('lone-crasher'), r.stdout);
+    assert.match(r.stdout, /1 of 1 pod failed:\npod\/lone-crasher: timed out after 6s/);
+  } finally {
+    await tmp.remove();
+  }
+});
