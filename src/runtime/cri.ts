@@ -15,6 +15,72 @@ export interface PortMapping {
   hostIp: string;
 }
 
+/** CRI's DNSConfig: what the sandbox's resolv.conf holds. */
+export interface DNSConfig {
+  servers: string[];
+  searches: string[];
+  options: string[];
+}
+
+/** CRI's NamespaceMode: POD shares the sandbox's namespace, NODE the host's, CONTAINER its own. */
+export type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
+
+export interface NamespaceOption {
+  network?: NamespaceMode;
+  pid?: NamespaceMode;
+  ipc?: NamespaceMode;
+}
+
+/** CRI's LinuxContainerResources (cgroup settings); 0 = unset for every number. */
+export interface LinuxContainerResources {
+  cpuPeriod: number;
+  cpuQuota: number;
+  cpuShares: number;
+  memoryLimitInBytes: number;
+  oomScoreAdj: number;
+  cpusetCpus?: string;
+  cpusetMems?: string;
+  /** cgroup v2 key/values (e.g. `pids.max`). */
+  unified?: Record<string, string>;
+}
+
+export interface Capability {
+  addCapabilities: string[];
+  dropCapabilities: string[];
+}
+
+/** CRI's LinuxContainerSecurityContext, as far as the pod spec can express it. */
+export interface LinuxContainerSecurityContext {
+  capabilities?: Capability;
+  privileged?: boolean;
+  namespaceOptions?: NamespaceOption;
+  /** Unset (undefined) means the image's user. */
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsUsername?: string;
+  readonlyRootfs?: boolean;
+  supplementalGroups?: number[];
+  noNewPrivs?: boolean;
+}
+
+/** CRI's LinuxSandboxSecurityContext. */
+export interface LinuxSandboxSecurityContext {
+  namespaceOptions?: NamespaceOption;
+  runAsUser?: number;
+  runAsGroup?: number;
+  readonlyRootfs?: boolean;
+  supplementalGroups?: number[];
+  privileged?: boolean;
+}
+
+export interface LinuxPodSandboxConfig {
+  cgroupParent?: string;
+  securityContext?: LinuxSandboxSecurityContext;
+  sysctls?: Record<string, string>;
+  /** Pod-level resources (sum of the containers' plus overhead), for the sandbox's cgroup. */
+  resources?: LinuxContainerResources;
+}
+
 export interface PodSandboxConfig {
   metadata: { name: string; namespace: string; uid: string; attempt: number };
   hostname: string;
@@ -23,6 +89,55 @@ export interface PodSandboxConfig {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   portMappings: PortMapping[];
+  dnsConfig?: DNSConfig;
+  linux?: LinuxPodSandboxConfig;
+}
+
+/** CRI's Mount: a host path bound into the container. */
+export interface Mount {
+  containerPath: string;
+  hostPath: string;
+  readonly: boolean;
+  selinuxRelabel?: boolean;
+  propagation?: 'PROPAGATION_PRIVATE' | 'PROPAGATION_HOST_TO_CONTAINER' | 'PROPAGATION_BIDIRECTIONAL';
+}
+
+/** CRI's ImageSpec. */
+export interface ImageSpec {
+  image: string;
+  annotations?: Record<string, string>;
+}
+
+/** CRI's AuthConfig, from a dockerconfigjson pull secret. */
+export interface AuthConfig {
+  username?: string;
+  password?: string;
+  auth?: string;
+  serverAddress?: string;
+  identityToken?: string;
+  registryToken?: string;
+}
+
+/** CRI's Image. */
+export interface Image {
+  id: string;
+  repoTags: string[];
+  repoDigests: string[];
+  /** bytes */
+  size: number;
+  /** The image config's user, when numeric. */
+  uid?: number;
+  username?: string;
+}
+
+/** CRI v1 ImageService. A runtime without images (host processes) has none. */
+export interface ImageService {
+  listImages(filter?: { image?: ImageSpec }): Promise<Image[]>;
+  /** null when the image is not present (CRI returns an empty image). */
+  imageStatus(image: ImageSpec): Promise<Image | null>;
+  /** Resolves to the image reference (the runtime's image id, e.g. `sha256:…`). */
+  pullImage(image: ImageSpec, auth?: AuthConfig, sandboxConfig?: PodSandboxConfig): Promise<string>;
+  removeImage(image: ImageSpec): Promise<void>;
 }
 
 export type SandboxState = 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
@@ -34,6 +149,16 @@ export interface PodSandboxStatus {
   /** ms since epoch */
   createdAt: number;
   network: { ip: string; additionalIps: string[] };
+  /** The labels and annotations the sandbox was created with (how a restarted agent recovers pods). */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface PodSandboxFilter {
+  id?: string;
+  state?: SandboxState;
+  /** Every pair must match. */
+  labelSelector?: Record<string, string>;
 }
 
 export interface ContainerConfig {
@@ -50,6 +175,12 @@ export interface ContainerConfig {
   annotations: Record<string, string>;
   /** Signal sent by StopContainer before SIGKILL; SIGTERM when unset. */
   stopSignal?: NodeJS.Signals;
+  /** Volumes bound into the container (a runtime with no mount namespace refuses any). */
+  mounts?: Mount[];
+  linux?: { resources?: LinuxContainerResources; securityContext?: LinuxContainerSecurityContext };
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
 }
 
 export type ContainerState = 'CONTAINER_CREATED' | 'CONTAINER_RUNNING' | 'CONTAINER_EXITED' | 'CONTAINER_UNKNOWN';
@@ -77,8 +208,25 @@ export interface ContainerStatus {
 }
 
 export interface ContainerFilter {
+  id?: string;
   podSandboxId?: string;
   state?: ContainerState;
+  /** Every pair must match. */
+  labelSelector?: Record<string, string>;
+}
+
+/** CRI's ExecRequest/AttachRequest/PortForwardRequest answer: a URL on the runtime's streaming server. */
+export interface StreamingURL {
+  url: string;
+}
+
+export interface StreamingRequest {
+  containerId: string;
+  cmd: string[];
+  tty: boolean;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
 }
 
 export interface ExecSyncResult {
@@ -112,6 +260,8 @@ export interface RuntimeService {
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 
   runPodSandbox(config: PodSandboxConfig): Promise<string>;
+  /** Every sandbox the runtime holds (ready or not), as CRI ListPodSandbox. */
+  listPodSandbox(filter?: PodSandboxFilter): Promise<PodSandboxStatus[]>;
   /** Stops every container of the sandbox (SIGKILL) and releases its resources; idempotent. */
   stopPodSandbox(podSandboxId: string): Promise<void>;
   removePodSandbox(podSandboxId: string): Promise<void>;
@@ -130,6 +280,14 @@ export interface RuntimeService {
 
   /** Runs cmd in the container's context; timeoutSeconds 0 = no timeout. Rejects on runtime errors. */
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult>;
+
+  /** CRI Exec/Attach/PortForward: a URL on the runtime's streaming server (optional: not every runtime streams). */
+  exec?(req: StreamingRequest): Promise<StreamingURL>;
+  attach?(req: Omit<StreamingRequest, 'cmd'>): Promise<StreamingURL>;
+  portForward?(podSandboxId: string, ports: number[]): Promise<StreamingURL>;
+
+  /** The runtime's ImageService; absent where there are no images (host processes). */
+  readonly images?: ImageService;
 
   /** Subscribes to container state changes; returns the unsubscribe function. */
   onContainerEvent(listener: (ev: ContainerEvent) => void): () => void;

@@ -10,6 +10,7 @@ import type { Logger } from '../../util/logger.js';
 import {
   NotFoundError,
   type ContainerConfig,
+  type PodSandboxFilter,
   type ContainerEvent,
   type ContainerFilter,
   type ContainerState,
@@ -138,13 +139,18 @@ export class ProcessRuntime implements RuntimeService {
   async podSandboxStatus(podSandboxId: string): Promise<PodSandboxStatus> {
     const sb = this.sandboxes.get(podSandboxId);
     if (!sb) throw new NotFoundError(`pod sandbox ${podSandboxId}`);
-    return {
-      id: sb.id,
-      metadata: { ...sb.config.metadata },
-      state: sb.state,
-      createdAt: sb.createdAt,
-      network: { ip: SANDBOX_IP, additionalIps: [] },
-    };
+    return sandboxStatus(sb);
+  }
+
+  async listPodSandbox(filter?: PodSandboxFilter): Promise<PodSandboxStatus[]> {
+    const out: PodSandboxStatus[] = [];
+    for (const sb of this.sandboxes.values()) {
+      if (filter?.id && sb.id !== filter.id) continue;
+      if (filter?.state && sb.state !== filter.state) continue;
+      if (!labelsMatch(sb.config.labels, filter?.labelSelector)) continue;
+      out.push(sandboxStatus(sb));
+    }
+    return out;
   }
 
   // --- containers ---
@@ -241,7 +247,9 @@ export class ProcessRuntime implements RuntimeService {
     const out: ContainerStatus[] = [];
     const from = filter?.podSandboxId ? this.sandboxes.get(filter.podSandboxId)?.containers : this.containers;
     for (const c of from?.values() ?? []) {
+      if (filter?.id && c.status.id !== filter.id) continue;
       if (filter?.state && c.status.state !== filter.state) continue;
+      if (!labelsMatch(c.status.labels, filter?.labelSelector)) continue;
       out.push(snapshot(c.status));
     }
     return out;
@@ -470,4 +478,22 @@ function newId(): string {
 
 function snapshot(s: ContainerStatus): ContainerStatus {
   return { ...s, metadata: { ...s.metadata }, labels: { ...s.labels }, annotations: { ...s.annotations } };
+}
+
+function sandboxStatus(sb: SandboxRecord): PodSandboxStatus {
+  return {
+    id: sb.id,
+    metadata: { ...sb.config.metadata },
+    state: sb.state,
+    createdAt: sb.createdAt,
+    network: { ip: SANDBOX_IP, additionalIps: [] },
+    labels: { ...sb.config.labels },
+    annotations: { ...sb.config.annotations },
+  };
+}
+
+function labelsMatch(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
+  if (!selector) return true;
+  for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;
+  return true;
 }
