@@ -88,6 +88,35 @@ function shortValue(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}..."` : s;
 }
 
+/** Integer fields the API declares int64; every other integer field is an int32. */
+const int64Fields = new Set([
+  'core/v1.PodSpec.activeDeadlineSeconds',
+  'core/v1.PodSpec.terminationGracePeriodSeconds',
+  'core/v1.Probe.terminationGracePeriodSeconds',
+  'core/v1.SleepAction.seconds',
+  'core/v1.PodSecurityContext.fsGroup',
+  'core/v1.PodSecurityContext.runAsGroup',
+  'core/v1.PodSecurityContext.runAsUser',
+  'core/v1.PodSecurityContext.supplementalGroups',
+  'core/v1.SecurityContext.runAsGroup',
+  'core/v1.SecurityContext.runAsUser',
+  'core/v1.ServiceAccountTokenProjection.expirationSeconds',
+  'core/v1.Toleration.tolerationSeconds',
+  'core/v1.PodStatus.observedGeneration',
+  'core/v1.PodCondition.observedGeneration',
+  'meta/v1.ObjectMeta.deletionGracePeriodSeconds',
+  'meta/v1.ObjectMeta.generation',
+]);
+
+const int32Range = [-2147483648, 2147483647] as const;
+// 2^63 - 1 is not a double: the nearest, 2^63, stands for it.
+const int64Range = [-9223372036854775808, 9223372036854775807] as const;
+
+/** Go's name for the path of a struct field in an unmarshal error: JSON keys from the root, no indices. */
+function goFieldPath(segments: readonly PathSegment[], mapKeys: ReadonlySet<number>): string {
+  return segments.filter((s, i) => typeof s === 'string' && !mapKeys.has(i)).join('.');
+}
+
 class Decoder {
   readonly unknownFields: DecodeProblem[] = [];
   readonly typeErrors: DecodeProblem[] = [];
@@ -165,9 +194,36 @@ class Decoder {
         continue;
       }
       const d = this.value(ft, item, [...segments, k], mapKeys);
-      if (d !== undefined) out[k] = d;
+      if (d !== undefined) out[k] = this.inRange(typeName, k, ft, d, [...segments, k], mapKeys);
     }
     return out;
+  }
+
+  /**
+   * An integer beyond its field's Go type fails the API server's decoding; reported with its words
+   * (`cannot unmarshal number … into Go struct field Probe.spec…timeoutSeconds of type int32`).
+   */
+  private inRange(typeName: string, field: string, ft: FieldType, d: unknown, segments: PathSegment[], mapKeys: Set<number>): unknown {
+    const isInt = ft.type === 'integer' || (ft.type === 'array' && ft.items.type === 'integer');
+    if (!isInt) return d;
+    const goType = int64Fields.has(`${typeName}.${field}`) ? 'int64' : 'int32';
+    const [lo, hi] = goType === 'int64' ? int64Range : int32Range;
+    const values = Array.isArray(d) ? (d as number[]) : [d as number];
+    let ok = true;
+    values.forEach((v, i) => {
+      if (v >= lo && v <= hi) return;
+      ok = false;
+      const at = Array.isArray(d) ? [...segments, i] : segments;
+      const path = this.path(at, mapKeys);
+      const struct = typeName.slice(typeName.lastIndexOf('.') + 1);
+      const goPath = goFieldPath(segments, mapKeys);
+      this.typeErrors.push({
+        segments: at,
+        path,
+        message: `${path}: Invalid value: ${v}: cannot unmarshal number ${v} into Go struct field ${struct}.${goPath} of type ${goType}`,
+      });
+    });
+    return ok ? d : undefined;
   }
 }
 

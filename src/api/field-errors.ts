@@ -116,10 +116,13 @@ export function formatValue(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return goQuote(v);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  // A YAML merge key (`<<`) used as a value parses to a symbol.
+  if (typeof v === 'symbol') return goQuote(v.description ?? '');
+  if (typeof v === 'function') return 'null';
   if (typeof v === 'object' && typeof (v as { toString?: unknown }).toString === 'function' && (v as object).toString !== Object.prototype.toString) {
     return String(v);
   }
-  return JSON.stringify(v);
+  return JSON.stringify(v) ?? 'null';
 }
 
 /** The error text without the field path (field.Error.ErrorBody). */

@@ -4,6 +4,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type DocumentOptions, type Node, type Pair, type SchemaOptions } from 'yaml';
 import type { PathSegment } from '../api/decode.js';
 import type { SourceFile } from './sources.js';
+import { findExcessiveNesting, maxAliasCount, maxNestingDepth } from './limits.js';
 
 export interface ManifestDocument {
   file: SourceFile;
@@ -44,35 +45,111 @@ export interface ParsedSource {
   errors: string[];
 }
 
-/** Parses one source into documents; empty documents are skipped. */
+/** `file:line:col` of an offset, counting lines only when asked (a linear pass). */
+function positionOf(file: SourceFile, lineCounter: LineCounter | undefined, offset: number): string {
+  if (lineCounter) {
+    const { line, col } = lineCounter.linePos(offset);
+    return `${file.name}:${line}:${col}`;
+  }
+  let line = 1;
+  let lineStart = 0;
+  for (let i = file.text.indexOf('\n'); i !== -1 && i < offset; i = file.text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return `${file.name}:${line}:${offset - lineStart + 1}`;
+}
+
+/**
+ * Parses one source into documents; empty documents are skipped. Never throws: every problem,
+ * however the parser fails, becomes a message naming the file (and line:column where known).
+ */
 export function parseSource(file: SourceFile): ParsedSource {
+  const deep = findExcessiveNesting(file.text);
+  if (deep) {
+    return {
+      documents: [],
+      errors: [`error: ${positionOf(file, undefined, deep.offset)}: nesting is deeper than ${maxNestingDepth} levels`],
+    };
+  }
+  const isJSON = file.path?.toLowerCase().endsWith('.json') ?? false;
+  try {
+    if (isJSON) {
+      const fast = parseJSONFast(file);
+      if (fast) return fast;
+    }
+    return parseYAML(file, isJSON);
+  } catch (err) {
+    // Whatever escaped the parser is not shown: it is the parser's inside, not the user's input.
+    const what = err instanceof RangeError ? `nesting is deeper than this parser can follow` : 'cannot be parsed as YAML or JSON';
+    return { documents: [], errors: [`error: ${file.name}: ${what}`] };
+  }
+}
+
+/**
+ * A .json source through JSON.parse; the yaml parser's position-keeping pass runs only when a
+ * location is asked for. Undefined when JSON.parse rejects the text: the yaml pass then says where.
+ */
+function parseJSONFast(file: SourceFile): ParsedSource | undefined {
+  if (file.text.trim() === '') return { documents: [], errors: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(file.text);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return { documents: [], errors: [] };
+  let located: ((segments: readonly PathSegment[], keyOf?: boolean) => string) | undefined;
+  const locate = (segments: readonly PathSegment[], keyOf?: boolean) => {
+    if (!located) {
+      const parsed = parseYAML(file, true);
+      located = parsed.documents[0]?.locate ?? (() => `${file.name}:1:1`);
+    }
+    return located(segments, keyOf);
+  };
+  return { documents: [{ file, index: 0, value, locate }], errors: [] };
+}
+
+function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
   const lineCounter = new LineCounter();
   const documents: ManifestDocument[] = [];
   const errors: string[] = [];
-  const isJSON = file.path?.toLowerCase().endsWith('.json') ?? false;
+  // prettyErrors would add a context excerpt to every error at a cost growing with the line's
+  // length (quadratic on one long line); positions come from the line counter instead.
   const docs = parseAllDocuments(file.text, {
     ...(isJSON ? jsonOptions : yamlOptions),
     lineCounter,
-    prettyErrors: true,
+    prettyErrors: false,
   });
   const list = Array.isArray(docs) ? docs : [docs];
-  const at = (offset: number) => {
-    const { line, col } = lineCounter.linePos(offset);
-    return `${file.name}:${line}:${col}`;
-  };
+  const at = (offset: number) => positionOf(file, lineCounter, offset);
 
   list.forEach((doc, index) => {
     const err = doc.errors[0];
     if (err) {
-      const { line, col } = err.linePos?.[0] ?? lineCounter.linePos(err.pos[0]);
-      errors.push(`error: ${file.name}:${line}:${col}: ${firstLine(err.message)}`);
+      errors.push(`error: ${at(err.pos[0])}: ${firstLine(err.message)}`);
       return;
     }
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return;
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     const docStart = doc.contents.range?.[0] ?? 0;
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount }) as unknown;
+    } catch (e) {
+      const excessive = e instanceof ReferenceError && /alias/i.test(e.message);
+      const text = excessive
+        ? `document ${index}: document contains excessive aliasing (more than ${maxAliasCount} alias expansions)`
+        : `document ${index}: cannot be converted to an object: ${e instanceof RangeError ? 'nesting too deep' : 'unsupported use of merge keys, aliases or tags'}`;
+      errors.push(`error: ${at(docStart)}: ${text}`);
+      return;
+    }
     const locateIn = (root: Node | null, base: readonly PathSegment[]) => (segments: readonly PathSegment[], keyOf = false) => {
-      const offset = nodeOffset(root, [...base, ...segments], keyOf);
+      let offset: number | undefined;
+      try {
+        offset = nodeOffset(root, [...base, ...segments], keyOf);
+      } catch {
+        // An odd node (a merge key where a value belongs) only costs the precise position.
+      }
       return at(offset ?? docStart);
     };
     documents.push({ file, index, value, locate: locateIn(doc.contents as Node, []) });

@@ -36,6 +36,8 @@ export interface LoadOptions {
   namespace?: string;
   /** Accept sources that hold no objects at all (otherwise an error). */
   allowEmpty?: boolean;
+  /** Read directories' subdirectories too (kubectl's -R). */
+  recursive?: boolean;
 }
 
 /** Where a loaded object came from. */
@@ -112,7 +114,7 @@ export async function loadManifests(sources: readonly string[], opts: LoadOption
   const mode = opts.validate ?? 'strict';
   const nodeName = opts.nodeName ?? defaultNodeName();
   const problems: string[] = [];
-  const read = await readSources(sources, opts);
+  const read = await readSources(sources, { ...opts, recursive: opts.recursive === true });
   problems.push(...read.errors);
 
   const docs: ManifestDocument[] = [];
@@ -165,7 +167,8 @@ export async function loadManifests(sources: readonly string[], opts: LoadOption
     }
   };
   const classify = (doc: ManifestDocument, inList: boolean) => {
-    const where = `${doc.locate([])}: ${describeDocument(doc)}`;
+    // kubectl's words for a document it cannot map to a kind: `unable to recognize "<file>": …`.
+    const where = `unable to recognize ${goQuote(doc.file.name)}: ${doc.locate([])}: ${describeDocument(doc)}`;
     const v = doc.value;
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
       problems.push(`error: ${where}: expected an object with apiVersion and kind`);
@@ -200,7 +203,14 @@ export async function loadManifests(sources: readonly string[], opts: LoadOption
     problems.push(`error: ${where}: ${apiVersion} ${kind}${name} is not supported: ${kindHints[kind] ?? otherKindHint}`);
   };
 
-  for (const doc of docs) classify(doc, false);
+  for (const doc of docs) {
+    try {
+      classify(doc, false);
+    } catch {
+      // Never an internal exception's text: the document and where it is.
+      problems.push(`error: ${doc.locate([])}: ${describeDocument(doc)}: cannot be read as a Kubernetes object`);
+    }
+  }
 
   // Validation: every pod's errors (and the runtime's own rules) reported together.
   const podErrors = validatePods(pods);

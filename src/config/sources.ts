@@ -1,8 +1,10 @@
 // Reads the manifest sources given with -f: files, directories (as the kubelet reads a static-pod
-// directory: *.yaml, *.yml and *.json in name order, dot-files skipped, not recursive) and stdin.
+// directory: *.yaml, *.yml and *.json in name order, dot-files skipped; subdirectories only with
+// -R, as kubectl's --recursive) and stdin. A source over maxSourceBytes is refused unread.
 
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
+import { maxSourceBytes } from './limits.js';
 
 export interface SourceFile {
   /** The name printed in messages: the path as given (joined with the entry for directories), or `STDIN`. */
@@ -14,21 +16,71 @@ export interface SourceFile {
 
 export const manifestExtensions = ['.yaml', '.yml', '.json'];
 
-export async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+/** Thrown by readStream when the input passes the byte limit. */
+export class SourceTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`more than ${limit} bytes`);
+    this.name = 'SourceTooLargeError';
+  }
+}
+
+export async function readStream(stream: NodeJS.ReadableStream, limit = Infinity): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  let total = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    total += b.length;
+    if (total > limit) throw new SourceTooLargeError(limit);
+    chunks.push(b);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
+const tooLarge = (name: string, size: number | undefined, limit: number) =>
+  `error: ${name}: the file is ${size === undefined ? `over ${limit}` : size} bytes; podvisor reads manifest files of at most ${limit} bytes`;
+
+export interface ReadSourcesOptions {
+  stdin?: NodeJS.ReadableStream;
+  cwd?: string;
+  /** Descend into subdirectories of directory sources (kubectl's -R). */
+  recursive?: boolean;
+  /** Largest source read, in bytes; default maxSourceBytes. */
+  maxBytes?: number;
+}
+
 /** Reads every source; unreadable ones become error messages (kubectl's wording) instead of throwing. */
-export async function readSources(
-  sources: readonly string[],
-  opts: { stdin?: NodeJS.ReadableStream; cwd?: string },
-): Promise<{ files: SourceFile[]; errors: string[] }> {
+export async function readSources(sources: readonly string[], opts: ReadSourcesOptions): Promise<{ files: SourceFile[]; errors: string[] }> {
   const files: SourceFile[] = [];
   const errors: string[] = [];
   const cwd = opts.cwd ?? process.cwd();
+  const limit = opts.maxBytes ?? maxSourceBytes;
   let stdinRead = false;
+
+  const readOne = async (name: string, path: string) => {
+    try {
+      const text = await readLimited(path, limit);
+      if (text === undefined) errors.push(tooLarge(name, (await stat(path)).size, limit));
+      else files.push({ name, path, text });
+    } catch (err) {
+      errors.push(`error: reading "${name}": ${(err as Error).message}`);
+    }
+  };
+
+  const walk = async (name: string, dir: string, descend: boolean): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith('.')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      const st = await stat(p).catch(() => undefined);
+      if (!st) continue;
+      if (st.isDirectory()) {
+        if (descend) await walk(join(name, e.name), p, true);
+        continue;
+      }
+      if (!st.isFile() || !manifestExtensions.includes(extname(e.name).toLowerCase())) continue;
+      await readOne(join(name, e.name), p);
+    }
+  };
+
   for (const src of sources) {
     if (src === '-') {
       if (stdinRead) continue;
@@ -37,7 +89,11 @@ export async function readSources(
         errors.push('error: standard input is not available');
         continue;
       }
-      files.push({ name: 'STDIN', text: await readStream(opts.stdin) });
+      try {
+        files.push({ name: 'STDIN', text: await readStream(opts.stdin, limit) });
+      } catch (err) {
+        errors.push(err instanceof SourceTooLargeError ? tooLarge('STDIN', undefined, limit) : 'error: reading "STDIN" failed');
+      }
       continue;
     }
     const abs = resolve(cwd, src);
@@ -48,24 +104,39 @@ export async function readSources(
       errors.push(`error: the path "${src}" does not exist`);
       continue;
     }
-    try {
-      if (st.isDirectory()) {
-        const entries = (await readdir(abs, { withFileTypes: true }))
-          .filter((e) => !e.name.startsWith('.') && !e.isDirectory() && manifestExtensions.includes(extname(e.name).toLowerCase()))
-          .map((e) => e.name)
-          .sort();
-        for (const entry of entries) {
-          const p = join(abs, entry);
-          const st2 = await stat(p);
-          if (!st2.isFile()) continue;
-          files.push({ name: join(src, entry), path: p, text: await readFile(p, 'utf8') });
-        }
-      } else {
-        files.push({ name: src, path: abs, text: await readFile(abs, 'utf8') });
+    if (st.isDirectory()) {
+      try {
+        await walk(src, abs, opts.recursive === true);
+      } catch (err) {
+        errors.push(`error: reading "${src}": ${(err as Error).message}`);
       }
-    } catch (err) {
-      errors.push(`error: reading "${src}": ${(err as Error).message}`);
+    } else {
+      await readOne(src, abs);
     }
   }
   return { files, errors };
+}
+
+/** The file's text, or undefined when it holds more than limit bytes (never reading past limit + 1). */
+async function readLimited(path: string, limit: number): Promise<string | undefined> {
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    if (size > limit) return undefined;
+    // The size can change (or be 0 for special files): read to the end, bounded.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.min(Math.max(size - total, 0) + 65536, limit + 1 - total));
+      if (buf.length === 0) return undefined;
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > limit) return undefined;
+      chunks.push(buf.subarray(0, bytesRead));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    await fh.close();
+  }
 }

@@ -7,12 +7,11 @@
 // backOffPeriod) and a periodic resync (resyncIntervalMs, +50 % jitter as the kubelet's
 // workerResyncIntervalJitterFactor). Each worker holds at most one timer.
 
-import { rm } from 'node:fs/promises';
 import type { Pod, PodStatus } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { ProbeManager } from '../prober/types.js';
 import type { ContainerStatus as RuntimeContainerStatus, RuntimeService } from '../runtime/cri.js';
-import { sandboxDir } from '../runtime/root-dir.js';
+import { removeUnder, sandboxDir } from '../runtime/root-dir.js';
 import { generateAPIPodStatus, type StartFailure } from '../status/generate.js';
 import { isTerminalPhase } from '../status/phase.js';
 import { toRFC3339 } from '../status/time.js';
@@ -358,8 +357,8 @@ export class PodWorker {
     // kubelet's garbage collector would have deleted: without this, restart counts would continue
     // from the old log files.
     await Promise.all([
-      rm(config.logDirectory, { recursive: true, force: true }),
-      rm(sandboxDir(rootDir, this.uid), { recursive: true, force: true }),
+      removeUnder(rootDir, config.logDirectory),
+      removeUnder(rootDir, sandboxDir(rootDir, this.uid)),
     ]);
     const id = await runtime.runPodSandbox(config);
     const status = await runtime.podSandboxStatus(id);

@@ -86,7 +86,7 @@ test('the same file gives the same UIDs; an edited pod a new one', async () => {
 const failures: [string, string[], LoadOptions, string[]][] = [
   ['missing file', ['nope.yaml'], {}, ['error: the path "nope.yaml" does not exist']],
   ['YAML syntax error with file:line:column', ['syntax-error.yaml'], {}, ['error: syntax-error.yaml:9:1: Flow sequence in block collection must be sufficiently indented and end with a ]']],
-  ['unknown kind with a hint', ['deployment.yaml'], {}, ['error: deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template']],
+  ['unknown kind with a hint', ['deployment.yaml'], {}, ['error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template']],
   ['unknown field with a suggestion', ['typo.yaml'], {}, [
     'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
   ]],
@@ -104,7 +104,7 @@ const failures: [string, string[], LoadOptions, string[]][] = [
   ['problems of several sources together', ['nope.yaml', 'typo.yaml', 'deployment.yaml'], {}, [
     'error: the path "nope.yaml" does not exist',
     'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
-    'error: deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
+    'error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
   ]],
   ['process runtime rules on request', ['list.yaml'], { runtime: 'process', extraValidation: () => [] }, []],
 ];
@@ -132,7 +132,7 @@ const kindRows: [string, string, string][] = [
 for (const [name, yaml, want] of kindRows) {
   test(`loader kinds: ${name}`, async () => {
     const got = await problems(['-'], { stdin: Readable.from([Buffer.from(yaml)]) });
-    assert.deepEqual(got, [`error: STDIN:1:1: document 0: ${want}`]);
+    assert.deepEqual(got, [`error: unable to recognize "STDIN": STDIN:1:1: document 0: ${want}`]);
   });
 }
 

@@ -2,7 +2,7 @@
 // (ValidateConfigMap, ValidateSecret): metadata, data keys, and base64 secret values.
 
 import type { ConfigMap, Secret } from '../types.js';
-import { type FieldError, invalid, newPath, sortFieldErrors } from '../field-errors.js';
+import { type FieldError, invalid, newPath, sortFieldErrors, tooLong } from '../field-errors.js';
 import { isConfigMapKey } from './names.js';
 import { validateObjectMeta } from './pod.js';
 
@@ -28,8 +28,16 @@ function validateKeys(data: Record<string, string> | undefined, other: Record<st
   return errs;
 }
 
+/** core.MaxSecretSize: the most data a ConfigMap or a Secret may hold. */
+export const maxSecretSize = 1024 * 1024;
+
 export function validateConfigMap(cm: ConfigMap): FieldError[] {
   const errs = validateObjectMeta(cm.metadata);
+  let total = 0;
+  for (const v of Object.values(cm.data ?? {})) total += Buffer.byteLength(v);
+  for (const v of Object.values(cm.binaryData ?? {})) total += Buffer.byteLength(v, 'base64');
+  // The API server reports it against the whole object: an empty path, printed `[]`.
+  if (total > maxSecretSize) errs.push(tooLong('[]', '', maxSecretSize));
   errs.push(...validateKeys(cm.data, cm.binaryData, 'data', 'binaryData'));
   errs.push(...validateKeys(cm.binaryData, undefined, 'binaryData', 'data'));
   for (const [k, v] of Object.entries(cm.binaryData ?? {})) {
@@ -43,6 +51,9 @@ export function validateConfigMap(cm: ConfigMap): FieldError[] {
 export function validateSecret(secret: Secret): FieldError[] {
   const errs = validateObjectMeta(secret.metadata);
   errs.push(...validateKeys(secret.data, undefined, 'data', ''));
+  let total = 0;
+  for (const v of Object.values(secret.data ?? {})) total += Buffer.byteLength(v, 'base64');
+  if (total > maxSecretSize) errs.push(tooLong(newPath('data'), '', maxSecretSize));
   for (const [k, v] of Object.entries(secret.data ?? {})) {
     const at = base64ErrorOffset(v);
     if (at >= 0) errs.push(invalid(newPath('data').key(k), '<secret contents redacted>', `illegal base64 data at input byte ${at}`));

@@ -16,7 +16,7 @@ import {
   sortFieldErrors,
   tooLong,
 } from '../field-errors.js';
-import { inclusiveRangeError, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.js';
+import { inclusiveRangeError, isDNS1123Label, maxLenError, regexError, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './names.js';
 import { validateContainerCommon, validateContainers, validateDNS1123Label, validateInitContainers } from './container.js';
 import { validateResourceRequirements } from './resources.js';
 
@@ -137,9 +137,28 @@ export function validatePodSpec(spec: Pod['spec'], path: FieldPath = newPath('sp
   return errs;
 }
 
+const uidFmt = '[-._a-zA-Z0-9]+';
+const uidRe = new RegExp(`^${uidFmt}$`);
+const uidMaxLength = 128;
+
+/**
+ * metadata.uid. The API server sets a created object's UID itself; a static pod keeps the one its
+ * file gives, and podvisor names the pod's directories after it, so a given UID must be one safe
+ * path component (as RFC 4122 UIDs and the kubelet's md5 UIDs are).
+ */
+export function validatePodUID(uid: string | undefined, path: FieldPath = newPath('metadata', 'uid')): FieldError[] {
+  if (uid === undefined || uid === '') return [];
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(uid) > uidMaxLength) errs.push(invalid(path, uid, maxLenError(uidMaxLength)));
+  if (!uidRe.test(uid)) errs.push(invalid(path, uid, regexError("a valid UID must consist of alphanumeric characters, '-', '_' or '.'", uidFmt, '3f2b5c1e-0d4e-4c3a-9a51-6d2f8e7b9c10')));
+  if (uid === '.' || uid === '..') errs.push(invalid(path, uid, `must not be '${uid}'`));
+  return errs;
+}
+
 /** Every error of a (defaulted) pod at once, sorted by field path, duplicates dropped. */
 export function validatePod(pod: Pod): FieldError[] {
   const errs = validateObjectMeta(pod.metadata);
+  errs.push(...validatePodUID(pod.metadata?.uid));
   errs.push(...validatePodSpec(pod.spec));
   if (pod.spec?.ephemeralContainers?.length) errs.push(forbidden(newPath('spec', 'ephemeralContainers'), 'cannot be set on create'));
   return sortFieldErrors(dedupeFieldErrors(errs));

@@ -1,6 +1,7 @@
 // Reads a container's CRI-format log back as lines (what `logs` and the run-once failure summary
 // show): rotated files oldest first, then the current one; `P` pieces joined to their line.
 
+import { constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { decodeRecord, type LogStream } from './cri-format.js';
 import { listRotatedLogs } from './rotation.js';
@@ -35,7 +36,8 @@ export async function readContainerLogEntries(path: string, opts: ReadLogOptions
   for (const file of files) {
     let data: Buffer;
     try {
-      data = await readFile(file);
+      // A symlink planted in the log tree is never followed.
+      data = await readFile(file, { flag: constants.O_RDONLY | constants.O_NOFOLLOW });
       found++;
     } catch (err) {
       // A rotated file may be removed between listing and reading.

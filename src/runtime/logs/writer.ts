@@ -1,7 +1,8 @@
 // A container's log file: appends encoded CRI records in order and rotates by size and count inside
 // the write path (as the kubelet's container log manager would, without its polling loop).
 
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { modes, openNoFollow } from '../root-dir.js';
 import type { Logger } from '../../util/logger.js';
 import { listRotatedLogs, rotatedName } from './rotation.js';
 
@@ -41,7 +42,7 @@ export class ContainerLogFile {
 
   /** Opens (creating or appending to) the log file. */
   static async open(opts: ContainerLogFileOptions): Promise<ContainerLogFile> {
-    const fh = await open(opts.path, 'a', 0o640);
+    const fh = await openNoFollow(opts.path, modes.logFile);
     const { size } = await fh.stat();
     return new ContainerLogFile(opts, fh, size);
   }
@@ -120,7 +121,7 @@ export class ContainerLogFile {
       this.opts.logger.error('Failed to rotate container log', { path, err: String(err) });
     }
     try {
-      this.fh = await open(path, 'a', 0o640);
+      this.fh = await openNoFollow(path, modes.logFile);
       this.size = (await stat(path)).size;
     } catch (err) {
       this.opts.logger.error('Failed to reopen container log', { path, err: String(err) });

@@ -3,7 +3,6 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -24,7 +23,7 @@ import {
 import { CriLineSplitter, encodeRecord, MAX_LOG_LINE_BYTES, type LogStream, type LogTag } from '../logs/cri-format.js';
 import { formatRFC3339Nano, LogTimestamps } from '../logs/timestamp.js';
 import { ContainerLogFile, DEFAULT_LOG_MAX_FILES, DEFAULT_LOG_MAX_SIZE_BYTES } from '../logs/writer.js';
-import { sandboxDir } from '../root-dir.js';
+import { assertUnder, ensureDirUnder, modes, sandboxDir } from '../root-dir.js';
 import { execInContext } from './exec.js';
 import { exitCodeOf, isKnownSignal, signalGroup, waitGroupGone } from './process-group.js';
 import { describeSpawnError } from './start-error.js';
@@ -115,8 +114,8 @@ export class ProcessRuntime implements RuntimeService {
 
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
     const dir = sandboxDir(this.opts.rootDir, config.metadata.uid);
-    await mkdir(dir, { recursive: true });
-    if (config.logDirectory) await mkdir(config.logDirectory, { recursive: true });
+    await ensureDirUnder(this.opts.rootDir, dir, modes.private);
+    if (config.logDirectory) await ensureDirUnder(this.opts.rootDir, config.logDirectory, modes.logDir);
     const id = newId();
     this.sandboxes.set(id, { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() });
     return id;
@@ -161,7 +160,10 @@ export class ProcessRuntime implements RuntimeService {
     if (sb.state !== 'SANDBOX_READY') throw new Error(`sandbox ${podSandboxId} is not ready`);
     const logDir = sandboxConfig.logDirectory || sb.config.logDirectory;
     const logPath = logDir && config.logPath ? join(logDir, config.logPath) : '';
-    if (logPath) await mkdir(dirname(logPath), { recursive: true });
+    if (logPath) {
+      assertUnder(logDir, logPath);
+      await ensureDirUnder(this.opts.rootDir, dirname(logPath), modes.logDir);
+    }
 
     const id = newId();
     let markExited!: () => void;
