@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { dialHost, joinHostPort, type ActionOutcome } from './probe.js';
 import { formatGoDuration, goQuote } from '../util/go-format.js';
+import { maxTimerDelayMs } from '../util/timer.js';
 
 interface HealthCheckResponse {
   status: string;
@@ -90,7 +91,8 @@ export class GRPCHealthProber {
         resolve(outcome);
       };
       // A blocking dial: wait for the channel to be ready, retrying connects until the deadline.
-      client.waitForReady(deadline, (dialErr) => {
+      // grpc-js arms one setTimeout for this deadline: beyond what a timer holds, wait unbounded.
+      client.waitForReady(timeoutSeconds * 1000 > maxTimerDelayMs ? Infinity : deadline, (dialErr) => {
         if (dialErr) {
           done({ result: 'failure', output: `timeout: failed to connect service ${goQuote(addr)} within ${timeout}: context deadline exceeded` });
           return;

@@ -1,6 +1,8 @@
 // Time as the prober, the back-off and the pod workers see it. Passing a Clock in (never calling
 // Date.now or setTimeout directly in logic code) lets tests drive time deterministically.
 
+import { setLongTimeout, sleepLong } from './timer.js';
+
 export interface Timer {
   /** Cancels the timer; harmless when it already fired or was cancelled. */
   cancel(): void;
@@ -20,13 +22,12 @@ export class RealClock implements Clock {
   now(): number {
     return Date.now();
   }
+  // Through setLongTimeout: a delay past 2^31-1 ms would otherwise fire after 1 ms.
   setTimer(ms: number, fn: () => void): Timer {
-    const t = setTimeout(fn, Math.max(0, ms));
-    t.unref?.();
-    return { cancel: () => clearTimeout(t) };
+    return setLongTimeout(fn, ms, { ref: false });
   }
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+    return sleepLong(ms);
   }
 }
 
