@@ -228,6 +228,7 @@ export async function loadAndCreateAgent(
       stdin: io.stdin,
       cwd: io.cwd,
       validate: parsed.flags.validate as ValidateMode,
+      recursive: parsed.flags.recursive === true,
       onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
       runtime: settings.runtime,
       nodeName,

@@ -8,6 +8,7 @@ import { formatObjects, outputFormats, reportLoadError, type OutputFormat } from
 /** The -f/--validate flags every command that reads manifests shares. */
 export const manifestFlags: FlagSpec[] = [
   { name: 'filename', short: 'f', type: 'strings', valueName: 'FILE', usage: 'File, directory or - (stdin) holding the manifests; repeatable.', default: [] },
+  { name: 'recursive', short: 'R', type: 'boolean', usage: 'Process the directories given with -f recursively.' },
   {
     name: 'validate',
     type: 'string',
@@ -56,6 +57,7 @@ export const validateCommand = defineCommand({
         stdin: io.stdin,
         cwd: io.cwd,
         validate: parsed.flags.validate as ValidateMode,
+        recursive: parsed.flags.recursive === true,
         onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
         ...(parsed.flags.runtime ? { runtime: parsed.flags.runtime as string } : {}),
         ...(parsed.flags.namespace ? { namespace: parsed.flags.namespace as string } : {}),

@@ -36,9 +36,14 @@ const yamlOptions: DocumentOptions & SchemaOptions = {
 };
 const jsonOptions: DocumentOptions & SchemaOptions = { version: '1.2', schema: 'json' };
 
+/** The first line of a parser message, without its position, and short: it may quote the input. */
 function firstLine(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  const line = message.split('\n', 1)[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
+
+/** Invalid JSON larger than this is reported without the yaml pass that would place the error. */
+const locateInvalidJSONBelow = 64 * 1024;
 
 export interface ParsedSource {
   documents: ManifestDocument[];
@@ -65,19 +70,16 @@ function positionOf(file: SourceFile, lineCounter: LineCounter | undefined, offs
  * however the parser fails, becomes a message naming the file (and line:column where known).
  */
 export function parseSource(file: SourceFile): ParsedSource {
-  const deep = findExcessiveNesting(file.text);
-  if (deep) {
-    return {
-      documents: [],
-      errors: [`error: ${positionOf(file, undefined, deep.offset)}: nesting is deeper than ${maxNestingDepth} levels`],
-    };
-  }
   const isJSON = file.path?.toLowerCase().endsWith('.json') ?? false;
   try {
-    if (isJSON) {
-      const fast = parseJSONFast(file);
+    // JSON is YAML too: a YAML source that opens like JSON tries the fast path first.
+    if (isJSON || /^\s*[[{]/.test(file.text.slice(0, 4096))) {
+      const fast = parseJSONFast(file, isJSON);
       if (fast) return fast;
     }
+    // The yaml parser recurses per level: the depth is checked on the text before it runs.
+    const deep = findExcessiveNesting(file.text);
+    if (deep) return tooDeep(file, deep.offset);
     return parseYAML(file, isJSON);
   } catch (err) {
     // Whatever escaped the parser is not shown: it is the parser's inside, not the user's input.
@@ -86,28 +88,68 @@ export function parseSource(file: SourceFile): ParsedSource {
   }
 }
 
+function tooDeep(file: SourceFile, offset: number | undefined): ParsedSource {
+  const where = offset === undefined ? file.name : positionOf(file, undefined, offset);
+  return { documents: [], errors: [`error: ${where}: nesting is deeper than ${maxNestingDepth} levels`] };
+}
+
+/** Whether a parsed value nests deeper than limit (walked without recursion). */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /**
  * A .json source through JSON.parse; the yaml parser's position-keeping pass runs only when a
  * location is asked for. Undefined when JSON.parse rejects the text: the yaml pass then says where.
  */
-function parseJSONFast(file: SourceFile): ParsedSource | undefined {
+function parseJSONFast(file: SourceFile, isJSON: boolean): ParsedSource | undefined {
   if (file.text.trim() === '') return { documents: [], errors: [] };
   let value: unknown;
   try {
     value = JSON.parse(file.text);
-  } catch {
-    return undefined;
+  } catch (err) {
+    // Not JSON after all (a YAML flow mapping, or an error the yaml pass will place).
+    if (!isJSON || file.text.length <= locateInvalidJSONBelow) return undefined;
+    const message = String((err as Error).message);
+    const what = firstLine(message.split(/, (?:\.\.\.)?"| in JSON at position/)[0]!);
+    const offset = jsonErrorOffset(file.text, message);
+    const where = offset === undefined ? file.name : positionOf(file, undefined, offset);
+    return { documents: [], errors: [`error: ${where}: invalid JSON: ${what}`] };
   }
   if (value === null) return { documents: [], errors: [] };
+  // JSON.parse does not recurse, but what reads the value afterwards does.
+  if (nestsDeeper(value, maxNestingDepth)) return tooDeep(file, findExcessiveNesting(file.text)?.offset);
   let located: ((segments: readonly PathSegment[], keyOf?: boolean) => string) | undefined;
   const locate = (segments: readonly PathSegment[], keyOf?: boolean) => {
     if (!located) {
-      const parsed = parseYAML(file, true);
+      const parsed = parseYAML(file, isJSON);
       located = parsed.documents[0]?.locate ?? (() => `${file.name}:1:1`);
     }
     return located(segments, keyOf);
   };
   return { documents: [{ file, index: 0, value, locate }], errors: [] };
+}
+
+/**
+ * Where V8's JSON.parse message places the error: `… at position N`, or for an unexpected token
+ * the excerpt it quotes (`..."<10 characters before><token>…"`), found in the text.
+ */
+function jsonErrorOffset(text: string, message: string): number | undefined {
+  const at = / at position (\d+)/.exec(message);
+  if (at) return Number(at[1]);
+  const quoted = /, \.\.\."(.*)"(?:\.\.\.)? is not valid JSON$/s.exec(message);
+  if (!quoted?.[1]) return undefined;
+  const found = text.indexOf(quoted[1]);
+  return found === -1 ? undefined : found + 10;
 }
 
 function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {

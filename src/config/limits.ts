@@ -72,6 +72,7 @@ export function findExcessiveNesting(text: string, limit = maxNestingDepth): Dep
       if (depth > limit) return { offset: i, depth };
     }
     // The rest of the line.
+    const lineEnd = skipToEol(text, i);
     let valueStart = true; // where a flow collection or a quoted scalar may begin
     let lastToken = 0; // last significant character, for block scalar indicators
     let tokenAfterIndicator = false;
@@ -79,15 +80,23 @@ export function findExcessiveNesting(text: string, limit = maxNestingDepth): Dep
       c = text.charCodeAt(i);
       if (c === LF) break;
       if (quote !== 0) {
-        if (quote === DQ && c === BS) i += 2;
-        else if (c === quote) {
-          if (quote === SQ && text.charCodeAt(i + 1) === SQ) i += 2;
-          else {
-            quote = 0;
-            i++;
-            valueStart = false;
-          }
-        } else i++;
+        // Jump to the closing quote (or the line's end: a quoted scalar may span lines).
+        const q = text.indexOf(quote === DQ ? '"' : "'", i);
+        if (q === -1 || q > lineEnd) {
+          i = lineEnd;
+          break;
+        }
+        i = q + 1;
+        if (quote === DQ) {
+          let backslashes = 0;
+          for (let k = q - 1; k >= 0 && text.charCodeAt(k) === BS; k--) backslashes++;
+          if (backslashes % 2 === 1) continue;
+        } else if (text.charCodeAt(q + 1) === SQ) {
+          i = q + 2;
+          continue;
+        }
+        quote = 0;
+        valueStart = false;
         continue;
       }
       if (c === SPACE || c === TAB || c === CR) {

@@ -111,6 +111,16 @@ interface Collected {
 
 /** Loads, decodes, defaults and validates; throws ManifestError with every problem found. */
 export async function loadManifests(sources: readonly string[], opts: LoadOptions = {}): Promise<LoadedManifests> {
+  try {
+    return await load(sources, opts);
+  } catch (err) {
+    if (err instanceof ManifestError) throw err;
+    // Never an internal exception's text: say what failed, not how the code failed.
+    throw new ManifestError([`error: the manifests could not be loaded (${err instanceof Error ? err.name : 'failure'})`]);
+  }
+}
+
+async function load(sources: readonly string[], opts: LoadOptions): Promise<LoadedManifests> {
   const mode = opts.validate ?? 'strict';
   const nodeName = opts.nodeName ?? defaultNodeName();
   const problems: string[] = [];
@@ -168,27 +178,28 @@ export async function loadManifests(sources: readonly string[], opts: LoadOption
   };
   const classify = (doc: ManifestDocument, inList: boolean) => {
     // kubectl's words for a document it cannot map to a kind: `unable to recognize "<file>": …`.
-    const where = `unable to recognize ${goQuote(doc.file.name)}: ${doc.locate([])}: ${describeDocument(doc)}`;
+    // Located only when reported: locating may need a parse that keeps positions.
+    const where = () => `unable to recognize ${goQuote(doc.file.name)}: ${doc.locate([])}: ${describeDocument(doc)}`;
     const v = doc.value;
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      problems.push(`error: ${where}: expected an object with apiVersion and kind`);
+      problems.push(`error: ${where()}: expected an object with apiVersion and kind`);
       return;
     }
     const obj = v as Record<string, unknown>;
     const { apiVersion, kind } = obj;
     const missing = [apiVersion ? '' : 'apiVersion not set', kind ? '' : 'kind not set'].filter(Boolean);
     if (missing.length) {
-      problems.push(`error: ${where}: ${missing.join(', ')}`);
+      problems.push(`error: ${where()}: ${missing.join(', ')}`);
       return;
     }
     if (typeof kind !== 'string' || typeof apiVersion !== 'string') {
-      problems.push(`error: ${where}: apiVersion and kind must be strings`);
+      problems.push(`error: ${where()}: apiVersion and kind must be strings`);
       return;
     }
     const name = typeof (obj.metadata as { name?: unknown } | undefined)?.name === 'string' ? ` ${goQuote((obj.metadata as { name: string }).name)}` : '';
     if (kind === 'Pod' || kind === 'ConfigMap' || kind === 'Secret' || (listKinds.has(kind) && !inList)) {
       if (apiVersion !== 'v1') {
-        problems.push(`error: ${where}: no matches for kind ${goQuote(kind)} in version ${goQuote(apiVersion)}: podvisor reads v1 objects`);
+        problems.push(`error: ${where()}: no matches for kind ${goQuote(kind)} in version ${goQuote(apiVersion)}: podvisor reads v1 objects`);
         return;
       }
       if (listKinds.has(kind)) {
@@ -200,7 +211,7 @@ export async function loadManifests(sources: readonly string[], opts: LoadOption
       take({ kind: kind as Collected['kind'], value: obj, doc });
       return;
     }
-    problems.push(`error: ${where}: ${apiVersion} ${kind}${name} is not supported: ${kindHints[kind] ?? otherKindHint}`);
+    problems.push(`error: ${where()}: ${apiVersion} ${kind}${name} is not supported: ${kindHints[kind] ?? otherKindHint}`);
   };
 
   for (const doc of docs) {
