@@ -169,7 +169,9 @@ function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
   list.forEach((doc, index) => {
     const err = doc.errors[0];
     if (err) {
-      errors.push(`error: ${at(err.pos[0])}: ${firstLine(err.message)}`);
+      // The parser records what it threw too; a stack overflow is not the user's message to read.
+      const message = /call stack/i.test(err.message) ? 'nesting is deeper than this parser can follow' : firstLine(err.message);
+      errors.push(`error: ${at(err.pos[0])}: ${message}`);
       return;
     }
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return;

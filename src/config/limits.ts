@@ -8,8 +8,11 @@
  */
 export const maxSourceBytes = 32 * 1024 * 1024;
 
-/** The deepest nesting of collections a manifest may have (a Pod needs about 15 levels). */
-export const maxNestingDepth = 1000;
+/**
+ * The deepest nesting of collections a manifest may have. A Pod needs about 15 levels; the yaml
+ * parser recurses per level, and 100 keeps it far from the end of the stack.
+ */
+export const maxNestingDepth = 100;
 
 /** The most alias expansions one document may make before it is taken for an alias bomb. */
 export const maxAliasCount = 10_000;
