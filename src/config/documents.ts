@@ -25,8 +25,11 @@ export function describeDocument(d: Pick<ManifestDocument, 'index' | 'item'>): s
 
 // The YAML 1.1 schema matches the parser Kubernetes uses (yes/no/on/off are booleans, 0755 octal);
 // timestamps and base-60 numbers stay strings there, so those tags are dropped.
+// logLevel 'error': the parser's warnings (process warnings on stderr) are not for the user;
+// what matters in a manifest is reported as an error with its position.
 const yamlOptions: DocumentOptions & SchemaOptions = {
   version: '1.1',
+  logLevel: 'error',
   merge: true,
   customTags: (tags) =>
     tags.filter((t) => {
@@ -34,7 +37,7 @@ const yamlOptions: DocumentOptions & SchemaOptions = {
       return tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME';
     }),
 };
-const jsonOptions: DocumentOptions & SchemaOptions = { version: '1.2', schema: 'json' };
+const jsonOptions: DocumentOptions & SchemaOptions = { version: '1.2', schema: 'json', logLevel: 'error' };
 
 /** The first line of a parser message, without its position, and short: it may quote the input. */
 function firstLine(message: string): string {
