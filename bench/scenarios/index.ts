@@ -4,6 +4,7 @@ import type { ScenarioName } from '../options.js';
 import { execProbes } from './exec-probes.js';
 import { failureDetection } from './failure-detection.js';
 import { idle } from './idle.js';
+import { manifestParse } from './manifest-parse.js';
 import { podStart } from './pod-start.js';
 import { probeLoad } from './probe-load.js';
 import type { Scenario } from './types.js';
@@ -14,4 +15,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'pod-start': podStart,
   'failure-detection': failureDetection,
   idle,
+  'manifest-parse': manifestParse,
 };
