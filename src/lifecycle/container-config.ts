@@ -4,6 +4,7 @@
 import type { ConfigMap, Container, Pod, Secret } from '../api/types.js';
 import type { ContainerConfig, KeyValue } from '../runtime/cri.js';
 import { expand, makeEnvironmentVariables, mappingFuncFor, type NodeAllocatable } from './envvars.js';
+import { containerResources, containerSecurityContext } from './linux-config.js';
 
 export { ContainerConfigError, type NodeAllocatable } from './envvars.js';
 
@@ -32,6 +33,8 @@ export interface BuildContainerConfigInput {
   };
   /** Node allocatable for resourceFieldRef of unset limits; the host's CPUs and memory by default. */
   nodeAllocatable?: NodeAllocatable;
+  /** The user a container runs as when runAsUser is unset (the process runtime: the agent's). */
+  imageUid?: number;
 }
 
 /** Throws ContainerConfigError (→ `CreateContainerConfigError`) when a reference cannot be resolved. */
@@ -79,6 +82,10 @@ export function buildContainerConfig(input: BuildContainerConfigInput): Containe
       [ANNOTATION_TERMINATION_MESSAGE_PATH]: container.terminationMessagePath ?? '/dev/termination-log',
       [ANNOTATION_TERMINATION_MESSAGE_POLICY]: container.terminationMessagePolicy ?? 'File',
     },
+  };
+  config.linux = {
+    resources: containerResources(container),
+    securityContext: containerSecurityContext(pod, container, input.imageUid ?? process.getuid?.() ?? 0),
   };
   const stopSignal = container.lifecycle?.stopSignal;
   if (stopSignal) config.stopSignal = stopSignal as NodeJS.Signals;
