@@ -2,7 +2,7 @@
 // `podvisor` parent, and one per container inside it (memory and CPU limits), on cgroup v2 or on the
 // v1 memory/cpu/pids hierarchies. They track every descendant, kill them all, and report OOM kills.
 
-import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -57,7 +57,10 @@ export class CgroupManager {
   static open(layout: CgroupLayout | undefined = detectCgroupLayout()): CgroupManager | undefined {
     if (!layout) return undefined;
     try {
-      for (const dir of parentDirs(layout)) mkdirSync(dir, { recursive: true });
+      for (const dir of parentDirs(layout)) {
+        mkdirSync(dir, { recursive: true });
+        accessSync(dir, constants.W_OK);
+      }
       if (layout.version === 2) {
         enableControllers(layout.root);
         enableControllers(join(layout.root, CGROUP_PARENT));

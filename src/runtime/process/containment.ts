@@ -81,36 +81,57 @@ export class ContainmentHost {
         cpuPeriodUs: resources?.cpuPeriod,
         cpuShares: resources?.cpuShares,
       });
-      return new CgroupContainment(cg);
+      return new CgroupContainment(cg, new ProcTreeTracker());
     }
     return new TreeContainment(new ProcTreeTracker());
   }
 }
 
+/**
+ * A container cgroup. A process joins it just after spawn returns, so what it forks in that instant
+ * starts outside: the moves repeat until none is needed, and the /proc tracker (same group, session
+ * or stdio) finds at kill time a child that forked and was orphaned before it could be moved.
+ */
 class CgroupContainment implements Containment {
-  constructor(private readonly cg: Cgroup) {}
+  constructor(
+    private readonly cg: Cgroup,
+    private readonly tree: ProcTreeTracker,
+  ) {}
 
   add(pid: number): void {
+    this.tree.addRoot(pid);
     // The process runs from the moment spawn returns: bring in anything it forked before the move.
+    // A child forked by a process before that process moved is found on the next pass, until a
+    // pass moves nothing: from then on every fork happens inside the cgroup.
     if (!this.cg.addProcess(pid)) return;
-    const table = readProcTable();
-    const inside = new Set([pid]);
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const e of table.values()) {
-        if (!inside.has(e.pid) && inside.has(e.ppid)) {
-          inside.add(e.pid);
-          this.cg.addProcess(e.pid);
+    const moved = new Set([pid]);
+    for (let pass = 0; pass < 20; pass++) {
+      const table = readProcTable();
+      const tree = new Set([pid]);
+      let movedNow = 0;
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const e of table.values()) {
+          if (tree.has(e.pid) || !tree.has(e.ppid)) continue;
+          tree.add(e.pid);
           grew = true;
+          if (!moved.has(e.pid)) {
+            moved.add(e.pid);
+            this.cg.addProcess(e.pid);
+            movedNow++;
+          }
         }
       }
+      if (movedNow === 0) return;
     }
   }
   killSync(): void {
     this.cg.killSync();
+    this.tree.killSync();
   }
-  killAll(): Promise<boolean> {
-    return this.cg.killAll();
+  async killAll(): Promise<boolean> {
+    const [inCgroup, escaped] = await Promise.all([this.cg.killAll(), this.tree.killAll()]);
+    return inCgroup && escaped;
   }
   oomKilled(): boolean {
     return this.cg.oomKilled();

@@ -325,6 +325,9 @@ export class ProcessRuntime implements RuntimeService {
   /** Kills every container this runtime started and waits until they are gone. */
   async close(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.stopContainer(c.status.id, 0)));
+    // State lives in memory only: the cgroups of what was stopped serve nobody after this.
+    for (const c of this.containers.values()) c.procs.release();
+    for (const id of this.sandboxes.keys()) this.containment.closePod(id);
   }
 
   /**
