@@ -3,7 +3,7 @@
 
 import type { ConfigMap, Container, Pod, Secret } from '../api/types.js';
 import type { ContainerConfig, KeyValue } from '../runtime/cri.js';
-import { expand, makeEnvironmentVariables, mappingFuncFor, type NodeAllocatable } from './envvars.js';
+import { checkExecSize, expandBounded, makeEnvironmentVariables, mappingFuncFor, type NodeAllocatable } from './envvars.js';
 import { containerResources, containerSecurityContext } from './linux-config.js';
 
 export { ContainerConfigError, type NodeAllocatable } from './envvars.js';
@@ -53,8 +53,9 @@ export function buildContainerConfig(input: BuildContainerConfigInput): Containe
 
   // ExpandContainerCommandAndArgs: references resolve against the final environment.
   const mapping = mappingFuncFor(env);
-  const command = (container.command ?? []).map((c) => expand(c, mapping));
-  const args = (container.args ?? []).map((a) => expand(a, mapping));
+  const command = (container.command ?? []).map((c, i) => expandBounded(c, mapping, `command[${i}]`));
+  const args = (container.args ?? []).map((a, i) => expandBounded(a, mapping, `args[${i}]`));
+  checkExecSize(env, [...command, ...args]);
 
   // The runtime sets HOSTNAME from the sandbox hostname before the container's own variables, so a
   // variable the pod defines wins; it is not visible to $(VAR) expansion, as in Kubernetes.
