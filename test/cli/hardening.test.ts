@@ -135,3 +135,31 @@ test('up --logs: a 100 MB burst to a reader that does not read keeps the agent b
     await tmp.remove();
   }
 });
+
+test('crash loop: after many restarts only the current and the previous instance keep their logs', async () => {
+  const tmp = await tempDir();
+  try {
+    const manifest = join(tmp.path, 'pod.yaml');
+    writeFileSync(manifest, podYaml('crash', 'echo started; exit 1'));
+    const root = join(tmp.path, 'root');
+    const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--root-dir', root, '--max-container-restart-period=1s'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const run = collect(child);
+    try {
+      const logDir = () => {
+        const pods = readdirSync(join(root, 'pods'));
+        return join(root, 'pods', pods[0]!, 'main');
+      };
+      await waitUntil(() => existsSync(join(root, 'pods')) && existsSync(join(logDir(), '6.log')), 'six restarts', 60_000);
+      child.kill('SIGTERM');
+      assert.equal((await run.exited).code, 0, run.err());
+      const attempts = readdirSync(logDir()).map((n) => Number(/^(\d+)\.log/.exec(n)?.[1]));
+      const newest = Math.max(...attempts);
+      assert.ok(newest >= 6);
+      assert.deepEqual([...new Set(attempts)].sort((a, b) => a - b), [newest - 1, newest]);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  } finally {
+    await tmp.remove();
+  }
+});
