@@ -131,11 +131,6 @@ export class Cgroup {
     if (pids > 0) writeFileSync(join(pidsDir, 'pids.max'), String(pids));
   }
 
-  /** The cgroup.procs file of each hierarchy: writing a pid there moves that process in. */
-  get procsFiles(): string[] {
-    return this.dirs.map((d) => join(d, 'cgroup.procs'));
-  }
-
   /** Moves a process (all its threads) into this cgroup; false when it is gone already. */
   addProcess(pid: number): boolean {
     try {

@@ -9,13 +9,8 @@ import { ProcTreeTracker, readProcTable } from './proc-tree.js';
 
 /** One container's processes. */
 export interface Containment {
-  /** The cgroup.procs files a process writes itself into before exec'ing its command ([] for none). */
-  readonly joinFiles: readonly string[];
-  /**
-   * Takes in a freshly spawned group leader (the main process or an exec): nothing to do when it
-   * joined its cgroup itself; else moved in, with whatever it forked already, or tracked in /proc.
-   */
-  add(pid: number, joined: boolean): void;
+  /** Takes in a freshly spawned group leader (the main process or an exec) and whatever it forked already. */
+  add(pid: number): void;
   /** SIGKILLs everything now, synchronously (agent exit). */
   killSync(): void;
   /** Kills everything and resolves whether nothing is left. */
@@ -93,25 +88,17 @@ export class ContainmentHost {
 }
 
 /**
- * A container cgroup. Its processes normally join it themselves before their command runs
- * (joinFiles). One that could not (a user change without setpriv) is moved in just after spawn, so
- * what it forks in that instant starts outside: the moves repeat until none is needed, and the /proc
- * tracker (same group, session or stdio) finds at kill time a child orphaned before it was moved.
+ * A container cgroup. A process joins it just after spawn returns, so what it forks in that instant
+ * starts outside: the moves repeat until none is needed, and the /proc tracker (same group, session
+ * or stdio) finds at kill time a child that forked and was orphaned before it could be moved.
  */
 class CgroupContainment implements Containment {
-  private tracking = false;
   constructor(
     private readonly cg: Cgroup,
     private readonly tree: ProcTreeTracker,
   ) {}
 
-  get joinFiles(): readonly string[] {
-    return this.cg.procsFiles;
-  }
-
-  add(pid: number, joined: boolean): void {
-    if (joined) return;
-    this.tracking = true;
+  add(pid: number): void {
     this.tree.addRoot(pid);
     // The process runs from the moment spawn returns: bring in anything it forked before the move.
     // A child forked by a process before that process moved is found on the next pass, until a
@@ -140,10 +127,10 @@ class CgroupContainment implements Containment {
   }
   killSync(): void {
     this.cg.killSync();
-    if (this.tracking) this.tree.killSync();
+    this.tree.killSync();
   }
   async killAll(): Promise<boolean> {
-    const [inCgroup, escaped] = await Promise.all([this.cg.killAll(), this.tracking ? this.tree.killAll() : true]);
+    const [inCgroup, escaped] = await Promise.all([this.cg.killAll(), this.tree.killAll()]);
     return inCgroup && escaped;
   }
   oomKilled(): boolean {
@@ -162,7 +149,6 @@ const TREE_SCAN_MS = 1000;
 
 class TreeContainment implements Containment {
   private timer: NodeJS.Timeout | undefined;
-  readonly joinFiles: readonly string[] = [];
   constructor(private readonly tree: ProcTreeTracker) {}
   add(pid: number): void {
     this.tree.addRoot(pid);

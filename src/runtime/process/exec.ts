@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process';
 import type { Clock } from '../../util/clock.js';
 import type { ExecSyncResult } from '../cri.js';
 import { exitCodeOf, signalGroup } from './process-group.js';
-import type { SpawnTarget } from './identity.js';
 import { describeSpawnError } from './start-error.js';
 
 /** Output kept per stream; more is read and discarded so the command never blocks on a pipe. */
@@ -19,12 +18,12 @@ export interface ExecContext {
   env: NodeJS.ProcessEnv;
   clock: Clock;
   /** What to spawn for cmd, as whom (the container's identity); cmd as it is when absent. */
-  target?: (file: string, args: string[]) => SpawnTarget;
+  target?: (file: string, args: string[]) => { file: string; args: string[]; uid?: number; gid?: number };
   /**
    * Told about each exec's process group when it starts, and again (groupGone) once nothing of it
    * runs; the container kills every group still tracked when it exits, so no exec outlives it.
    */
-  started(pgid: number, joined: boolean): void;
+  started(pgid: number): void;
   groupGone(pgid: number): void;
 }
 
@@ -57,9 +56,8 @@ export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecCo
       return;
     }
     let child;
-    let t: SpawnTarget;
     try {
-      t = ctx.target?.(cmd[0], cmd.slice(1)) ?? { file: cmd[0], args: cmd.slice(1), joined: false };
+      const t = ctx.target?.(cmd[0], cmd.slice(1)) ?? { file: cmd[0], args: cmd.slice(1) };
       child = spawn(t.file, t.args, { cwd: ctx.cwd, env: ctx.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], uid: t.uid, gid: t.gid });
     } catch (err) {
       failStart(err as NodeJS.ErrnoException);
@@ -70,7 +68,7 @@ export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecCo
       return;
     }
     const pgid = child.pid;
-    ctx.started(pgid, t.joined);
+    ctx.started(pgid);
     const stdout = new CappedOutput();
     const stderr = new CappedOutput();
     child.stdout!.on('data', (d: Buffer) => stdout.push(d));

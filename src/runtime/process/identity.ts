@@ -44,14 +44,11 @@ export interface HostIdentity {
   gid: number;
   /** setpriv(1), needed to set supplementary groups (Node's spawn clears them); undefined when absent. */
   setpriv?: string;
-  /** env(1), which lets a process join its cgroup before its command runs; undefined when absent. */
-  env?: string;
 }
 
 export function hostIdentity(): HostIdentity {
   const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable);
-  const env = isExecutable('/bin/sh') ? ['/usr/bin/env', '/bin/env'].find(isExecutable) : undefined;
-  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}), ...(env ? { env } : {}) };
+  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}) };
 }
 
 /** How one container's processes are spawned. */
@@ -98,31 +95,7 @@ export function resolveIdentity(sc: LinuxContainerSecurityContext | undefined, h
   return id;
 }
 
-/** A spawn: file and arguments, the credentials spawn applies, and whether the process joins its cgroup itself. */
-export interface SpawnTarget {
-  file: string;
-  args: string[];
-  uid?: number;
-  gid?: number;
-  /** True when the process entered its cgroup (cgroup.procs) before exec'ing the command. */
-  joined: boolean;
-}
-
-/** Variables a POSIX shell sets or changes in what it execs (dash: PWD; bash also SHLVL, `_`, OLDPWD). */
-const SHELL_VARIABLES = ['PWD', 'OLDPWD', 'SHLVL', '_'];
-
-/**
- * The shell step that puts itself into each cgroup.procs given before `--`, then execs the rest: a
- * process in its cgroup before the command's first instruction, so nothing it forks starts outside.
- */
-const JOIN_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
-
-/**
- * What to spawn for a command. With cgroup.procs files to join (as root), a shell joins them and
- * then execs the command through env(1) (restoring the container's exact environment), and through
- * setpriv when the user or groups change. Without, the command itself with spawn's uid/gid, or
- * through setpriv when supplementary groups are set.
- */
+/** What to spawn: the command itself, or setpriv running it when supplementary groups are set. */
 export function spawnTarget(
   file: string,
   args: string[],
@@ -130,46 +103,20 @@ export function spawnTarget(
   host: HostIdentity,
   env: NodeJS.ProcessEnv,
   cwd: string,
-  joinFiles: readonly string[] = [],
-): SpawnTarget {
-  const changesUser = id.uid !== undefined || id.gid !== undefined || id.groups !== undefined;
-  const viaSetpriv = (resolved: string) => [
-    host.setpriv!,
-    `--reuid=${id.uid ?? host.uid}`,
-    `--regid=${id.gid ?? host.gid}`,
-    id.groups ? `--groups=${id.groups.join(',')}` : '--clear-groups',
-    '--',
-    resolved,
-    ...args,
-  ];
-  if (joinFiles.length > 0 && host.env && (!changesUser || host.setpriv)) {
-    // Resolved here, so a missing command is the runtime's start error and not the shell's exit 127.
-    const resolved = lookPath(file, env.PATH ?? DEFAULT_PATH, cwd);
-    const command = changesUser ? viaSetpriv(resolved) : [resolved, ...args];
-    const restore = SHELL_VARIABLES.flatMap((k) => (env[k] === undefined ? ['-u', k] : [`${k}=${env[k]}`]));
-    return { file: '/bin/sh', args: ['-c', JOIN_SCRIPT, 'podvisor-join', ...joinFiles, '--', host.env, ...restore, ...command], joined: true };
-  }
+): { file: string; args: string[]; uid?: number; gid?: number } {
   if (id.groups && host.setpriv) {
-    return { file: host.setpriv, args: viaSetpriv(lookPath(file, env.PATH ?? DEFAULT_PATH, cwd)).slice(1), joined: false };
+    // Resolved here, so a missing command is the runtime's start error and not setpriv's exit 127.
+    const resolved = lookPath(file, env.PATH ?? DEFAULT_PATH, cwd);
+    const uid = id.uid ?? host.uid;
+    const gid = id.gid ?? host.gid;
+    return { file: host.setpriv, args: [`--reuid=${uid}`, `--regid=${gid}`, `--groups=${id.groups.join(',')}`, '--', resolved, ...args] };
   }
-  return { file, args, ...(id.uid !== undefined ? { uid: id.uid } : {}), ...(id.gid !== undefined ? { gid: id.gid } : {}), joined: false };
+  return { file, args, ...(id.uid !== undefined ? { uid: id.uid } : {}), ...(id.gid !== undefined ? { gid: id.gid } : {}) };
 }
 
-/**
- * exec.LookPath: a name with a slash is used as it is (and must be an executable file); else the first
- * executable file on PATH. Throws ENOENT or EACCES as spawn would.
- */
+/** exec.LookPath: a name with a slash is used as it is; else the first executable file on PATH. */
 export function lookPath(file: string, path: string, cwd: string): string {
-  if (file.includes('/')) {
-    const full = file.startsWith('/') ? file : join(cwd, file);
-    try {
-      statSync(full);
-    } catch {
-      throw Object.assign(new Error(`${file}: no such file or directory`), { code: 'ENOENT' });
-    }
-    if (!isExecutable(full)) throw Object.assign(new Error(`${file}: permission denied`), { code: 'EACCES' });
-    return full;
-  }
+  if (file.includes('/')) return file.startsWith('/') ? file : join(cwd, file);
   for (const dir of path.split(delimiter)) {
     const candidate = join(dir || '.', file);
     if (isExecutable(candidate)) return candidate.startsWith('/') ? candidate : join(cwd, candidate);

@@ -297,9 +297,9 @@ export class ProcessRuntime implements RuntimeService {
       cwd: c.cwd,
       env: c.env,
       clock: this.clock,
-      target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd, c.procs.joinFiles),
-      started: (pgid, joined) => {
-        c.procs.add(pgid, joined);
+      target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
+      started: (pgid) => {
+        c.procs.add(pgid);
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
@@ -360,14 +360,12 @@ export class ProcessRuntime implements RuntimeService {
     const argv = [...config.command, ...config.args];
     const file = argv[0] ?? '';
     let child: ChildProcess | undefined;
-    let joined = false;
     let spawnError: NodeJS.ErrnoException | undefined;
     if (!file) {
       spawnError = Object.assign(new Error('no command specified'), { code: 'EINVAL' });
     } else {
       try {
-        const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd, c.procs.joinFiles);
-        joined = t.joined;
+        const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd);
         child = spawn(t.file, t.args, { cwd: c.cwd, env: c.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], uid: t.uid, gid: t.gid });
       } catch (err) {
         spawnError = err as NodeJS.ErrnoException;
@@ -397,7 +395,7 @@ export class ProcessRuntime implements RuntimeService {
     const pgid = child.pid;
     c.pgid = pgid;
     try {
-      c.procs.add(pgid, joined);
+      c.procs.add(pgid);
     } catch (err) {
       this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) });
     }
