@@ -8,6 +8,8 @@ import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../lifecycle/container-config.js';
+import { containerRef } from '../lifecycle/format.js';
 import type { ObjectLookup } from '../lifecycle/start.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
@@ -16,7 +18,7 @@ import { RealClock, type Clock } from '../util/clock.js';
 import { streamLogger, type Logger } from '../util/logger.js';
 import { defaultNodeName, loadManifests, type LoadedManifests, type ValidateMode } from '../config/load.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
-import { reportLoadError } from './output.js';
+import { reportLoadError, warnUnhonoured } from './output.js';
 
 export const supportedRuntimes = ['process'];
 
@@ -33,6 +35,12 @@ export const agentFlagSpecs: FlagSpec[] = [
     usage: 'Cap of the CrashLoopBackOff delay, as the kubelet\'s crashLoopBackOff.maxContainerRestartPeriod (default 5m0s).',
   },
   { name: 'max-pods', type: 'string', valueName: 'N', usage: 'Number of pods the node admits, as the kubelet\'s --max-pods (default 110).' },
+  {
+    name: 'pod-max-pids',
+    type: 'string',
+    valueName: 'N',
+    usage: "Processes each pod may run, as the kubelet's podPidsLimit (-1 or unset: unlimited; needs root and cgroups).",
+  },
 ];
 
 const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -107,6 +115,17 @@ function maxPodsFlag(parsed: ParsedArgs): number | undefined {
   return n;
 }
 
+/** --pod-max-pids: a whole number, or -1 (unlimited, the kubelet's default). */
+function podMaxPidsFlag(parsed: ParsedArgs): number | undefined {
+  const raw = parsed.flags['pod-max-pids'];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!/^-?[0-9]+$/.test(String(raw)) || !Number.isSafeInteger(n) || n < -1 || n === 0) {
+    throw new UsageError(`invalid argument "${String(raw)}" for "--pod-max-pids" flag: must be -1 or a whole number greater than 0`);
+  }
+  return n;
+}
+
 /** Rejects a --runtime other than the ones built in. */
 export function checkRuntimeFlag(parsed: ParsedArgs): string {
   const runtime = String(parsed.flags.runtime ?? 'process');
@@ -132,6 +151,8 @@ export interface AgentSettings {
   rootDir: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** The kubelet's podPidsLimit; unset = unlimited. */
+  podPidsLimit?: number;
 }
 
 export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'cwd'>): AgentSettings {
@@ -141,6 +162,8 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
   const settings: AgentSettings = { runtime, rootDir, node: nodeAllocatable(parsed) };
   const cap = maxRestartPeriodSeconds(parsed);
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
+  const pids = podMaxPidsFlag(parsed);
+  if (pids !== undefined) settings.podPidsLimit = pids;
   return settings;
 }
 
@@ -171,7 +194,15 @@ export function createAgent(deps: AgentDeps): Agent {
   const clock = deps.clock ?? new RealClock();
   const logger = deps.logger ?? streamLogger(deps.stderr, 'warn');
   const { settings } = deps;
-  const runtime = new ProcessRuntime({ rootDir: settings.rootDir, clock, logger });
+  // A field the runtime cannot honour on this host is a Warning event on the container when it is created.
+  let warn: (labels: Record<string, string>, field: string, why: string) => void = () => {};
+  const runtime = new ProcessRuntime({
+    rootDir: settings.rootDir,
+    clock,
+    logger,
+    ...(settings.podPidsLimit !== undefined ? { podPidsLimit: settings.podPidsLimit } : {}),
+    onUnhonoured: (labels, field, why) => warn(labels, field, why),
+  });
   const kubelet = new PodKubelet({
     runtime,
     clock,
@@ -182,6 +213,11 @@ export function createAgent(deps: AgentDeps): Agent {
     nodeAllocatable: settings.node,
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
   });
+  warn = (labels, field, why) => {
+    const pod = kubelet.pods().find((p) => p.metadata?.uid === labels[LABEL_POD_UID]);
+    const container = labels[LABEL_CONTAINER_NAME] ?? '';
+    if (pod) kubelet.events.event(containerRef(pod, container), 'Warning', 'Unsupported', `${field} is not honoured: ${why}`);
+  };
   const readLogTail = async (pod: Pod, status: ContainerStatus, containerId: string | undefined, lines: number) => {
     let path: string | undefined;
     const id = containerId?.replace(/^[a-z]+:\/\//, '');
@@ -236,6 +272,7 @@ export async function loadAndCreateAgent(
   } catch (err) {
     return reportLoadError(err, io.stderr);
   }
+  warnUnhonoured(loaded.pods, io.stderr);
   try {
     return { agent: createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr }), loaded };
   } catch (err) {
@@ -279,11 +316,14 @@ export function takeHiddenFlag(argv: readonly string[], name: string): { argv: s
   return value === undefined ? { argv: out } : { argv: out, value };
 }
 
+/** Signals that stop a supervising command gracefully (SIGHUP: the terminal went away; SIGQUIT: as SIGTERM). */
+export const shutdownSignals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+
 export interface SignalHandlers {
-  /** The first SIGINT/SIGTERM (io.signal aborted): begin a graceful shutdown. */
+  /** The first SIGINT/SIGTERM/SIGHUP/SIGQUIT (io.signal aborted): begin a graceful shutdown. */
   first(signal: string): void;
   /**
-   * A later SIGINT/SIGTERM: the entry point exits the process right after this returns, so it must
+   * A later shutdown signal: the entry point exits the process right after this returns, so it must
    * do its work synchronously.
    */
   again(signal: NodeJS.Signals): void;
@@ -309,12 +349,10 @@ export function watchShutdownSignals(io: CommandIO, handlers: SignalHandlers): (
   if (signal.aborted) queueMicrotask(onAbort);
   else signal.addEventListener('abort', onAbort, { once: true });
   // Prepended so it runs before the entry point's listener exits the process.
-  process.prependListener('SIGINT', onProcessSignal);
-  process.prependListener('SIGTERM', onProcessSignal);
+  for (const sig of shutdownSignals) process.prependListener(sig, onProcessSignal);
   return () => {
     signal.removeEventListener('abort', onAbort);
-    process.removeListener('SIGINT', onProcessSignal);
-    process.removeListener('SIGTERM', onProcessSignal);
+    for (const sig of shutdownSignals) process.removeListener(sig, onProcessSignal);
   };
 }
 

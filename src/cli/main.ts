@@ -4,7 +4,10 @@
 
 import { getEventListeners } from 'node:events';
 import { readFileSync, realpathSync } from 'node:fs';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { closeInheritedFds } from '../runtime/process/inherited-fds.js';
+import { shutdownSignals } from './agent.js';
 import type { Command, CommandIO } from './args.js';
 import { usageFailure } from './args.js';
 import { commands as defaultCommands, findCommand } from './commands.js';
@@ -79,17 +82,20 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // No descriptor inherited from the caller reaches a container.
+  closeInheritedFds();
+  // Node opens its inspector on SIGUSR1 (port 9229) unless the signal has a listener: never here.
+  process.on('SIGUSR1', () => {});
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     // A second signal while shutting down exits at once, as users expect from Ctrl-C twice.
     // Commands that stop gracefully listen on io.signal; for the others the signal ends the process.
     if (controller.signal.aborted || getEventListeners(controller.signal, 'abort').length === 0) {
-      process.exit(sig === 'SIGINT' ? 130 : 143);
+      process.exit(128 + (constants.signals[sig] ?? 15));
     }
     controller.abort(sig);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const sig of shutdownSignals) process.on(sig, onSignal);
   const io: CommandIO = {
     stdin: process.stdin,
     stdout: process.stdout,

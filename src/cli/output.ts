@@ -1,8 +1,10 @@
 // Printing for the CLI: objects as YAML or JSON (one object as itself, several as a v1 List, as
-// kubectl -o does) and load/validation failures as kubectl prints them, with exit code 2.
+// kubectl -o does), load/validation failures as kubectl prints them (exit code 2), and warnings.
 
 import { stringify } from 'yaml';
+import type { Pod } from '../api/types.js';
 import { loadErrorLines } from '../config/load.js';
+import { detectRuntimeHost, unhonouredWarnings } from '../runtime/process/capabilities.js';
 
 export type OutputFormat = 'yaml' | 'json';
 export const outputFormats: readonly OutputFormat[] = ['yaml', 'json'];
@@ -23,4 +25,10 @@ export function formatObjects(objects: readonly object[], format: OutputFormat):
 export function reportLoadError(err: unknown, stderr: NodeJS.WritableStream): number {
   for (const line of loadErrorLines(err)) stderr.write(`${line}\n`);
   return 2;
+}
+
+/** Validation warnings (stderr, as kubectl prints the API server's) for fields the process runtime cannot honour here. */
+export function warnUnhonoured(pods: Pod[], stderr: NodeJS.WritableStream): void {
+  const host = detectRuntimeHost();
+  for (const pod of pods) for (const w of unhonouredWarnings(pod, host)) stderr.write(`Warning: ${w}\n`);
 }

@@ -6,6 +6,7 @@ import type { Event, Pod } from '../api/types.js';
 import { formatEventTable } from '../events/format.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME } from '../lifecycle/container-config.js';
 import type { LogStream } from '../runtime/logs/cri-format.js';
+import { BoundedWriter } from './bounded-writer.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import {
   agentFlagSpecs,
@@ -43,29 +44,42 @@ export const upCommand = defineCommand({
 
 /** Container output with `pod/container | ` prefixes, in the order each container wrote it. */
 function streamContainerOutput(agent: Agent, out: NodeJS.WritableStream): () => void {
-  const names = new Map<string, Promise<string | undefined>>();
-  const queues = new Map<string, Promise<void>>();
+  // A slow reader gets dropped lines and a count, never a growing agent.
+  const writer = new BoundedWriter(out);
+  const names = new Map<string, string | undefined>();
+  /** Lines of a container whose name is still being looked up (a few at most: the lookup is in memory). */
+  const early = new Map<string, string[]>();
   const nameOf = (id: string) => {
-    let n = names.get(id);
-    if (!n) {
-      n = agent.runtime.containerStatus(id).then(
-        (s) => `${s.labels[LABEL_POD_NAME] ?? ''}/${s.labels[LABEL_CONTAINER_NAME] ?? s.metadata.name}`,
-        () => undefined,
-      );
-      names.set(id, n);
-    }
-    return n;
-  };
-  return agent.runtime.onContainerOutput((id: string, _stream: LogStream, line: string) => {
-    // The name lookup is asynchronous; chaining per container keeps its lines in order.
-    const prev = queues.get(id) ?? Promise.resolve();
-    const next = prev.then(async () => {
-      const name = await nameOf(id);
-      if (name) out.write(`${name} | ${line}\n`);
+    if (names.has(id) || early.has(id)) return;
+    early.set(id, []);
+    void agent.runtime.containerStatus(id).then(
+      (s) => `${s.labels[LABEL_POD_NAME] ?? ''}/${s.labels[LABEL_CONTAINER_NAME] ?? s.metadata.name}`,
+      () => undefined,
+    ).then((name) => {
+      names.set(id, name);
+      const lines = early.get(id) ?? [];
+      early.delete(id);
+      if (name) for (const line of lines) writer.write(`${name} | ${line}\n`);
     });
-    queues.set(id, next);
+  };
+  const unsubscribe = agent.runtime.onContainerOutput((id: string, _stream: LogStream, line: string) => {
+    nameOf(id);
+    const waiting = early.get(id);
+    if (waiting) {
+      if (waiting.length < EARLY_LINES_MAX) waiting.push(line);
+      else writer.drop();
+      return;
+    }
+    const name = names.get(id);
+    if (name) writer.write(`${name} | ${line}\n`);
   });
+  return () => {
+    unsubscribe();
+    writer.flushNotice();
+  };
 }
+
+const EARLY_LINES_MAX = 1000;
 
 /** Events to stderr as a watch prints them: the header with the first, then one line each. */
 function streamEvents(agent: Agent, err: NodeJS.WritableStream): () => void {

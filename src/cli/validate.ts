@@ -3,7 +3,7 @@
 
 import { defineCommand, type FlagSpec } from './args.js';
 import { loadManifests, validateModes, type ValidateMode } from '../config/load.js';
-import { formatObjects, outputFormats, reportLoadError, type OutputFormat } from './output.js';
+import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
 
 /** The -f/--validate flags every command that reads manifests shares. */
 export const manifestFlags: FlagSpec[] = [
@@ -66,6 +66,7 @@ export const validateCommand = defineCommand({
     } catch (err) {
       return reportLoadError(err, io.stderr);
     }
+    if (parsed.flags.runtime === 'process') warnUnhonoured(loaded.pods, io.stderr);
     const output = parsed.flags.output as OutputFormat | undefined;
     if (output) {
       io.stdout.write(formatObjects([...loaded.configMaps, ...loaded.secrets, ...loaded.pods], output));

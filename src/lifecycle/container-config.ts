@@ -3,7 +3,8 @@
 
 import type { ConfigMap, Container, Pod, Secret } from '../api/types.js';
 import type { ContainerConfig, KeyValue } from '../runtime/cri.js';
-import { expand, makeEnvironmentVariables, mappingFuncFor, type NodeAllocatable } from './envvars.js';
+import { checkExecSize, expandBounded, makeEnvironmentVariables, mappingFuncFor, type NodeAllocatable } from './envvars.js';
+import { containerResources, containerSecurityContext } from './linux-config.js';
 
 export { ContainerConfigError, type NodeAllocatable } from './envvars.js';
 
@@ -32,6 +33,8 @@ export interface BuildContainerConfigInput {
   };
   /** Node allocatable for resourceFieldRef of unset limits; the host's CPUs and memory by default. */
   nodeAllocatable?: NodeAllocatable;
+  /** The user a container runs as when runAsUser is unset (the process runtime: the agent's). */
+  imageUid?: number;
 }
 
 /** Throws ContainerConfigError (→ `CreateContainerConfigError`) when a reference cannot be resolved. */
@@ -50,8 +53,9 @@ export function buildContainerConfig(input: BuildContainerConfigInput): Containe
 
   // ExpandContainerCommandAndArgs: references resolve against the final environment.
   const mapping = mappingFuncFor(env);
-  const command = (container.command ?? []).map((c) => expand(c, mapping));
-  const args = (container.args ?? []).map((a) => expand(a, mapping));
+  const command = (container.command ?? []).map((c, i) => expandBounded(c, mapping, `command[${i}]`));
+  const args = (container.args ?? []).map((a, i) => expandBounded(a, mapping, `args[${i}]`));
+  checkExecSize(env, [...command, ...args]);
 
   // The runtime sets HOSTNAME from the sandbox hostname before the container's own variables, so a
   // variable the pod defines wins; it is not visible to $(VAR) expansion, as in Kubernetes.
@@ -79,6 +83,10 @@ export function buildContainerConfig(input: BuildContainerConfigInput): Containe
       [ANNOTATION_TERMINATION_MESSAGE_PATH]: container.terminationMessagePath ?? '/dev/termination-log',
       [ANNOTATION_TERMINATION_MESSAGE_POLICY]: container.terminationMessagePolicy ?? 'File',
     },
+  };
+  config.linux = {
+    resources: containerResources(container),
+    securityContext: containerSecurityContext(pod, container, input.imageUid ?? process.getuid?.() ?? 0),
   };
   const stopSignal = container.lifecycle?.stopSignal;
   if (stopSignal) config.stopSignal = stopSignal as NodeJS.Signals;

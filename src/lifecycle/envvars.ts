@@ -40,6 +40,26 @@ export interface EnvironmentInput {
   sandboxDir?: string;
 }
 
+// --- size bounds ---
+
+/**
+ * What execve accepts, so a container the kernel would refuse (E2BIG, "argument list too long") fails
+ * at config time with a message naming the variable, and an expansion bomb never gets built: one
+ * `NAME=value` string at most MAX_ARG_STRLEN (32 pages, NUL included), and the whole environment plus
+ * command and arguments at most 2 MiB (ARG_MAX under the default 8 MiB stack).
+ */
+export const MAX_ENV_STRING_BYTES = 131072 - 1;
+export const MAX_ENV_TOTAL_BYTES = 2 * 1024 * 1024;
+
+/** Thrown by expand when its output would pass the bound. */
+class ExpansionTooLong extends Error {}
+
+function tooLong(what: string): ContainerConfigError {
+  return new ContainerConfigError(
+    `${what} expands to more than ${MAX_ENV_STRING_BYTES + 1} bytes, the most one variable or argument can hold (the kernel's MAX_ARG_STRLEN)`,
+  );
+}
+
 // --- $(VAR) expansion: third_party/forked/golang/expansion ---
 
 /** Looks a name up in each context in turn; unresolved references stay literal (`$(NAME)`). */
@@ -57,32 +77,70 @@ export function mappingFuncFor(...contexts: ReadonlyMap<string, string>[]): (nam
  * Expands `$(VAR)` references in input. `$$` is an escaped `$`; `$` before anything but `(` or `$`
  * stays as it is; an unclosed `$(` stays literal.
  */
-export function expand(input: string, mapping: (name: string) => string): string {
+export function expand(input: string, mapping: (name: string) => string, maxLength = Infinity): string {
   if (!input.includes('$')) return input;
   let out = '';
+  const append = (piece: string) => {
+    if (out.length + piece.length > maxLength) throw new ExpansionTooLong();
+    out += piece;
+  };
   let checkpoint = 0;
   for (let cursor = 0; cursor < input.length; cursor++) {
     if (input[cursor] !== '$' || cursor + 1 >= input.length) continue;
-    out += input.slice(checkpoint, cursor);
+    append(input.slice(checkpoint, cursor));
     const next = input[cursor + 1];
     let advance = 1;
     if (next === '$') {
-      out += '$';
+      append('$');
     } else if (next === '(') {
       const close = input.indexOf(')', cursor + 2);
       if (close === -1) {
-        out += '$(';
+        append('$(');
       } else {
-        out += mapping(input.slice(cursor + 2, close));
+        append(mapping(input.slice(cursor + 2, close)));
         advance = close - cursor;
       }
     } else {
-      out += `$${next}`;
+      append(`$${next}`);
     }
     cursor += advance;
     checkpoint = cursor + 1;
   }
-  return out + input.slice(checkpoint);
+  append(input.slice(checkpoint));
+  return out;
+}
+
+/** expand, bounded: throws ContainerConfigError naming what when the result would be too long for execve. */
+export function expandBounded(input: string, mapping: (name: string) => string, what: string): string {
+  try {
+    return expand(input, mapping, MAX_ENV_STRING_BYTES);
+  } catch (err) {
+    if (err instanceof ExpansionTooLong) throw tooLong(what);
+    throw err;
+  }
+}
+
+/**
+ * Checks the finished environment and command line against execve's limits (each variable, then
+ * the total), in the order the variables are defined.
+ */
+export function checkExecSize(env: ReadonlyMap<string, string>, argv: readonly string[]): void {
+  let total = 0;
+  for (const [k, v] of env) {
+    const size = Buffer.byteLength(k) + 1 + Buffer.byteLength(v);
+    if (size > MAX_ENV_STRING_BYTES) {
+      throw new ContainerConfigError(
+        `environment variable ${JSON.stringify(k)} is ${size} bytes, more than the ${MAX_ENV_STRING_BYTES + 1} one variable can hold (the kernel's MAX_ARG_STRLEN)`,
+      );
+    }
+    total += size + 1;
+  }
+  for (const a of argv) total += Buffer.byteLength(a) + 1;
+  if (total > MAX_ENV_TOTAL_BYTES) {
+    throw new ContainerConfigError(
+      `the environment and command line take ${total} bytes, more than the ${MAX_ENV_TOTAL_BYTES} a process can be started with (argument list too long)`,
+    );
+  }
 }
 
 // --- makeEnvironmentVariables ---
@@ -156,7 +214,7 @@ function resolveEnvVar(
   getSecret: (name: string, optional: boolean) => Secret | undefined,
 ): string | undefined {
   const ns = input.pod.metadata?.namespace || 'default';
-  if (ev.value) return expand(ev.value, mapping);
+  if (ev.value) return expandBounded(ev.value, mapping, `environment variable ${JSON.stringify(ev.name)}`);
   const from = ev.valueFrom;
   if (!from) return ev.value ?? '';
   if (from.fieldRef) {

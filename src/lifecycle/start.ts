@@ -6,6 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container, Pod } from '../api/types.js';
 import type { PodSandboxConfig } from '../runtime/cri.js';
+import { pruneContainerLogs } from '../runtime/logs/prune.js';
 import type { StartFailure } from '../status/generate.js';
 import { doBackOff, type Backoff } from './backoff.js';
 import { buildContainerConfig, hashContainer, type BuildContainerConfigInput } from './container-config.js';
@@ -98,6 +99,8 @@ export async function startContainer(
     return { ok: false, reason: ErrCreateContainer, message: messageOf(e) };
   }
   deps.recorder.event(ref, 'Normal', 'Created', `Created container: ${name}`);
+  // The current and the previous instance keep their logs; older ones go, as the kubelet's GC removes them.
+  if (sandbox.config.logDirectory) await pruneContainerLogs(join(sandbox.config.logDirectory, name), restartCount - 1);
 
   try {
     await deps.runtime.startContainer(id);

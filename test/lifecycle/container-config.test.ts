@@ -97,3 +97,53 @@ test('hashContainer: hex, stable across key order, changes with the spec', () =>
   assert.notEqual(hashContainer(a), hashContainer({ ...a, image: 'img:2' }));
   assert.notEqual(hashContainer(a), hashContainer({ ...a, command: ['a'] }));
 });
+
+test('an env expansion bomb fails at the first value past execve\'s limit, with the variable named', () => {
+  // Each level multiplies by 64: unbounded, D would be 1 KiB × 64³ = 256 MiB.
+  const refs = (name: string) => `$(${name})`.repeat(64);
+  const env = [
+    { name: 'A', value: 'x'.repeat(1024) },
+    { name: 'B', value: refs('A') },
+    { name: 'C', value: refs('B') },
+    { name: 'D', value: refs('C') },
+  ];
+  const before = process.memoryUsage().rss;
+  assert.throws(
+    () => buildContainerConfig(input({ name: 'app', image: 'img', command: ['true'], env })),
+    (err: Error) =>
+      err instanceof ContainerConfigError &&
+      err.message === 'environment variable "C" expands to more than 131072 bytes, the most one variable or argument can hold (the kernel\'s MAX_ARG_STRLEN)',
+  );
+  assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024);
+});
+
+test('command and total size: an argument or an environment execve would refuse is a config error', () => {
+  const big = { name: 'A', value: 'x'.repeat(100_000) };
+  assert.throws(
+    () => buildContainerConfig(input({ name: 'app', image: 'img', command: ['echo', '$(A)$(A)'], env: [big] })),
+    { message: /^command\[1\] expands to more than 131072 bytes/ },
+  );
+  const many = Array.from({ length: 30 }, (_, i) => ({ name: `V${i}`, value: 'y'.repeat(100_000) }));
+  assert.throws(() => buildContainerConfig(input({ name: 'app', image: 'img', command: ['true'], env: many })), {
+    message: /^the environment and command line take \d+ bytes, more than the 2097152 a process can be started with \(argument list too long\)$/,
+  });
+  // Within the limits: fine.
+  assert.equal(buildContainerConfig(input({ name: 'app', image: 'img', command: ['echo', '$(A)'], env: [big] })).command[1]!.length, 100_000);
+});
+
+test('linux config: limits become cgroup settings as the kubelet converts them; runAsNonRoot is checked', () => {
+  const cfg = buildContainerConfig(
+    input({ name: 'app', image: 'img', command: ['true'], resources: { limits: { memory: '64Mi', cpu: '250m' } }, securityContext: { runAsUser: 1000 } }, {
+      securityContext: { runAsGroup: 2000, supplementalGroups: [3000] },
+    }),
+  );
+  assert.deepEqual(cfg.linux, {
+    resources: { cpuPeriod: 100000, cpuQuota: 25000, cpuShares: 256, memoryLimitInBytes: 67108864, oomScoreAdj: 0 },
+    securityContext: { runAsUser: 1000, runAsGroup: 2000, supplementalGroups: [3000] },
+  });
+  const nonRoot = (sc: Container['securityContext']) => () =>
+    buildContainerConfig({ ...input({ name: 'app', image: 'img', command: ['true'], securityContext: sc }), imageUid: 0 });
+  assert.throws(nonRoot({ runAsNonRoot: true }), { message: 'container has runAsNonRoot and image will run as root (pod: "prod/web", container: app)' });
+  assert.throws(nonRoot({ runAsNonRoot: true, runAsUser: 0 }), { message: 'container\'s runAsUser breaks non-root policy (pod: "prod/web", container: app)' });
+  assert.doesNotThrow(nonRoot({ runAsNonRoot: true, runAsUser: 65534 }));
+});

@@ -6,10 +6,14 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
+import { DEFAULT_PATH, readPasswd } from '../../src/runtime/process/identity.js';
 import { NotFoundError, type ContainerEvent } from '../../src/runtime/cri.js';
 import { FakeClock, RealClock, type Clock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
+
+/** HOME as runc sets it: the user's passwd entry, `/` without one. */
+const homeOf = (uid: number) => readPasswd().find((p) => p.uid === uid)?.home || '/';
 
 async function withRuntime(fn: (rt: ProcessRuntime, root: string, clock: Clock) => Promise<void>, clock: Clock = new RealClock()) {
   const { dir, cleanup } = tempDir();
@@ -199,7 +203,7 @@ test('start errors: the container exits 128 with StartError and a containerd-lik
   });
 });
 
-test('env: exactly the config envs, plus the agent PATH only when the config sets none', async (t) => {
+test('env: exactly the config envs, plus containerd\'s default PATH and the passwd HOME when the config sets none', async (t) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -219,11 +223,11 @@ test('env: exactly the config envs, plus the agent PATH only when the config set
         { key: 'A', value: 'x y' },
         { key: 'A', value: 'last wins' },
       ]);
-      assert.deepEqual(env, { HOSTNAME: 'web', A: 'last wins', PATH: process.env.PATH });
+      assert.deepEqual(env, { HOSTNAME: 'web', A: 'last wins', PATH: DEFAULT_PATH, HOME: homeOf(process.getuid!()) });
     });
     await t.test('with PATH', async () => {
-      const env = await readEnv([{ key: 'PATH', value: '/bin:/usr/bin' }]);
-      assert.deepEqual(env, { PATH: '/bin:/usr/bin' });
+      const env = await readEnv([{ key: 'PATH', value: '/bin:/usr/bin' }, { key: 'HOME', value: '/h' }]);
+      assert.deepEqual(env, { PATH: '/bin:/usr/bin', HOME: '/h' });
     });
   });
 });

@@ -17,6 +17,8 @@ export interface ExecContext {
   cwd: string;
   env: NodeJS.ProcessEnv;
   clock: Clock;
+  /** What to spawn for cmd, as whom (the container's identity); cmd as it is when absent. */
+  target?: (file: string, args: string[]) => { file: string; args: string[]; uid?: number; gid?: number };
   /**
    * Told about each exec's process group when it starts, and again (groupGone) once nothing of it
    * runs; the container kills every group still tracked when it exits, so no exec outlives it.
@@ -55,7 +57,8 @@ export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecCo
     }
     let child;
     try {
-      child = spawn(cmd[0], cmd.slice(1), { cwd: ctx.cwd, env: ctx.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const t = ctx.target?.(cmd[0], cmd.slice(1)) ?? { file: cmd[0], args: cmd.slice(1) };
+      child = spawn(t.file, t.args, { cwd: ctx.cwd, env: ctx.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], uid: t.uid, gid: t.gid });
     } catch (err) {
       failStart(err as NodeJS.ErrnoException);
       return;

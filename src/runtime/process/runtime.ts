@@ -24,7 +24,9 @@ import { CriLineSplitter, encodeRecord, MAX_LOG_LINE_BYTES, type LogStream, type
 import { formatRFC3339Nano, LogTimestamps } from '../logs/timestamp.js';
 import { ContainerLogFile, DEFAULT_LOG_MAX_FILES, DEFAULT_LOG_MAX_SIZE_BYTES } from '../logs/writer.js';
 import { assertUnder, ensureDirUnder, modes, sandboxDir } from '../root-dir.js';
+import { ContainmentHost, type Containment } from './containment.js';
 import { execInContext } from './exec.js';
+import { DEFAULT_PATH, hostIdentity, readPasswd, resolveIdentity, spawnTarget, type HostIdentity, type PasswdEntry, type ProcessIdentity } from './identity.js';
 import { exitCodeOf, isKnownSignal, signalGroup, waitGroupGone } from './process-group.js';
 import { describeSpawnError } from './start-error.js';
 
@@ -32,8 +34,6 @@ export const PROCESS_RUNTIME_NAME = 'process';
 export const PROCESS_RUNTIME_VERSION = '0.1.0';
 /** The address every sandbox gets: containers share the host's network. */
 export const SANDBOX_IP = '127.0.0.1';
-/** Used when neither the container nor the agent has a PATH (containerd's default). */
-export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Output buffered for the log file beyond which the container's pipes are paused. */
 const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
@@ -48,6 +48,14 @@ export interface ProcessRuntimeOptions {
   logMaxSizeBytes?: number;
   /** Log files kept per container, the current one included (containerLogMaxFiles, default 5). */
   logMaxFiles?: number;
+  /** Processes per pod (the kubelet's podPidsLimit); unset or ≤ 0: unlimited. Needs cgroups. */
+  podPidsLimit?: number;
+  /** 'auto' (default): a cgroup per container where the host allows; false: track processes through /proc. */
+  cgroups?: 'auto' | false;
+  /** The agent's credentials (injected in tests). */
+  host?: HostIdentity;
+  /** Told about each field of a container's config this host cannot honour, when the container is created. */
+  onUnhonoured?: (labels: Record<string, string>, field: string, why: string) => void;
 }
 
 /** Receives each record a container writes (a line, or a piece of a line longer than 16 KiB). */
@@ -68,6 +76,9 @@ interface ContainerRecord {
   config: ContainerConfig;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  identity: ProcessIdentity;
+  /** Every process of the container and its execs (a cgroup, or the /proc tree). */
+  procs: Containment;
   /** Set while startContainer runs, so stop/remove wait for the start to settle. */
   starting?: Promise<void>;
   pgid?: number;
@@ -82,12 +93,12 @@ interface ContainerRecord {
 /**
  * Containers as host processes. Choices a reader should know:
  * - Each container is `spawn(command[0], [...command[1:], ...args])` with `detached: true` (its own
- *   process group and session), stdin from /dev/null, and exactly the config's env; when that env
- *   sets no PATH the agent's PATH is added (DEFAULT_PATH if the agent has none), since host binaries
- *   are found through it and there is no image config to supply one.
+ *   process group and session), stdin from /dev/null, and exactly the config's env plus the PATH and
+ *   HOME a container runtime adds when unset (processEnv). As root it runs as the security context's
+ *   user and groups; a cgroup per container (or the /proc tree) holds every process it starts.
  * - imageRef is `process://<image>`: there is no image to resolve, the image name is only recorded.
- * - When a container's main process exits, whatever is left of its process group is SIGKILLed, so
- *   no process of a container outlives it.
+ * - When a container's main process exits, whatever is left of it (its cgroup, or every process
+ *   found related to it in /proc, execs included) is SIGKILLed, so no process outlives it.
  * - State lives in memory only.
  */
 export class ProcessRuntime implements RuntimeService {
@@ -98,12 +109,21 @@ export class ProcessRuntime implements RuntimeService {
   private readonly outputListeners = new Set<ContainerOutputListener>();
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly agentPath: string;
+  private readonly containment: ContainmentHost;
+  private readonly host: HostIdentity;
+  private readonly passwd: PasswdEntry[];
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
     this.clock = opts.clock;
     this.logger = opts.logger;
-    this.agentPath = process.env.PATH || DEFAULT_PATH;
+    this.host = opts.host ?? hostIdentity();
+    this.passwd = readPasswd();
+    this.containment = new ContainmentHost({ cgroups: opts.cgroups ?? 'auto', podPidsLimit: opts.podPidsLimit ?? 0, logger: opts.logger });
+  }
+
+  /** True when containers run in cgroups: limits are enforced and OOM kills reported. */
+  get enforcesLimits(): boolean {
+    return this.containment.enforcesLimits;
   }
 
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
@@ -117,6 +137,7 @@ export class ProcessRuntime implements RuntimeService {
     await ensureDirUnder(this.opts.rootDir, dir, modes.private);
     if (config.logDirectory) await ensureDirUnder(this.opts.rootDir, config.logDirectory, modes.logDir);
     const id = newId();
+    this.containment.openPod(id);
     this.sandboxes.set(id, { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() });
     return id;
   }
@@ -133,6 +154,7 @@ export class ProcessRuntime implements RuntimeService {
     await this.stopPodSandbox(podSandboxId);
     await Promise.all(this.containersOf(podSandboxId).map((c) => this.removeContainer(c.status.id)));
     this.sandboxes.delete(podSandboxId);
+    this.containment.closePod(podSandboxId);
   }
 
   async podSandboxStatus(podSandboxId: string): Promise<PodSandboxStatus> {
@@ -166,6 +188,11 @@ export class ProcessRuntime implements RuntimeService {
     }
 
     const id = newId();
+    const identity = resolveIdentity(config.linux?.securityContext, this.host, this.passwd);
+    const procs = this.containment.container(podSandboxId, id, config.linux?.resources);
+    for (const u of [...identity.unhonoured, ...this.containment.unhonoured(config.linux?.resources)]) {
+      this.opts.onUnhonoured?.(config.labels, u.field, u.why);
+    }
     let markExited!: () => void;
     const exited = new Promise<void>((r) => (markExited = r));
     const rec: ContainerRecord = {
@@ -187,8 +214,10 @@ export class ProcessRuntime implements RuntimeService {
         logPath,
       },
       config,
-      env: this.processEnv(config),
+      env: this.processEnv(config, identity),
       cwd: config.workingDir || sb.dir,
+      identity,
+      procs,
       exited,
       markExited,
       stopTimers: [],
@@ -222,11 +251,15 @@ export class ProcessRuntime implements RuntimeService {
     if (c.starting) await c.starting;
     if (c.status.state !== 'CONTAINER_RUNNING' || c.pgid === undefined) return;
     const pgid = c.pgid;
-    if (timeoutSeconds <= 0) {
+    const kill = () => {
       signalGroup(pgid, 'SIGKILL');
+      c.procs.killSync();
+    };
+    if (timeoutSeconds <= 0) {
+      kill();
     } else {
       signalGroup(pgid, this.stopSignalOf(c));
-      c.stopTimers.push(this.clock.setTimer(timeoutSeconds * 1000, () => signalGroup(pgid, 'SIGKILL')));
+      c.stopTimers.push(this.clock.setTimer(timeoutSeconds * 1000, kill));
     }
     await c.exited;
   }
@@ -237,6 +270,7 @@ export class ProcessRuntime implements RuntimeService {
     // As containerd: a running container is stopped at once before it is removed.
     await this.stopContainer(containerId, 0);
     if (!this.containers.delete(containerId)) return;
+    c.procs.release();
     this.sandboxes.get(c.status.podSandboxId)?.containers.delete(containerId);
     this.emit(c, 'CONTAINER_DELETED_EVENT');
   }
@@ -265,7 +299,9 @@ export class ProcessRuntime implements RuntimeService {
       cwd: c.cwd,
       env: c.env,
       clock: this.clock,
+      target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
       started: (pgid) => {
+        c.procs.add(pgid);
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
@@ -291,6 +327,9 @@ export class ProcessRuntime implements RuntimeService {
   /** Kills every container this runtime started and waits until they are gone. */
   async close(): Promise<void> {
     await Promise.all([...this.containers.values()].map((c) => this.stopContainer(c.status.id, 0)));
+    // State lives in memory only: the cgroups of what was stopped serve nobody after this.
+    for (const c of this.containers.values()) c.procs.release();
+    for (const id of this.sandboxes.keys()) this.containment.closePod(id);
   }
 
   /**
@@ -302,6 +341,7 @@ export class ProcessRuntime implements RuntimeService {
     for (const c of this.containers.values()) {
       if (c.pgid !== undefined && c.status.state === 'CONTAINER_RUNNING') signalGroup(c.pgid, 'SIGKILL');
       for (const g of c.execGroups) signalGroup(g, 'SIGKILL');
+      if (c.status.state === 'CONTAINER_RUNNING' || c.execGroups.size > 0) c.procs.killSync();
     }
   }
 
@@ -327,7 +367,8 @@ export class ProcessRuntime implements RuntimeService {
       spawnError = Object.assign(new Error('no command specified'), { code: 'EINVAL' });
     } else {
       try {
-        child = spawn(file, argv.slice(1), { cwd: c.cwd, env: c.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd);
+        child = spawn(t.file, t.args, { cwd: c.cwd, env: c.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], uid: t.uid, gid: t.gid });
       } catch (err) {
         spawnError = err as NodeJS.ErrnoException;
       }
@@ -355,6 +396,11 @@ export class ProcessRuntime implements RuntimeService {
 
     const pgid = child.pid;
     c.pgid = pgid;
+    try {
+      c.procs.add(pgid);
+    } catch (err) {
+      this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) });
+    }
     const closed = new Promise<void>((r) => child.once('close', () => r()));
     child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
     this.pipeOutput(c, child, logFile);
@@ -413,6 +459,7 @@ export class ProcessRuntime implements RuntimeService {
     signalGroup(pgid, 'SIGKILL');
     for (const execGroup of c.execGroups) signalGroup(execGroup, 'SIGKILL');
     c.execGroups.clear();
+    const allGone = c.procs.killAll();
     // Let the last output reach the log before the container is reported exited.
     let drainTimer: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise<void>((r) => (drainTimer = setTimeout(r, PIPE_DRAIN_MS)))]);
@@ -420,16 +467,18 @@ export class ProcessRuntime implements RuntimeService {
     child.stdout?.destroy();
     child.stderr?.destroy();
     await logFile?.close();
-    if (!(await waitGroupGone(pgid))) {
+    if (!(await allGone) || !(await waitGroupGone(pgid))) {
       this.logger.warn('Processes of an exited container are still present', { containerId: c.status.id, pgid });
     }
+    // As containerd: an OOM kill in the container's cgroup makes the reason OOMKilled.
+    const oomKilled = c.procs.oomKilled();
     for (const t of c.stopTimers) t.cancel();
     c.stopTimers = [];
     Object.assign(c.status, {
       state: 'CONTAINER_EXITED' satisfies ContainerState,
       exitCode,
       finishedAt,
-      reason: exitCode === 0 ? 'Completed' : 'Error',
+      reason: oomKilled ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error',
       message: '',
     });
     c.markExited();
@@ -444,10 +493,16 @@ export class ProcessRuntime implements RuntimeService {
     return 'SIGTERM';
   }
 
-  private processEnv(config: ContainerConfig): NodeJS.ProcessEnv {
+  /**
+   * The config's env, plus what a container runtime adds when it is unset: PATH as containerd's
+   * default (the agent's own PATH never reaches a container) and HOME from the user's passwd entry,
+   * `/` when the user has none (runc's rule; the host's /etc/passwd is the container's here).
+   */
+  private processEnv(config: ContainerConfig, identity: ProcessIdentity): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const { key, value } of config.envs) env[key] = value;
-    if (env.PATH === undefined) env.PATH = this.agentPath;
+    env.PATH ??= DEFAULT_PATH;
+    env.HOME ??= identity.home;
     return env;
   }
 

@@ -1,0 +1,181 @@
+// Holding a container's processes together: a cgroup per container inside its pod's cgroup when the
+// host allows (limits enforced, OOM kills seen, every descendant found), else the /proc tree tracker.
+// Either way the container and its execs are killed as a whole, whatever they fork or setsid.
+
+import type { Logger } from '../../util/logger.js';
+import type { LinuxContainerResources } from '../cri.js';
+import { CgroupManager, type Cgroup } from './cgroup.js';
+import { ProcTreeTracker, readProcTable } from './proc-tree.js';
+
+/** One container's processes. */
+export interface Containment {
+  /** Takes in a freshly spawned group leader (the main process or an exec) and whatever it forked already. */
+  add(pid: number): void;
+  /** SIGKILLs everything now, synchronously (agent exit). */
+  killSync(): void;
+  /** Kills everything and resolves whether nothing is left. */
+  killAll(): Promise<boolean>;
+  /** The kernel OOM-killed one of its processes (only known with a memory cgroup). */
+  oomKilled(): boolean;
+  /** Releases the cgroup, once nothing runs. */
+  release(): void;
+  /** CPU time (ns) and memory in use (bytes), where a cgroup accounts them. */
+  usage(): { cpuNanos?: number; memoryBytes?: number };
+}
+
+export interface ContainmentOptions {
+  /** 'auto' uses cgroups when writable; false never (the /proc fallback). */
+  cgroups: 'auto' | false;
+  /** pids.max of each pod's cgroup (the kubelet's podPidsLimit); 0 or negative = unlimited. */
+  podPidsLimit: number;
+  logger: Logger;
+}
+
+/** Creates pod and container containments for the runtime. */
+export class ContainmentHost {
+  private readonly cgroups: CgroupManager | undefined;
+  private readonly pods = new Map<string, Cgroup>();
+
+  constructor(private readonly opts: ContainmentOptions) {
+    this.cgroups = opts.cgroups === false ? undefined : CgroupManager.open();
+  }
+
+  /** True when containers get cgroups (limits enforced). */
+  get enforcesLimits(): boolean {
+    return this.cgroups !== undefined;
+  }
+
+  /** Why a field of this runtime config is not honoured here ([] when all are). */
+  unhonoured(resources: LinuxContainerResources | undefined): Array<{ field: string; why: string }> {
+    if (this.cgroups) return [];
+    const why = 'no writable cgroup hierarchy (podvisor is not root, or cgroups are read-only)';
+    const out: Array<{ field: string; why: string }> = [];
+    if (resources?.memoryLimitInBytes) out.push({ field: 'resources.limits.memory', why });
+    if (resources?.cpuQuota) out.push({ field: 'resources.limits.cpu', why });
+    return out;
+  }
+
+  /** The pod's cgroup (with the pids limit), when cgroups are used. */
+  openPod(sandboxId: string): void {
+    if (!this.cgroups) return;
+    const pidsMax = this.opts.podPidsLimit > 0 ? this.opts.podPidsLimit : 0;
+    try {
+      this.pods.set(sandboxId, this.cgroups.createPod(sandboxId, { pidsMax }));
+    } catch (err) {
+      this.opts.logger.warn('Failed to create pod cgroup', { sandboxId, err: String(err) });
+    }
+  }
+
+  closePod(sandboxId: string): void {
+    this.pods.get(sandboxId)?.remove();
+    this.pods.delete(sandboxId);
+  }
+
+  /** A new container's containment; its cgroup carries the container's limits. */
+  container(sandboxId: string, containerId: string, resources: LinuxContainerResources | undefined): Containment {
+    const pod = this.pods.get(sandboxId);
+    if (pod) {
+      const cg = pod.child(containerId, {
+        memoryBytes: resources?.memoryLimitInBytes,
+        cpuQuotaUs: resources?.cpuQuota,
+        cpuPeriodUs: resources?.cpuPeriod,
+        cpuShares: resources?.cpuShares,
+      });
+      return new CgroupContainment(cg, new ProcTreeTracker());
+    }
+    return new TreeContainment(new ProcTreeTracker());
+  }
+}
+
+/**
+ * A container cgroup. A process joins it just after spawn returns, so what it forks in that instant
+ * starts outside: the moves repeat until none is needed, and the /proc tracker (same group, session
+ * or stdio) finds at kill time a child that forked and was orphaned before it could be moved.
+ */
+class CgroupContainment implements Containment {
+  constructor(
+    private readonly cg: Cgroup,
+    private readonly tree: ProcTreeTracker,
+  ) {}
+
+  add(pid: number): void {
+    this.tree.addRoot(pid);
+    // The process runs from the moment spawn returns: bring in anything it forked before the move.
+    // A child forked by a process before that process moved is found on the next pass, until a
+    // pass moves nothing: from then on every fork happens inside the cgroup.
+    if (!this.cg.addProcess(pid)) return;
+    const moved = new Set([pid]);
+    for (let pass = 0; pass < 20; pass++) {
+      const table = readProcTable();
+      const tree = new Set([pid]);
+      let movedNow = 0;
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const e of table.values()) {
+          if (tree.has(e.pid) || !tree.has(e.ppid)) continue;
+          tree.add(e.pid);
+          grew = true;
+          if (!moved.has(e.pid)) {
+            moved.add(e.pid);
+            this.cg.addProcess(e.pid);
+            movedNow++;
+          }
+        }
+      }
+      if (movedNow === 0) return;
+    }
+  }
+  killSync(): void {
+    this.cg.killSync();
+    this.tree.killSync();
+  }
+  async killAll(): Promise<boolean> {
+    const [inCgroup, escaped] = await Promise.all([this.cg.killAll(), this.tree.killAll()]);
+    return inCgroup && escaped;
+  }
+  oomKilled(): boolean {
+    return this.cg.oomKilled();
+  }
+  release(): void {
+    this.cg.remove();
+  }
+  usage(): { cpuNanos?: number; memoryBytes?: number } {
+    return this.cg.usage();
+  }
+}
+
+/** How often the /proc tree is rescanned while a container runs, so a child seen once stays tracked. */
+const TREE_SCAN_MS = 1000;
+
+class TreeContainment implements Containment {
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly tree: ProcTreeTracker) {}
+  add(pid: number): void {
+    this.tree.addRoot(pid);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.tree.scan(), TREE_SCAN_MS);
+      this.timer.unref();
+    }
+  }
+  killSync(): void {
+    this.tree.killSync();
+  }
+  async killAll(): Promise<boolean> {
+    const gone = await this.tree.killAll();
+    if (gone) this.stop();
+    return gone;
+  }
+  oomKilled(): boolean {
+    return false;
+  }
+  release(): void {
+    this.stop();
+  }
+  private stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+  usage(): { cpuNanos?: number; memoryBytes?: number } {
+    return {};
+  }
+}

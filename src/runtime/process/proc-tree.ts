@@ -1,0 +1,155 @@
+// A container's processes found from /proc where no cgroup can hold them: descendants of its main and
+// exec processes (by parent pid), members of their process groups and sessions, and whatever still
+// holds their stdout/stderr — which catches children that `setsid` away and are reparented to init.
+
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ProcEntry {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  /** One letter: R, S, D, Z (zombie: dead, waiting for its parent to reap it), … */
+  state: string;
+  /** Clock ticks since boot at which the process started: tells a reused pid apart. */
+  startTime: string;
+}
+
+/** Parses `/proc/<pid>/stat` (the command name may hold spaces and parentheses). */
+export function parseStat(text: string): ProcEntry | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const pid = Number(text.slice(0, text.indexOf(' ')));
+  const f = text.slice(close + 2).split(' ');
+  // After the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+  // cutime cstime priority nice num_threads itrealvalue starttime
+  if (f.length < 20) return undefined;
+  return { pid, state: f[0]!, ppid: Number(f[1]), pgid: Number(f[2]), sid: Number(f[3]), startTime: f[19]! };
+}
+
+/** Every process visible in /proc. */
+export function readProcTable(procRoot = '/proc'): Map<number, ProcEntry> {
+  const table = new Map<number, ProcEntry>();
+  let names: string[];
+  try {
+    names = readdirSync(procRoot);
+  } catch {
+    return table;
+  }
+  for (const n of names) {
+    if (!/^\d+$/.test(n)) continue;
+    try {
+      const e = parseStat(readFileSync(`${procRoot}/${n}/stat`, 'utf8'));
+      // A zombie runs nothing and cannot be killed; its parent (or init) reaps it.
+      if (e && e.state !== 'Z') table.set(e.pid, e);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return table;
+}
+
+/** The stdout/stderr of pid as /proc names them (`pipe:[n]`, `socket:[n]`): shared by whatever inherits them. */
+export function stdioTargets(pid: number, procRoot = '/proc'): string[] {
+  const out: string[] = [];
+  for (const fd of [1, 2]) {
+    try {
+      const t = readlinkSync(`${procRoot}/${pid}/fd/${fd}`);
+      if (t.startsWith('pipe:') || t.startsWith('socket:')) out.push(t);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/**
+ * Tracks one container's processes. Roots are its main process and its execs (each a process group
+ * and session leader); `scan` adds every process related to a tracked one, so a child recorded once
+ * stays tracked after its parent exits. `killAll` scans and SIGKILLs until nothing is left.
+ */
+export class ProcTreeTracker {
+  private readonly tracked = new Map<number, string>();
+  private readonly groups = new Set<number>();
+  private readonly stdio = new Set<string>();
+
+  constructor(private readonly procRoot = '/proc') {}
+
+  /** Starts tracking a freshly spawned group leader (container main process or exec). */
+  addRoot(pid: number): void {
+    this.groups.add(pid);
+    for (const t of stdioTargets(pid, this.procRoot)) this.stdio.add(t);
+    this.scan();
+  }
+
+  /** The processes tracked and alive after a fresh scan. */
+  scan(withStdio = false): number[] {
+    const table = readProcTable(this.procRoot);
+    // Forget the dead and the reused.
+    for (const [pid, start] of this.tracked) if (table.get(pid)?.startTime !== start) this.tracked.delete(pid);
+    const add = (e: ProcEntry) => this.tracked.set(e.pid, e.startTime);
+    for (const e of table.values()) {
+      if (this.groups.has(e.pid) || this.groups.has(e.pgid) || this.groups.has(e.sid)) add(e);
+    }
+    if (withStdio && this.stdio.size > 0) {
+      for (const e of table.values()) if (!this.tracked.has(e.pid) && this.holdsStdio(e.pid)) add(e);
+    }
+    // Descendants of anything tracked, to a fixed point (children listed before their parents).
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const e of table.values()) {
+        if (!this.tracked.has(e.pid) && this.tracked.has(e.ppid) && e.pid !== process.pid) {
+          add(e);
+          grew = true;
+        }
+      }
+    }
+    this.tracked.delete(process.pid);
+    return [...this.tracked.keys()];
+  }
+
+  /** SIGKILLs every tracked process now, after a full scan. */
+  killSync(): number {
+    const pids = this.scan(true);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, or not ours to kill
+      }
+    }
+    return pids.length;
+  }
+
+  /** Kills until a scan finds nothing left (or maxMs passes); resolves whether all are gone. */
+  async killAll(maxMs = 5000): Promise<boolean> {
+    let waited = 0;
+    let step = 1;
+    for (;;) {
+      if (this.killSync() === 0) return true;
+      if (waited >= maxMs) return false;
+      await sleep(step);
+      waited += step;
+      step = Math.min(step * 2, 50);
+    }
+  }
+
+  private holdsStdio(pid: number): boolean {
+    let fds: string[];
+    try {
+      fds = readdirSync(`${this.procRoot}/${pid}/fd`);
+    } catch {
+      return false;
+    }
+    for (const fd of fds) {
+      try {
+        if (this.stdio.has(readlinkSync(`${this.procRoot}/${pid}/fd/${fd}`))) return true;
+      } catch {
+        // closed meanwhile
+      }
+    }
+    return false;
+  }
+}
