@@ -18,7 +18,7 @@ import {
   type Agent,
 } from './agent.js';
 import { formatObject, toV1List, type ObjectFormat } from './printers/list.js';
-import { manifestFlags } from './validate.js';
+import { manifestFlags, noFilenameMessage } from './validate.js';
 
 export const upCommand = defineCommand({
   name: 'up',
@@ -78,7 +78,7 @@ function streamEvents(agent: Agent, err: NodeJS.WritableStream): () => void {
 
 async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
-  if (files.length === 0) return usageFailure(io, 'must specify one of -f and -k', 'up');
+  if (files.length === 0) return usageFailure(io, noFilenameMessage, 'up');
   const output = parsed.flags.output as ObjectFormat | undefined;
   let settings: ReturnType<typeof agentSettings>;
   let forMs: number | undefined;
