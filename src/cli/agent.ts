@@ -180,6 +180,8 @@ export function createAgent(deps: AgentDeps): Agent {
     nodeName: deps.nodeName,
     lookup: deps.lookup,
     nodeAllocatable: settings.node,
+    // `run` and `up` serve no metrics.
+    probeMetrics: false,
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
   });
   const readLogTail = async (pod: Pod, status: ContainerStatus, containerId: string | undefined, lines: number) => {
