@@ -4,6 +4,7 @@
 // the kubelet's rule: `auto` waits for what each pod means, a pod that cannot succeed fails at once,
 // and a progress report names the pods still awaited and why.
 
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/logger.js';
@@ -350,6 +351,8 @@ export async function runOnce(kubelet: Kubelet, pods: readonly Pod[], opts: RunO
   const logger = opts.logger ?? silentLogger;
   const pending: Promise<PodRunResult>[] = [];
   const awaited = new Map<string, { pod: Pod; wait: PodWait }>();
+  // Each awaited pod listens on the signal once, by design: not a leak however many pods there are.
+  if (opts.signal) setMaxListeners(getMaxListeners(opts.signal) + pods.length, opts.signal);
   for (const pod of pods) {
     const admit = kubelet.admit(pod);
     if (!admit.admit) {
