@@ -83,6 +83,7 @@ function streamEvents(agent: Agent, err: NodeJS.WritableStream, pods: readonly P
 /** A line on stderr whenever a pod's STATUS, READY or RESTARTS (as `kubectl get pods` shows them) changes. */
 function streamPodStates(agent: Agent, err: NodeJS.WritableStream): () => void {
   const last = new Map<string, string>();
+  const announced = new Set<string>();
   return agent.kubelet.onPodStatus((pod, status) => {
     const [name, ready, phase, restarts] = podRow(podWithStatus(pod, status), { now: agent.clock.now() });
     const count = restarts!.split(' ')[0];
@@ -91,6 +92,12 @@ function streamPodStates(agent: Agent, err: NodeJS.WritableStream): () => void {
     if (last.get(uid) === line) return;
     last.set(uid, line);
     err.write(`${line}\n`);
+    // The first time a pod is Ready, where to reach it.
+    const podReady = (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+    if (!podReady || announced.has(uid)) return;
+    announced.add(uid);
+    const ports = (pod.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));
+    if (ports.length && status.podIP) err.write(`pod/${name} is ready at ${ports.map((p) => `${status.podIP}:${p}`).join(', ')}\n`);
   });
 }
 
