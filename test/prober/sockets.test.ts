@@ -15,6 +15,7 @@ import { RealClock } from '../../src/util/clock.js';
 import { doHTTPProbe, newRequestForHTTPGetAction } from '../../src/prober/http.js';
 import { doTCPProbe } from '../../src/prober/tcp.js';
 import type { ActionOutcome } from '../../src/prober/probe.js';
+import { runMany } from './helpers.js';
 
 const clock = new RealClock();
 const PROBES = 2000;
@@ -45,19 +46,6 @@ function timeWait(port: number): TimeWait {
   return out;
 }
 
-async function runMany(n: number, one: () => Promise<ActionOutcome>): Promise<ActionOutcome[]> {
-  const out: ActionOutcome[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      while (next < n) {
-        next++;
-        out.push(await one());
-      }
-    }),
-  );
-  return out;
-}
 
 const twReuse = existsSync('/proc/sys/net/ipv4/tcp_tw_reuse') ? Number(readFileSync('/proc/sys/net/ipv4/tcp_tw_reuse', 'utf8').trim()) : 0;
 const skip = existsSync('/proc/net/tcp') ? false : 'no /proc/net/tcp on this system';
@@ -68,7 +56,7 @@ test(`${PROBES} HTTP probes leave TIME_WAIT on the server's port, none on the pr
   closers.push(() => (server.closeAllConnections(), server.close()));
   const port = (server.address() as net.AddressInfo).port;
   const req = newRequestForHTTPGetAction({ port, path: '/healthz' }, { name: 'c' }, '127.0.0.1', 'kube-probe/1.35');
-  const results = await runMany(PROBES, () => doHTTPProbe(req, 5, clock));
+  const results = await runMany(PROBES, PARALLEL, () => doHTTPProbe(req, 5, clock));
   const failures = results.filter((r) => r.result !== 'success');
   assert.equal(failures.length, 0, `probe errors: ${JSON.stringify(failures.slice(0, 3))}`);
   const tw = timeWait(port);
@@ -80,7 +68,7 @@ test(`${PROBES} TCP probes close with a FIN and their TIME_WAIT ports stay reusa
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   closers.push(() => server.close());
   const port = (server.address() as net.AddressInfo).port;
-  const results = await runMany(PROBES, () => doTCPProbe('127.0.0.1', port, 5, clock));
+  const results = await runMany(PROBES, PARALLEL, () => doTCPProbe('127.0.0.1', port, 5, clock));
   const failures = results.filter((r) => r.result !== 'success');
   assert.equal(failures.length, 0, `probe errors: ${JSON.stringify(failures.slice(0, 3))}`);
   // No resets: the prober's side went through the orderly close and waits out TIME_WAIT.

@@ -13,6 +13,7 @@ import { RealClock } from '../../src/util/clock.js';
 import { doHTTPProbe, newRequestForHTTPGetAction } from '../../src/prober/http.js';
 import { doTCPProbe } from '../../src/prober/tcp.js';
 import type { ActionOutcome } from '../../src/prober/probe.js';
+import { runMany } from './helpers.js';
 
 const clock = new RealClock();
 const PROBES = 1000;
@@ -55,19 +56,6 @@ function startServer(cmd: string, args: string[], portFrom: RegExp, cwd?: string
   });
 }
 
-async function runMany(n: number, one: () => Promise<ActionOutcome>): Promise<ActionOutcome[]> {
-  const out: ActionOutcome[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARALLEL }, async () => {
-      while (next < n) {
-        next++;
-        out.push(await one());
-      }
-    }),
-  );
-  return out;
-}
 
 function assertAllSucceeded(results: ActionOutcome[]): void {
   const failures = results.filter((r) => r.result !== 'success');
@@ -77,29 +65,22 @@ function assertAllSucceeded(results: ActionOutcome[]): void {
 /** Lets the last closes reach the server and its logs flush. */
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 
-test(`${PROBES} tcpSocket probes against a Node server that writes on accept (no error handler)`, async () => {
-  const srv = await startServer(
-    process.execPath,
-    ['-e', "const s = require('node:net').createServer((sock) => sock.end('ready for query\\n')); s.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));"],
-    /port (\d+)/,
-  );
-  assertAllSucceeded(await runMany(PROBES, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
-  await settle();
-  assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
-  assert.equal(srv.stderr(), '');
-});
-
-test(`${PROBES} tcpSocket probes against a Node server that writes on accept and keeps the connection`, async () => {
-  const srv = await startServer(
-    process.execPath,
-    ['-e', "const s = require('node:net').createServer((sock) => sock.write('hello\\n')); s.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));"],
-    /port (\d+)/,
-  );
-  assertAllSucceeded(await runMany(PROBES, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
-  await settle();
-  assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
-  assert.equal(srv.stderr(), '');
-});
+for (const [what, onAccept] of [
+  ['writes on accept and ends (no error handler)', "sock.end('ready for query\\n')"],
+  ['writes on accept and keeps the connection', "sock.write('hello\\n')"],
+]) {
+  test(`${PROBES} tcpSocket probes against a Node server that ${what}`, async () => {
+    const srv = await startServer(
+      process.execPath,
+      ['-e', `const s = require('node:net').createServer((sock) => ${onAccept}); s.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));`],
+      /port (\d+)/,
+    );
+    assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
+    await settle();
+    assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
+    assert.equal(srv.stderr(), '');
+  });
+}
 
 test(`${PROBES} httpGet probes against a Node http server`, async () => {
   const srv = await startServer(
@@ -111,7 +92,7 @@ test(`${PROBES} httpGet probes against a Node http server`, async () => {
     /port (\d+)/,
   );
   const req = newRequestForHTTPGetAction({ port: srv.port, path: '/healthz' }, { name: 'c' }, '127.0.0.1', 'kube-probe/1.35');
-  assertAllSucceeded(await runMany(PROBES, () => doHTTPProbe(req, 5, clock)));
+  assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doHTTPProbe(req, 5, clock)));
   await settle();
   assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
   assert.equal(srv.stderr(), '');
@@ -124,8 +105,8 @@ test(`${PROBES} httpGet and tcpSocket probes against python3 -m http.server`, { 
   dirs.push(dir);
   const srv = await startServer('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '0'], /port (\d+)/, dir);
   const req = newRequestForHTTPGetAction({ port: srv.port, path: '/' }, { name: 'c' }, '127.0.0.1', 'kube-probe/1.35');
-  assertAllSucceeded(await runMany(PROBES, () => doHTTPProbe(req, 5, clock)));
-  assertAllSucceeded(await runMany(PROBES, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
+  assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doHTTPProbe(req, 5, clock)));
+  assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
   await settle();
   assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
   // http.server logs one access line per request; anything else (a traceback, a reset) is a failure.
