@@ -7,6 +7,7 @@ import { idle } from './idle.js';
 import { manifestParse } from './manifest-parse.js';
 import { podStart } from './pod-start.js';
 import { probeLoad } from './probe-load.js';
+import { startup } from './startup.js';
 import type { Scenario } from './types.js';
 
 export const scenarios: Record<ScenarioName, Scenario> = {
@@ -16,4 +17,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'failure-detection': failureDetection,
   idle,
   'manifest-parse': manifestParse,
+  startup,
 };

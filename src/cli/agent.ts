@@ -211,6 +211,8 @@ export function createAgent(deps: AgentDeps): Agent {
     nodeName: deps.nodeName,
     lookup: deps.lookup,
     nodeAllocatable: settings.node,
+    // `run` and `up` serve no metrics.
+    probeMetrics: false,
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
   });
   warn = (labels, field, why) => {

@@ -1,6 +1,8 @@
 // Command-line plumbing shared by every podvisor command: kubectl-style flag parsing (pflag
-// conventions), per-command help, and defineCommand, which turns a flag table and a handler into a
-// Command for the table in commands.ts.
+// conventions, on node:util's parseArgs), per-command help, and defineCommand, which turns a flag
+// table and a handler into a Command for the table in commands.ts.
+
+import { parseArgs as utilParseArgs } from 'node:util';
 
 export type FlagType = 'string' | 'strings' | 'boolean' | 'int';
 
@@ -101,63 +103,61 @@ export const helpFlag: FlagSpec = { name: 'help', short: 'h', type: 'boolean', u
 /**
  * Parses argv by pflag's rules: `--name=value`, `--name value`, `-n value`, `-nvalue`, `-n=value`,
  * bare booleans (`--flag`, `--flag=false`), `--` ends flags; flags and positionals may interleave.
+ * node:util's parseArgs does the tokenizing (its non-strict mode keeps every token, so pflag's own
+ * error texts and its `-n=value` and `--flag=false` forms can be given here).
  */
 export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[]): ParsedArgs {
   const flags: Record<string, FlagValue> = {};
   const given = new Set<string>();
   const args: string[] = [];
   const byName = new Map(specs.map((s) => [s.name, s]));
-  const byShort = new Map(specs.filter((s) => s.short).map((s) => [s.short!, s]));
-
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') {
-      args.push(...argv.slice(i + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
-      const spec = byName.get(name);
-      if (!spec) throw new UsageError(`unknown flag: --${name}`);
-      let raw: string | undefined = eq >= 0 ? a.slice(eq + 1) : undefined;
-      if (raw === undefined && spec.type !== 'boolean') {
-        if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: --${name}`);
-        raw = argv[++i];
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
+  for (const s of specs) {
+    options[s.name] = { type: s.type === 'boolean' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
+  }
+  const { tokens } = utilParseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  // Within a shorthand group (`-abc`), the position after the current shorthand; `=value` after a
+  // boolean ends the group (parseArgs would read `=`, `v`, … as more shorthands).
+  let groupIndex = -1;
+  let groupPos = 1;
+  let skipIndex = -1;
+  for (const token of tokens) {
+    if (token.index === skipIndex) continue;
+    if (token.kind === 'option' && !token.rawName.startsWith('--')) {
+      if (token.index !== groupIndex) {
+        groupIndex = token.index;
+        groupPos = 1;
       }
-      setFlag(spec, raw, flags);
-      given.add(spec.name);
+    }
+    if (token.kind === 'positional') {
+      args.push(token.value);
       continue;
     }
-    if (a.startsWith('-') && a.length > 1) {
-      // A run of shorthands: booleans may be combined (-ab), the first value-taking one eats the rest.
-      for (let j = 1; j < a.length; j++) {
-        const c = a[j]!;
-        const spec = byShort.get(c);
-        if (!spec) throw new UsageError(`unknown shorthand flag: '${c}' in ${a}`);
-        let rest = a.slice(j + 1);
-        if (spec.type === 'boolean') {
-          if (rest.startsWith('=')) {
-            setFlag(spec, rest.slice(1), flags);
-            given.add(spec.name);
-            break;
-          }
-          setFlag(spec, undefined, flags);
-          given.add(spec.name);
-          continue;
-        }
-        if (rest.startsWith('=')) rest = rest.slice(1);
-        else if (rest === '') {
-          if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: '${c}' in ${a}`);
-          rest = argv[++i]!;
-        }
-        setFlag(spec, rest, flags);
-        given.add(spec.name);
-        break;
-      }
-      continue;
+    if (token.kind !== 'option') continue;
+    const long = token.rawName.startsWith('--');
+    const spec = byName.get(token.name);
+    if (!spec || (!long && spec.short !== token.name && spec.short !== token.rawName.slice(1))) {
+      if (long) throw new UsageError(`unknown flag: ${token.rawName}`);
+      throw new UsageError(`unknown shorthand flag: '${token.rawName.slice(1)}' in ${argv[token.index]}`);
     }
-    args.push(a);
+    let raw = token.value;
+    if (spec.type === 'boolean') {
+      // `-b=false`: parseArgs leaves the rest of a shorthand group alone; pflag reads it as the value.
+      const arg = argv[token.index]!;
+      if (!long) {
+        groupPos++;
+        if (raw === undefined && arg[groupPos] === '=') {
+          raw = arg.slice(groupPos + 1);
+          skipIndex = token.index;
+        }
+      }
+    } else if (raw === undefined) {
+      throw new UsageError(long ? `flag needs an argument: ${token.rawName}` : `flag needs an argument: '${spec.short}' in ${argv[token.index]}`);
+    } else if (!long && token.inlineValue && raw.startsWith('=')) {
+      raw = raw.slice(1);
+    }
+    setFlag(spec, raw, flags);
+    given.add(spec.name);
   }
 
   for (const s of specs) {

@@ -1,17 +1,28 @@
-// The command table `podvisor` dispatches through. Each command lives in its own module and is
-// listed here by one line, in the order `podvisor --help` shows them.
+// The command table `podvisor` dispatches through, in the order `podvisor --help` shows them. Each
+// command lives in its own module, loaded only when it runs; a command is one line here:
+//   lazyCommand(NAME, SUMMARY, () => import('./MODULE.js').then((m) => m.EXPORT)),
 
-import type { Command } from './args.js';
-import { validateCommand } from './validate.js';
-import { runCommand } from './run.js';
-import { upCommand } from './up.js';
+import type { Command, CommandIO } from './args.js';
 
 export type { Command, CommandIO } from './args.js';
 
+/** A Command whose module is imported on its first run; its name and summary are known without it. */
+export function lazyCommand(name: string, summary: string, load: () => Promise<Command>): Command {
+  let loaded: Promise<Command> | undefined;
+  return {
+    name,
+    summary,
+    async run(argv: string[], io: CommandIO) {
+      loaded ??= load();
+      return (await loaded).run(argv, io);
+    },
+  };
+}
+
 export const commands: Command[] = [
-  validateCommand,
-  runCommand,
-  upCommand,
+  lazyCommand('validate', 'Check manifests as the API server would, without running anything', () => import('./validate.js').then((m) => m.validateCommand)),
+  lazyCommand('run', 'Run pods once (the kubelet run-once mode): start, wait, report, stop', () => import('./run.js').then((m) => m.runCommand)),
+  lazyCommand('up', 'Run pods in the foreground until interrupted, streaming their events', () => import('./up.js').then((m) => m.upCommand)),
 ];
 
 /** The command named name, if any. */

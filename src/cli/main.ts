@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `podvisor` executable: global flags (--help, --version), then dispatch to a command of the
-// table in commands.ts with the process's real stdio.
+// table in commands.ts with the process's real stdio. Only Node's own modules load before a command
+// is chosen; `--version` needs nothing else, and each command imports what it uses when it runs.
 
 import { getEventListeners } from 'node:events';
 import { readFileSync, realpathSync } from 'node:fs';
@@ -9,8 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { closeInheritedFds } from '../runtime/process/inherited-fds.js';
 import { shutdownSignals } from './agent.js';
 import type { Command, CommandIO } from './args.js';
-import { usageFailure } from './args.js';
-import { commands as defaultCommands, findCommand } from './commands.js';
 
 /** The version in package.json (two levels above dist/src/cli, three above src/cli). */
 export function podvisorVersion(): string {
@@ -46,14 +45,16 @@ export function rootHelp(table: readonly Command[]): string {
 }
 
 /** Runs podvisor with argv (without node and script); resolves to the exit code. */
-export async function main(argv: readonly string[], io: CommandIO, table: readonly Command[] = defaultCommands): Promise<number> {
+export async function main(argv: readonly string[], io: CommandIO, given?: readonly Command[]): Promise<number> {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h') {
-    io.stdout.write(rootHelp(table));
-    return 0;
-  }
   if (first === '--version' || first === 'version') {
     io.stdout.write(`podvisor ${podvisorVersion()}\n`);
+    return 0;
+  }
+  const [{ commands, findCommand }, { usageFailure }] = await Promise.all([import('./commands.js'), import('./args.js')]);
+  const table = given ?? commands;
+  if (first === undefined || first === '--help' || first === '-h') {
+    io.stdout.write(rootHelp(table));
     return 0;
   }
   if (first === 'help') {

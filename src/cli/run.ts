@@ -1,13 +1,13 @@
-// `podvisor run`: the kubelet's run-once mode for CI — admit and start the pods, wait until each
-// runs (or is ready, or has completed), print them as `kubectl get pods` does with a summary of
-// what failed, stop them gracefully, and exit 0 only when every pod made it.
+// `podvisor run`: the kubelet's run-once mode for CI — admit and start the pods, wait for what each
+// pod means (completion, readiness or running), print them as `kubectl get pods` does with a summary
+// of what failed, stop them gracefully, and exit 0 only when every pod made it.
 
 import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, type ParsedArgs } from './args.js';
-import { runOnce, type WaitFor } from '../lifecycle/runonce.js';
+import { runOnce, type PodWait, type WaitFor } from '../lifecycle/runonce.js';
 import { formatPodTable } from './printers/pods.js';
 import { formatObject, toV1List } from './printers/list.js';
 import { formatRunSummary, summaryLogLines } from './printers/summary.js';
-import { manifestFlags } from './validate.js';
+import { manifestFlags, noFilenameMessage } from './validate.js';
 import {
   agentFlagSpecs,
   agentSettings,
@@ -21,7 +21,8 @@ import {
   type Agent,
 } from './agent.js';
 
-const waitModes: WaitFor[] = ['running', 'ready', 'completed'];
+const waitModes: WaitFor[] = ['auto', 'running', 'ready', 'completed'];
+const defaultTimeout = '5m';
 const outputModes = ['table', 'wide', 'json', 'yaml'] as const;
 type RunOutput = (typeof outputModes)[number];
 
@@ -29,23 +30,42 @@ function isTerminal(phase: string | undefined): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
-const waitedForText: Record<WaitFor, string> = { running: 'running', ready: 'ready', completed: 'succeeded' };
+const waitedForText: Record<PodWait, string> = { running: 'running', ready: 'ready', completed: 'succeeded' };
 
-/** Test knob: the first run-once retry delay (the kubelet's 1 s), kept out of `--help`. */
+/** `running`, or for pods waited for different things `1 succeeded, 2 ready`. */
+function reachedText(waits: readonly (PodWait | undefined)[]): string {
+  const counts = new Map<string, number>();
+  for (const w of waits) if (w) counts.set(waitedForText[w], (counts.get(waitedForText[w]) ?? 0) + 1);
+  if (counts.size <= 1) return [...counts.keys()][0] ?? 'running';
+  return `ok: ${[...counts].map(([text, n]) => `${n} ${text}`).join(', ')}`;
+}
+
+/** Test knobs kept out of `--help`: the first run-once retry delay (the kubelet's 1 s) and the progress period. */
 const retryDelayFlag = 'retry-delay';
+const progressEveryFlag = 'progress-every';
 
-/** The command with its visible flags; retryDelayMs is the hidden knob's value. */
-function runDefinition(retryDelayMs?: number) {
+interface HiddenKnobs {
+  retryDelayMs?: number;
+  progressEveryMs?: number;
+}
+
+/** The command with its visible flags; knobs are the hidden flags' values. */
+function runDefinition(knobs: HiddenKnobs = {}) {
   return defineCommand({
     name: 'run',
     summary: 'Run pods once (the kubelet run-once mode): start, wait, report, stop',
-    usage: 'podvisor run -f FILENAME... [--wait=running|ready|completed] [--timeout=DURATION] [-o table|wide|json|yaml] [flags]',
+    usage: 'podvisor run -f FILENAME... [--wait=auto|running|ready|completed] [--timeout=DURATION] [-o table|wide|json|yaml] [flags]',
     description:
       'Admit the pods in order (rejecting those that do not fit), start the admitted ones together and\n' +
-      'wait for each: until every container runs (--wait=running, the kubelet\'s run-once rule), until it\n' +
-      'is Ready (--wait=ready), or until it has finished (--wait=completed). Pods are re-checked after\n' +
-      '1s, 2s, 4s, … up to 10 retries, or until --timeout. Then print the pods and a summary of what\n' +
-      'failed, with the last log lines of failed containers, and stop running pods gracefully.\n\n' +
+      'wait for each. --wait=auto (the default) waits for what each pod means: a pod with restartPolicy\n' +
+      'Never or OnFailure until it has finished (Succeeded is success), a pod with a readiness probe until\n' +
+      'it is Ready, any other until its containers have run for 5s without a restart. --wait=running is\n' +
+      'exactly the kubelet\'s run-once rule: every container running (held for 1s), re-checked after 1s,\n' +
+      '2s, 4s, … up to 10 retries. --wait=ready and --wait=completed apply one condition to every pod.\n' +
+      'Except under --wait=running, a pod that cannot succeed fails at once: CrashLoopBackOff, a\n' +
+      'container config error, a container that cannot start, a sandbox that cannot be created. While\n' +
+      'waiting, a progress line per awaited pod goes to stderr every 5s. Then print the pods and a summary of what failed, with the message and last log lines\n' +
+      'of failed containers, and stop running pods gracefully.\n\n' +
       'Exit status: 0 when every pod reached the condition (for completed: Succeeded), 1 when any pod\n' +
       'failed or was rejected, 2 for invalid input.',
     examples: [
@@ -55,18 +75,19 @@ function runDefinition(retryDelayMs?: number) {
     ],
     flags: [
       ...manifestFlags,
-      { name: 'wait', type: 'string', values: waitModes, default: 'running', usage: 'What to wait for in each pod.' },
-      { name: 'timeout', type: 'string', valueName: 'DURATION', usage: 'Give up waiting after this long (e.g. 30s, 2m, 1m30s); unset: only the retry schedule bounds the wait.' },
+      { name: 'wait', type: 'string', values: waitModes, default: 'auto', usage: 'What to wait for in each pod.' },
+      { name: 'timeout', type: 'string', valueName: 'DURATION', default: defaultTimeout, usage: 'Give up waiting after this long (e.g. 30s, 2m, 1m30s); 0: only the retry schedule bounds the wait.' },
       { name: 'output', short: 'o', type: 'string', values: [...outputModes], default: 'table', usage: 'Output format of the pods.' },
       ...agentFlagSpecs,
     ],
-    run: (parsed, io) => runPods(parsed, io, retryDelayMs),
+    run: (parsed, io) => runPods(parsed, io, knobs),
   });
 }
 
-async function runPods(parsed: ParsedArgs, io: CommandIO, retryDelayMs: number | undefined): Promise<number> {
+async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): Promise<number> {
+  const { retryDelayMs, progressEveryMs } = knobs;
   const files = parsed.flags.filename as string[];
-  if (files.length === 0) return usageFailure(io, 'must specify one of -f and -k', 'run');
+  if (files.length === 0) return usageFailure(io, noFilenameMessage, 'run');
   const wait = parsed.flags.wait as WaitFor;
   const output = parsed.flags.output as RunOutput;
   let settings: ReturnType<typeof agentSettings>;
@@ -98,6 +119,11 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, retryDelayMs: number |
       ...(retryDelayMs !== undefined ? { retryDelayMs } : {}),
       ...(timeoutMs ? { timeoutMs, timeoutText: String(parsed.flags.timeout) } : {}),
       signal: interrupted.signal,
+      events: kubelet.events,
+      ...(progressEveryMs !== undefined ? { progressEveryMs } : {}),
+      onProgress: (lines) => {
+        for (const l of lines) io.stderr.write(`${l}\n`);
+      },
     });
 
     const resultByUid = new Map(report.results.map((r) => [r.pod.metadata?.uid ?? '', r]));
@@ -107,7 +133,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, retryDelayMs: number |
         const r = resultByUid.get(pod.metadata?.uid ?? '');
         return { pod, ok: r?.ok ?? false, ...(r?.error ? { error: r.error } : {}) };
       }),
-      waitedForText[wait],
+      reachedText(report.results.map((r) => r.waitedFor)),
       (pod, cs, id) => agent.readLogTail(pod, cs, id, summaryLogLines),
     );
     if (output === 'json' || output === 'yaml') {
@@ -135,20 +161,28 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, retryDelayMs: number |
 
 const visible = runDefinition();
 
-/** `podvisor run`; the hidden `--retry-delay=DURATION` is taken out before the visible flags are parsed. */
+/** `podvisor run`; the hidden `--retry-delay` and `--progress-every` are taken out before the visible flags are parsed. */
 export const runCommand: Command = {
   name: visible.name,
   summary: visible.summary,
   async run(argv, io) {
-    const { argv: rest, value } = takeHiddenFlag(argv, retryDelayFlag);
-    if (value === undefined) return visible.run(rest, io);
-    let retryDelayMs: number;
-    try {
-      retryDelayMs = parseGoDuration(value);
-      if (retryDelayMs <= 0) throw new Error('must be greater than 0');
-    } catch (err) {
-      return usageFailure(io, `invalid argument "${value}" for "--${retryDelayFlag}" flag: ${(err as Error).message}`, 'run');
+    const knobs: HiddenKnobs = {};
+    let rest = argv;
+    for (const [flag, key] of [
+      [retryDelayFlag, 'retryDelayMs'],
+      [progressEveryFlag, 'progressEveryMs'],
+    ] as const) {
+      const taken = takeHiddenFlag(rest, flag);
+      rest = taken.argv;
+      if (taken.value === undefined) continue;
+      try {
+        const ms = parseGoDuration(taken.value);
+        if (ms <= 0) throw new Error('must be greater than 0');
+        knobs[key] = ms;
+      } catch (err) {
+        return usageFailure(io, `invalid argument "${taken.value}" for "--${flag}" flag: ${(err as Error).message}`, 'run');
+      }
     }
-    return runDefinition(retryDelayMs).run(rest, io);
+    return (Object.keys(knobs).length ? runDefinition(knobs) : visible).run(rest, io);
   },
 };

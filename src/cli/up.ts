@@ -1,9 +1,10 @@
-// `podvisor up`: foreground supervision. Start the pods and keep them going, stream their events
-// (and, with --logs, their output) as they happen, and on SIGINT/SIGTERM or when --for elapses stop
-// them gracefully; with -o print one v1 List of the Pods as they were and every Event recorded.
+// `podvisor up`: foreground supervision. Start the pods and keep them going, stream their events and
+// a line per pod state change (and, with --logs, their output) as they happen, and on SIGINT/SIGTERM,
+// when --for elapses, or once every pod has finished for good, stop them gracefully and print the pod
+// table; with -o print one v1 List of the Pods as they were and every Event recorded.
 
 import type { Event, Pod } from '../api/types.js';
-import { formatEventTable } from '../events/format.js';
+import { EventStreamFormatter } from '../events/format.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME } from '../lifecycle/container-config.js';
 import type { LogStream } from '../runtime/logs/cri-format.js';
 import { BoundedWriter } from './bounded-writer.js';
@@ -19,18 +20,22 @@ import {
   type Agent,
 } from './agent.js';
 import { formatObject, toV1List, type ObjectFormat } from './printers/list.js';
-import { manifestFlags } from './validate.js';
+import { formatPodTable, podRow } from './printers/pods.js';
+import { manifestFlags, noFilenameMessage } from './validate.js';
 
 export const upCommand = defineCommand({
   name: 'up',
   summary: 'Run pods in the foreground until interrupted, streaming their events',
   usage: 'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]',
   description:
-    'Admit and start the pods and keep them going (restarts, back-off, probes), printing their events\n' +
-    'to stderr as `kubectl get events --watch` does. On SIGINT or SIGTERM, or once --for has elapsed,\n' +
-    'every pod is stopped gracefully; a second SIGINT kills them at once. With -o json|yaml, one v1\n' +
-    'List is then printed to stdout: the Pods with their status as it was just before stopping\n' +
-    'began, followed by every Event recorded during the run.',
+    'Admit and start the pods and keep them going (restarts, back-off, probes), printing to stderr\n' +
+    'their events as `kubectl get events --watch` does and a line for each change of a pod\'s status,\n' +
+    'ready containers or restarts. On SIGINT or SIGTERM, once --for has elapsed, or when every pod has\n' +
+    'finished for good (all pods have restartPolicy Never or OnFailure and are Succeeded or Failed),\n' +
+    'every pod is stopped gracefully and the pod table is printed to stderr; a second SIGINT kills them\n' +
+    'at once. With -o json|yaml, one v1 List is then printed to stdout: the Pods with their status as it\n' +
+    'was just before stopping began, followed by every Event recorded during the run.\n\n' +
+    'Exit status: 0, or 1 when a pod failed (phase Failed) or was rejected, 2 for invalid input.',
   examples: ['podvisor up -f examples/web.yaml', 'podvisor up -f ci/ --for=30s -o json > run.json', 'podvisor up -f app.yaml --logs'],
   flags: [
     ...manifestFlags,
@@ -81,18 +86,50 @@ function streamContainerOutput(agent: Agent, out: NodeJS.WritableStream): () => 
 
 const EARLY_LINES_MAX = 1000;
 
-/** Events to stderr as a watch prints them: the header with the first, then one line each. */
-function streamEvents(agent: Agent, err: NodeJS.WritableStream): () => void {
-  let headerDone = false;
+/** Events to stderr as a watch prints them: the header with the first, then one aligned line each. */
+function streamEvents(agent: Agent, err: NodeJS.WritableStream, pods: readonly Pod[]): () => void {
+  const table = new EventStreamFormatter(pods.map((p) => `pod/${p.metadata?.name ?? ''}`));
   return agent.kubelet.events.onEvent((ev: Event) => {
-    err.write(formatEventTable([ev], agent.clock.now(), { noHeaders: headerDone }));
-    headerDone = true;
+    err.write(table.format(ev, agent.clock.now()));
   });
+}
+
+/** A line on stderr whenever a pod's STATUS, READY or RESTARTS (as `kubectl get pods` shows them) changes. */
+function streamPodStates(agent: Agent, err: NodeJS.WritableStream): () => void {
+  const last = new Map<string, string>();
+  const announced = new Set<string>();
+  return agent.kubelet.onPodStatus((pod, status) => {
+    const [name, ready, phase, restarts] = podRow(podWithStatus(pod, status), { now: agent.clock.now() });
+    const count = restarts!.split(' ')[0];
+    const line = `pod/${name}: ${phase || 'Pending'}, ready ${ready}, restarts ${count}`;
+    const uid = pod.metadata?.uid ?? '';
+    if (last.get(uid) === line) return;
+    last.set(uid, line);
+    err.write(`${line}\n`);
+    // The first time a pod is Ready, where to reach it.
+    const podReady = (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+    if (!podReady || announced.has(uid)) return;
+    announced.add(uid);
+    const ports = (pod.spec?.containers ?? []).flatMap((c) => (c.ports ?? []).map((p) => p.containerPort));
+    if (ports.length && status.podIP) err.write(`pod/${name} is ready at ${ports.map((p) => `${status.podIP}:${p}`).join(', ')}\n`);
+  });
+}
+
+/** True once every pod has finished for good: Succeeded or Failed (rejected pods are Failed; a pod that restarts for ever never is). */
+function allFinished(kubelet: Agent['kubelet']): boolean {
+  const pods = kubelet.pods();
+  return (
+    pods.length > 0 &&
+    pods.every((p) => {
+      const phase = kubelet.getPodStatus(p.metadata?.uid ?? '')?.phase;
+      return phase === 'Succeeded' || phase === 'Failed';
+    })
+  );
 }
 
 async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
-  if (files.length === 0) return usageFailure(io, 'must specify one of -f and -k', 'up');
+  if (files.length === 0) return usageFailure(io, noFilenameMessage, 'up');
   const output = parsed.flags.output as ObjectFormat | undefined;
   let settings: ReturnType<typeof agentSettings>;
   let forMs: number | undefined;
@@ -108,7 +145,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
   const { kubelet, clock } = agent;
-  const unsubscribe = [streamEvents(agent, io.stderr)];
+  const unsubscribe = [streamEvents(agent, io.stderr, loaded.pods), streamPodStates(agent, io.stderr)];
   if (parsed.flags.logs === true) unsubscribe.push(streamContainerOutput(agent, output ? io.stderr : io.stdout));
 
   // The statuses as they were when stopping began, and whether the List went out already.
@@ -153,6 +190,13 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       io.stderr.write(`pod/${pod.metadata?.name} rejected: ${reason}: ${admit.message ?? ''}\n`);
     }
 
+    // Pods meant to finish end the run once they all have (a pod that restarts for ever never does).
+    const checkFinished = () => {
+      if (allFinished(kubelet)) stop('every pod has finished');
+    };
+    unsubscribe.push(kubelet.onPodStatus(checkFinished));
+    checkFinished();
+
     const why = await stopRequested;
     takeSnapshot();
     const running = kubelet.pods().filter((p) => {
@@ -167,6 +211,9 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       io.stderr.write(`error: stopping pods: ${(err as Error).message}\n`);
       code = 1;
     }
+    const final = takeSnapshot();
+    io.stderr.write(`\n${formatPodTable(final, { now: clock.now() })}`);
+    if (final.some((p) => p.status?.phase === 'Failed')) code = 1;
     writeList();
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);

@@ -1,7 +1,7 @@
 // `podvisor validate`: loads manifests exactly as `run` would (decoding, defaults, validation) and
 // reports the result without starting anything.
 
-import { defineCommand, type FlagSpec } from './args.js';
+import { defineCommand, usageFailure, type FlagSpec } from './args.js';
 import { loadManifests, validateModes, type ValidateMode } from '../config/load.js';
 import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
 
@@ -17,6 +17,9 @@ export const manifestFlags: FlagSpec[] = [
     usage: 'How to treat unknown fields: strict rejects them, warn prints a warning, ignore drops them.',
   },
 ];
+
+/** The usage error of a command that reads manifests and was given none. */
+export const noFilenameMessage = 'must specify at least one manifest with -f/--filename (a file, a directory or - for stdin)';
 
 /** kubectl's -n/--namespace, for commands that read manifests. */
 export const namespaceFlag: FlagSpec = {
@@ -47,10 +50,7 @@ export const validateCommand = defineCommand({
   ],
   async run(parsed, io) {
     const files = parsed.flags.filename as string[];
-    if (files.length === 0) {
-      io.stderr.write("error: must specify one of -f and -k\nSee 'podvisor validate --help' for usage.\n");
-      return 2;
-    }
+    if (files.length === 0) return usageFailure(io, noFilenameMessage, 'validate');
     let loaded;
     try {
       loaded = await loadManifests(files, {

@@ -96,9 +96,14 @@ export function eventTableRow(ev: Event, now: number, wide = false): string[] {
   const o = ev.involvedObject;
   const kind = (o.kind ?? '').toLowerCase();
   const target = o.name ? `${kind}/${o.name}` : kind;
-  const message = (ev.message ?? '').trim();
+  const message = oneRow(ev.message ?? '');
   if (!wide) return [lastSeen, ev.type ?? '', ev.reason ?? '', target, message];
   return [lastSeen, ev.type ?? '', ev.reason ?? '', target, o.fieldPath ?? '', formatEventSource(ev), message, firstSeen, String(count), ev.metadata.name ?? ''];
+}
+
+/** A message on one table row: surrounding space trimmed, line breaks shown as `\n`. */
+function oneRow(message: string): string {
+  return message.trim().replace(/\r?\n/g, '\\n');
 }
 
 export const eventTableHeaders = ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'];
@@ -123,6 +128,45 @@ export function formatEventTable(events: readonly Event[], now: number, opts: Ev
 }
 
 /**
+ * A live event table (`kubectl get events --watch`), one event at a time, with its columns aligned
+ * across lines: each column starts as wide as what it will usually hold (the objects are known up
+ * front) and only widens when a longer cell comes, where a watch would align every line on its own.
+ */
+export class EventStreamFormatter {
+  private readonly widths: number[];
+  private headerDone = false;
+
+  constructor(objects: readonly string[] = []) {
+    const min = [eventTableHeaders[0]!.length, 'Warning'.length, 'FailedPostStartHook'.length, Math.max(0, ...objects.map((o) => o.length))];
+    this.widths = min.map((w, i) => Math.max(tableWriter.minwidth, w, eventTableHeaders[i]!.length) + tableWriter.padding);
+  }
+
+  format(ev: Event, now: number): string {
+    let out = '';
+    if (!this.headerDone) {
+      this.headerDone = true;
+      out += this.line(eventTableHeaders);
+    }
+    return out + this.line(eventTableRow(ev, now));
+  }
+
+  private line(cells: readonly string[]): string {
+    let line = '';
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells[i]!;
+      if (i === cells.length - 1) {
+        line += cell;
+        break;
+      }
+      const len = [...cell].length;
+      if (len + tableWriter.padding > this.widths[i]!) this.widths[i] = len + tableWriter.padding;
+      line += cell + ' '.repeat(this.widths[i]! - len);
+    }
+    return `${line}\n`;
+  }
+}
+
+/**
  * The Events section of `kubectl describe` (DescribeEvents): sorted by lastTimestamp, ages like
  * `31s` or `2s (x3 over 31s)`. With no events it prints `Events:  <none>` (kubectl aligns that with
  * the describe fields above it; standalone there is nothing to align with).
@@ -142,7 +186,7 @@ export function formatDescribeEvents(events: readonly Event[], now: number): str
     if (!e.eventTime) first = translateTimestampSince(e.firstTimestamp, now);
     const interval = (e.count ?? 0) > 1 ? `${translateTimestampSince(e.lastTimestamp, now)} (x${e.count} over ${first})` : first;
     const source = e.source?.component || e.reportingComponent || '';
-    rows.push([`  ${e.type ?? ''}`, e.reason ?? '', interval, source, (e.message ?? '').trim()]);
+    rows.push([`  ${e.type ?? ''}`, e.reason ?? '', interval, source, oneRow(e.message ?? '')]);
   }
   return 'Events:\n' + tabwrite(rows, describeWriter);
 }

@@ -39,6 +39,8 @@ export interface PodKubeletOptions {
   nodeAllocatable?: NodeAllocatable;
   /** Registry for the probe metrics (served at /metrics/probes). */
   registry?: Registry;
+  /** Keep probe metrics without a registry given (true when unset); see ProberManagerOptions.metrics. */
+  probeMetrics?: boolean;
   /** Replace the parts built inside (tests, embedding). */
   statusManager?: StatusManager;
   events?: EventStore;
@@ -81,6 +83,7 @@ export class PodKubelet implements Kubelet {
         recorder: this.events,
         statusProvider: this.statusManager,
         registry: opts.registry,
+        ...(opts.probeMetrics !== undefined ? { metrics: opts.probeMetrics } : {}),
         random: opts.random,
         onProbeStart: opts.onProbeStart,
       });

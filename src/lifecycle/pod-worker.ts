@@ -356,11 +356,17 @@ export class PodWorker {
     // disk (its logs, its working directory) belongs to a pod that has since been removed, which the
     // kubelet's garbage collector would have deleted: without this, restart counts would continue
     // from the old log files.
-    await Promise.all([
-      removeUnder(rootDir, config.logDirectory),
-      removeUnder(rootDir, sandboxDir(rootDir, this.uid)),
-    ]);
-    const id = await runtime.runPodSandbox(config);
+    let id: string;
+    try {
+      await Promise.all([
+        removeUnder(rootDir, config.logDirectory),
+        removeUnder(rootDir, sandboxDir(rootDir, this.uid)),
+      ]);
+      id = await runtime.runPodSandbox(config);
+    } catch (e) {
+      this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${messageOf(e)}`);
+      throw e;
+    }
     const status = await runtime.podSandboxStatus(id);
     this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP: status.network.ip };
     this.deps.onSandbox?.(id);

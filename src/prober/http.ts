@@ -1,9 +1,9 @@
 // The httpGet probe (§5.4), written against node:http/node:https to behave as the kubelet's Go client:
 // a fresh connection per request (no keep-alive, no proxy, no compression, TLS unverified), Go's
 // header rules and error texts, same-hostname redirects followed up to 10, one deadline for the
-// whole exchange, and a body read up to 10 KiB. Each connection ends with an RST from our side
-// (socket.resetAndDestroy) once the response is read, the effect the kubelet gets from SO_LINGER,
-// so thousands of probes leave no TIME_WAIT sockets on either end.
+// whole exchange, and a body read up to 10 KiB. Each connection ends as the kubelet's (SO_LINGER 1 s):
+// with a FIN once the response is read. The request says `Connection: close`, so a server closes its
+// end first and keeps the TIME_WAIT state on its own port; the prober's ephemeral ports stay free.
 
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -12,7 +12,7 @@ import tls from 'node:tls';
 import type { Container, HTTPGetAction } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
 import { dialErrorText, dialHost, ioErrorText, joinHostPort, MAX_PROBE_OUTPUT_BYTES, resolveContainerPort, type ActionOutcome } from './probe.js';
-import { resetSocket } from './tcp.js';
+import { closeGracefully } from './tcp.js';
 import { goQuote } from '../util/go-format.js';
 
 /** A built probe request, as the kubelet's NewRequestForHTTPGetAction builds it. */
@@ -176,12 +176,13 @@ class HTTPProbeRun {
   private teardown(): void {
     const raw = this.raw;
     this.raw = undefined;
-    if (raw) resetSocket(raw);
+    if (raw) closeGracefully(raw, this.clock);
     const request = this.request;
     this.request = undefined;
     if (request) {
       request.on('error', () => {});
-      request.destroy();
+      // A connected socket closes gracefully above; destroying the request would reset it.
+      if (!raw || raw.connecting) request.destroy();
     }
   }
 
@@ -221,7 +222,7 @@ class HTTPProbeRun {
       setHost: false,
       headers: lines,
       maxHeaderSize: MAX_HEADER_BYTES,
-      // Our own connection, so the raw TCP socket can be reset (a TLS socket cannot).
+      // Our own connection, so the raw TCP socket's close is ours to shape (a TLS socket hides it).
       createConnection: () => {
         const raw = net.connect({ host, port: hop.port, allowHalfOpen: true });
         this.raw = raw;
@@ -335,7 +336,7 @@ class HTTPProbeRun {
       size += chunk.length;
       if (size >= MAX_PROBE_OUTPUT_BYTES) complete(); // longer bodies are silently truncated
     });
-    // Ahead of the client's own end handler, which would half-close the socket and make an RST impossible.
+    // Ahead of the client's own end handler, so the outcome is decided before the socket is released.
     res.prependListener('end', () => {
       if (!this.done) complete();
     });

@@ -2,13 +2,13 @@
 // type) for regular containers and sidecars, the three result caches, and UpdatePodStatus, which
 // fills in `started` and `ready` on every generated status (§3).
 
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Container, ContainerStatus, Pod, PodStatus, ProbeType } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { createProberMetrics, WorkerSeries, type ProberMetrics } from './metrics.js';
+import { createProberMetrics, noSeries, promClient, WorkerSeries, type ProberMetrics } from './metrics.js';
 import { ContainerProber } from './prober.js';
 import { ResultsCache } from './results.js';
 import { ProbeScheduler } from './scheduler.js';
@@ -26,6 +26,11 @@ export interface ProberManagerOptions {
   statusProvider: PodStatusProvider;
   /** Registry for the probe metrics (the agent serves it at /metrics/probes); a new one when unset. */
   registry?: Registry;
+  /**
+   * Keep probe metrics (true when unset). False, with no registry given, records none and never
+   * loads prom-client, for agents that serve no metrics.
+   */
+  metrics?: boolean;
   /** Uniform [0, 1) source for the start-up jitter; Math.random when unset. */
   random?: () => number;
   /** Kubernetes version mirrored in User-Agent `kube-probe/<major>.<minor>`; `1.35` when unset. */
@@ -44,8 +49,7 @@ export class ProberManager implements ProbeManager {
   readonly liveness: ResultsCache;
   readonly readiness: ResultsCache;
   readonly startup: ResultsCache;
-  readonly registry: Registry;
-  readonly metrics: ProberMetrics;
+  private probeMetrics: ProberMetrics | undefined;
   /** When the manager started (ms); the kubelet-restart grace point is 10 s before it. */
   readonly startMs: number;
 
@@ -63,8 +67,8 @@ export class ProberManager implements ProbeManager {
     this.liveness = new ResultsCache(opts.logger);
     this.readiness = new ResultsCache(opts.logger);
     this.startup = new ResultsCache(opts.logger);
-    this.registry = opts.registry ?? new Registry();
-    this.metrics = createProberMetrics(this.registry);
+    const keepMetrics = opts.registry !== undefined || opts.metrics !== false;
+    if (keepMetrics) this.probeMetrics = createProberMetrics(opts.registry ?? new (promClient().Registry)());
     this.scheduler = new ProbeScheduler(opts.clock);
     const prober =
       opts.prober ??
@@ -92,7 +96,7 @@ export class ProberManager implements ProbeManager {
       onProbeStart: opts.onProbeStart,
       cacheFor: (t) => caches[t],
       seriesFor: (t, pod, c) =>
-        new WorkerSeries(this.metrics, {
+        !this.probeMetrics ? noSeries : new WorkerSeries(this.probeMetrics, {
           probeType: t,
           container: c.name,
           pod: pod.metadata?.name ?? '',
@@ -104,6 +108,15 @@ export class ProberManager implements ProbeManager {
         if (this.workers.get(w.key) === w) this.workers.delete(w.key);
       },
     };
+  }
+
+  /** The probe metrics; created on first access when the manager was made without them. */
+  get metrics(): ProberMetrics {
+    return (this.probeMetrics ??= createProberMetrics(new (promClient().Registry)()));
+  }
+
+  get registry(): Registry {
+    return this.metrics.registry;
   }
 
   addPod(pod: Pod): void {

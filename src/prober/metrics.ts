@@ -1,8 +1,17 @@
 // The prober's Prometheus metrics (§13.1): prober_probe_total, prober_probe_duration_seconds and
-// process_start_time_seconds in the registry the agent serves at /metrics/probes.
+// process_start_time_seconds in the registry the agent serves at /metrics/probes. prom-client is
+// loaded on first use, so commands that serve no metrics never pay for it.
 
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import type { ProbeType } from '../api/types.js';
+
+const requireCjs = createRequire(import.meta.url);
+
+/** prom-client (a CommonJS package, so it can be required synchronously where it is first needed). */
+export function promClient(): typeof import('prom-client') {
+  return requireCjs('prom-client') as typeof import('prom-client');
+}
 
 type TotalLabel = 'probe_type' | 'result' | 'container' | 'pod' | 'namespace' | 'pod_uid';
 type DurationLabel = 'probe_type' | 'container' | 'pod' | 'namespace';
@@ -18,6 +27,7 @@ export interface ProberMetrics {
  * managers may share one registry).
  */
 export function createProberMetrics(registry: Registry): ProberMetrics {
+  const { Counter, Gauge, Histogram } = promClient();
   const probeTotal =
     (registry.getSingleMetric('prober_probe_total') as Counter<TotalLabel> | undefined) ??
     new Counter({
@@ -56,11 +66,20 @@ export interface SeriesIdentity {
   podUid: string;
 }
 
+/** What a probe worker records its probes into. */
+export interface ProbeSeries {
+  record(result: 'Success' | 'Failure' | 'Unknown', durationSeconds: number): void;
+  remove(): void;
+}
+
+/** The series of a manager that keeps no metrics. */
+export const noSeries: ProbeSeries = { record() {}, remove() {} };
+
 /**
  * One worker's metric series, with label sets built once so that recording a probe does no label
  * hashing or allocation; remove() deletes every series the worker could have created.
  */
-export class WorkerSeries {
+export class WorkerSeries implements ProbeSeries {
   private readonly successfulLabels: Record<TotalLabel, string>;
   private readonly failedLabels: Record<TotalLabel, string>;
   private readonly unknownLabels: Record<TotalLabel, string>;

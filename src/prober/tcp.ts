@@ -1,10 +1,13 @@
-// The tcpSocket probe (§5.5): connect within the timeout, then tear the connection down. The
-// teardown is an RST (socket.resetAndDestroy), the effect the kubelet gets from SO_LINGER, so that
-// thousands of probes leave no TIME_WAIT sockets behind on either end.
+// The tcpSocket probe (§5.5): connect within the timeout, then close the connection as the kubelet's
+// probe dialer does (SO_LINGER 1 s, pkg/probe/dialer_others.go): a FIN, not a reset, so a server that
+// writes on accept sees an orderly end-of-stream; whatever is still open a second later is dropped.
 
 import net from 'node:net';
 import type { Clock } from '../util/clock.js';
 import { dialErrorText, dialHost, joinHostPort, type ActionOutcome } from './probe.js';
+
+/** How long a closing probe connection may wait for the peer's FIN (the kubelet's SO_LINGER). */
+export const PROBE_LINGER_MS = 1000;
 
 export function doTCPProbe(host: string, port: number, timeoutSeconds: number, clock: Clock): Promise<ActionOutcome> {
   const addr = joinHostPort(host, port);
@@ -22,19 +25,25 @@ export function doTCPProbe(host: string, port: number, timeoutSeconds: number, c
       finish({ result: 'failure', output: `dial tcp ${addr}: i/o timeout` });
     });
     socket.once('connect', () => {
-      resetSocket(socket);
+      closeGracefully(socket, clock);
       finish({ result: 'success', output: '' });
     });
     socket.on('error', (err) => finish({ result: 'failure', output: dialErrorText(err, addr) }));
   });
 }
 
-/** Closes a connected socket with an RST so it does not linger in TIME_WAIT; falls back to destroy. */
-export function resetSocket(socket: net.Socket): void {
+/**
+ * Ends a connected socket with a FIN and reads (and drops) whatever the peer still sends, so the
+ * kernel never answers unread data with a reset; once the peer has closed too, or after
+ * PROBE_LINGER_MS, the socket is released. Errors after this point are nobody's concern.
+ */
+export function closeGracefully(socket: net.Socket, clock: Clock): void {
   socket.on('error', () => {});
-  try {
-    socket.resetAndDestroy();
-  } catch {
-    socket.destroy();
-  }
+  socket.resume();
+  if (socket.destroyed) return;
+  const linger = clock.setTimer(PROBE_LINGER_MS, () => socket.destroy());
+  socket.once('close', () => linger.cancel());
+  // The peer's FIN ends the read side; ours ends the write side.
+  socket.once('end', () => socket.destroy());
+  socket.end();
 }

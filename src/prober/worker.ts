@@ -19,7 +19,7 @@
 import type { Container, ContainerStatus, Pod, Probe, ProbeType } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import type { WorkerSeries } from './metrics.js';
+import type { ProbeSeries } from './metrics.js';
 import type { ResultsCache } from './results.js';
 import type { PodStatusProvider, ProbeOutcome, ProbeResult, Prober } from './types.js';
 import type { ProbeScheduler, ScheduledEntry } from './scheduler.js';
@@ -59,7 +59,7 @@ export interface WorkerContext {
   readonly spreadPhases: boolean;
   readonly onProbeStart?: (dueMs: number, actualMs: number) => void;
   cacheFor(probeType: ProbeType): ResultsCache;
-  seriesFor(probeType: ProbeType, pod: Pod, container: Container): WorkerSeries;
+  seriesFor(probeType: ProbeType, pod: Pod, container: Container): ProbeSeries;
   /** Called once when the worker loop has exited and cleaned up. */
   workerExited(worker: ProbeWorker): void;
 }
@@ -116,7 +116,7 @@ export class ProbeWorker implements ScheduledEntry {
   private readonly periodMs: number;
   private readonly phaseMs: number;
   private readonly cache: ResultsCache;
-  private readonly series: WorkerSeries;
+  private readonly series: ProbeSeries;
   /** Whether the current iteration reached the prober (decides whether the phase may move). */
   private probedThisIteration = false;
   /** Whether the current iteration ran on a manual trigger (its following period stays exact). */

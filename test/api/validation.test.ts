@@ -126,11 +126,12 @@ const rows: [string, Fix, string[]][] = [
   // lifecycle
   ['lifecycle handler required', (p) => (c0(p).lifecycle = { postStart: {} }), ['spec.containers[0].lifecycle.postStart: Required value: must specify a handler type']],
   ['lifecycle tcpSocket passes validation', (p) => (c0(p).lifecycle = { postStart: { tcpSocket: { port: 8080 } } }), []],
-  ['sleep above 0', (p) => (c0(p).lifecycle = { preStop: { sleep: { seconds: 0 } } }), ['spec.containers[0].lifecycle.preStop.sleep: Invalid value: 0: must be greater than 0 and less than terminationGracePeriodSeconds (30)']],
+  ['sleep of 0 is valid', (p) => (c0(p).lifecycle = { preStop: { sleep: { seconds: 0 } } }), []],
+  ['sleep not negative', (p) => (c0(p).lifecycle = { preStop: { sleep: { seconds: -1 } } }), ['spec.containers[0].lifecycle.preStop.sleep: Invalid value: -1: must be non-negative and less than terminationGracePeriodSeconds (30)']],
   ['sleep within the grace period', (p) => {
     p.spec!.terminationGracePeriodSeconds = 10;
     c0(p).lifecycle = { preStop: { sleep: { seconds: 11 } } };
-  }, ['spec.containers[0].lifecycle.preStop.sleep: Invalid value: 11: must be greater than 0 and less than terminationGracePeriodSeconds (10)']],
+  }, ['spec.containers[0].lifecycle.preStop.sleep: Invalid value: 11: must be non-negative and less than terminationGracePeriodSeconds (10)']],
   ['sleep with another handler', (p) => (c0(p).lifecycle = { preStop: { exec: { command: ['true'] }, sleep: { seconds: 1 } } }), ['spec.containers[0].lifecycle.preStop.sleep: Forbidden: may not specify more than 1 handler type']],
   ['stopSignal', (p) => (c0(p).lifecycle = { stopSignal: 'SIGFOO' }), [
     `spec.containers[0].lifecycle.stopSignal: Unsupported value: "SIGFOO": supported values: ${['SIGABRT', 'SIGALRM', 'SIGBUS', 'SIGCHLD', 'SIGCLD', 'SIGCONT', 'SIGFPE', 'SIGHUP', 'SIGILL', 'SIGINT', 'SIGIO', 'SIGIOT', 'SIGKILL', 'SIGPIPE', 'SIGPOLL', 'SIGPROF', 'SIGPWR', 'SIGQUIT', 'SIGSEGV', 'SIGSTKFLT', 'SIGSTOP', 'SIGSYS', 'SIGTERM', 'SIGTRAP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGURG', 'SIGUSR1', 'SIGUSR2', 'SIGVTALRM', 'SIGWINCH', 'SIGXCPU', 'SIGXFSZ'].map((s) => `"${s}"`).join(', ')}`,

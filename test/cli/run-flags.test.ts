@@ -78,5 +78,5 @@ test('the hidden --retry-delay is taken out before parsing and kept out of --hel
   assert.match(bad.err(), /invalid argument "soon" for "--retry-delay" flag/);
   const none = io();
   assert.equal(await runCommand.run([], none.io), 2);
-  assert.match(none.err(), /must specify one of -f and -k/);
+  assert.match(none.err(), /must specify at least one manifest with -f\/--filename/);
 });

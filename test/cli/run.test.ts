@@ -53,7 +53,7 @@ test('a container that exits under restartPolicy Never: exit 1, its exit code an
   }
 });
 
-test('a crash-looping container: exit 1, named with its waiting reason, exit code and logs', async () => {
+test('a crash-looping container fails at once: exit 1, named with its waiting reason, exit code and logs', async () => {
   const tmp = await tempDir();
   try {
     const r = await runCli(['run', '-f', fixture('crashloop.yaml'), '--root-dir', join(tmp.path, 'root'), '--retry-delay=100ms', '--timeout=5s']);
@@ -61,7 +61,10 @@ test('a crash-looping container: exit 1, named with its waiting reason, exit cod
     const rows = tableRows(r.stdout);
     assert.equal(rows.get('steady')![1], 'Running');
     assert.match(rows.get('crasher')![1]!, /^(CrashLoopBackOff|Error|Running)$/);
-    assert.match(r.stdout, /1 of 2 pods failed:\npod\/crasher: timed out after 5s waiting for pod "crasher_default\([0-9a-f]+\)" to be running\n/);
+    assert.match(
+      r.stdout,
+      /1 of 2 pods failed:\npod\/crasher: pod "crasher_default\([0-9a-f]+\)" cannot become running: container app: CrashLoopBackOff: exited with code 2 \(Error\), 1 restart\n/,
+    );
     assert.match(r.stdout, /  container app: (waiting: CrashLoopBackOff, last )?exit code 2 \(Error\)/);
     assert.match(r.stdout, /    \| attempt\n    \| boom\n/);
     assert.doesNotMatch(r.stdout, /pod\/steady:/);
@@ -190,10 +193,10 @@ test('-o yaml prints the List as kubectl prints YAML, and the pods are gone afte
   }
 });
 
-test('a lone crash-looping pod: the command waits out its back-off and timeout, then exits 1 (never a silent 0)', async () => {
+test('a lone crash-looping pod under --wait=running: the command waits out its back-off and timeout, then exits 1 (never a silent 0)', async () => {
   const tmp = await tempDir();
   try {
-    const r = await runCli(['run', '-f', fixture('crash-only.yaml'), '--root-dir', join(tmp.path, 'root'), '--wait=completed', '--timeout=6s']);
+    const r = await runCli(['run', '-f', fixture('crash-only.yaml'), '--root-dir', join(tmp.path, 'root'), '--wait=running', '--timeout=6s']);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.ok(tableRows(r.stdout).has('lone-crasher'), r.stdout);
     assert.match(r.stdout, /1 of 1 pod failed:\npod\/lone-crasher: timed out after 6s/);

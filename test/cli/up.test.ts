@@ -119,11 +119,11 @@ test('--logs prefixes container output with pod/container, on stdout, or stderr 
   }
 });
 
-test('a rejected pod is reported and not started; the List shows it Failed with its Warning event', async () => {
+test('a rejected pod is reported and not started, and up exits 1; the List shows it Failed with its Warning event', async () => {
   const tmp = await tempDir();
   try {
     const r = await runCli(['up', '-f', fixture('too-big.yaml'), '--root-dir', join(tmp.path, 'root'), '--node-cpu=1', '--for=2s', '-o', 'yaml']);
-    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /pod\/big rejected: OutOfcpu: Node didn't have enough resource: cpu, requested: 2000, used: 500, capacity: 1000\n/);
     assert.match(r.stderr, /Warning +OutOfcpu +pod\/big/);
     const { parse } = await import('yaml');
@@ -147,6 +147,37 @@ test('up: invalid input exits 2 and starts nothing', async () => {
     const u = await runCli(['up', '-f', fixture('chatty.yaml'), '--root-dir', join(tmp.path, 'root'), '--for=later']);
     assert.equal(u.code, 2);
     assert.deepEqual(await containerPids(join(tmp.path, 'root')), new Map());
+  } finally {
+    await tmp.remove();
+  }
+});
+
+test('up exits by itself once every pod has finished: 0 when all Succeeded, 1 when one Failed; state lines and the pod table', async () => {
+  const tmp = await tempDir();
+  try {
+    const ok = await runCli(['up', '-f', fixture('job-succeeds.yaml'), '--root-dir', join(tmp.path, 'a')]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stderr, /^pod\/job: Completed, ready 0\/1, restarts 0$/m);
+    assert.match(ok.stderr, /every pod has finished: stopping 0 pods gracefully\n/);
+    assert.match(ok.stderr, /\nNAME +READY +STATUS +RESTARTS +AGE\njob +0\/1 +Completed +0 +/);
+    const bad = await runCli(['up', '-f', fixture('job-fails.yaml'), '--root-dir', join(tmp.path, 'b')]);
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /\njob +0\/1 +Error +0 +/);
+  } finally {
+    await tmp.remove();
+  }
+});
+
+test('the event stream keeps its columns aligned across lines', async () => {
+  const tmp = await tempDir();
+  try {
+    const r = await runCli(['up', '-f', fixture('two-running.yaml'), '--root-dir', join(tmp.path, 'root'), '--for=2s']);
+    assert.equal(r.code, 0, r.stderr);
+    const table = r.stderr.split('\n').filter((l) => /^(LAST SEEN|\d+s) /.test(l));
+    assert.ok(table.length > 3, r.stderr);
+    const messageColumn = table[0]!.indexOf('MESSAGE');
+    for (const l of table.slice(1)) assert.match(l.slice(messageColumn - 3, messageColumn), /^ {3}$/, l);
+    for (const l of table.slice(1)) assert.notEqual(l[messageColumn], ' ', l);
   } finally {
     await tmp.remove();
   }

@@ -104,3 +104,18 @@ test('kubectl describe Events section', async () => {
   );
   assert.equal(formatDescribeEvents([], now), 'Events:  <none>\n');
 });
+
+test('a live event stream keeps columns aligned and messages on one row', async () => {
+  const { EventStreamFormatter } = await import('../../src/events/format.js');
+  const t = '2026-01-01T00:00:00Z';
+  const ev = (reason: string, name: string, message: string) =>
+    ({ metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name }, reason, type: 'Normal', message, firstTimestamp: t, lastTimestamp: t }) as never;
+  const f = new EventStreamFormatter(['pod/a-long-name', 'pod/b']);
+  const out = f.format(ev('Started', 'b', 'Started container app'), Date.parse(t) + 65_000) + f.format(ev('Killing', 'a-long-name', 'Stopping\ncontainer app\n'), Date.parse(t) + 5000);
+  const lines = out.split('\n');
+  const col = lines[0]!.indexOf('MESSAGE');
+  assert.equal(lines[1]!.indexOf('Started container app'), col);
+  assert.equal(lines[2]!.indexOf('Stopping\\ncontainer app'), col);
+  assert.match(lines[1]!, /^65s /);
+  assert.equal(lines.length, 4);
+});

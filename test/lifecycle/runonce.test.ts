@@ -283,3 +283,53 @@ test('--timeout bounds the wait before the retries run out', async () => {
   ]);
   assert.equal(clock.pending(), 0);
 });
+
+test('auto resolves per pod: Never/OnFailure to completed, a readiness probe to ready, else running', async () => {
+  const { resolveWait } = await import('../../src/lifecycle/runonce.js');
+  const base = pod('p');
+  assert.equal(resolveWait(base, 'auto'), 'running');
+  assert.equal(resolveWait({ ...base, spec: { ...base.spec!, restartPolicy: 'Never' } }, 'auto'), 'completed');
+  assert.equal(resolveWait({ ...base, spec: { ...base.spec!, restartPolicy: 'OnFailure' } }, 'auto'), 'completed');
+  const probed = { ...base, spec: { ...base.spec!, containers: [{ ...base.spec!.containers[0]!, readinessProbe: { exec: { command: ['true'] } } }] } };
+  assert.equal(resolveWait(probed, 'auto'), 'ready');
+  assert.equal(resolveWait(probed, 'running'), 'running');
+});
+
+test('a pod that cannot succeed fails at once under auto, but not under the kubelet rule (running)', async () => {
+  const { cannotSucceed } = await import('../../src/lifecycle/runonce.js');
+  const waiting = (reason: string, message: string): PodStatus => ({
+    phase: 'Pending',
+    containerStatuses: [{ name: 'app', image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason, message } } }],
+  });
+  assert.equal(cannotSucceed(pod('p'), waiting('CreateContainerConfigError', 'configmap "nope" not found')), 'container app: CreateContainerConfigError: configmap "nope" not found');
+  assert.equal(cannotSucceed(pod('p'), waiting('ContainerCreating', '')), undefined);
+
+  for (const [wait, decidedEarly] of [
+    ['auto', true],
+    ['running', false],
+  ] as const) {
+    const clock = new FakeClock(0);
+    const k = new ScriptedKubelet();
+    const done = runOnce(k, [pod('cfg')], { wait, clock, timeoutMs: 60_000 });
+    await Promise.resolve();
+    k.publish('cfg', waiting('CreateContainerConfigError', 'configmap "nope" not found'));
+    let report: RunOnceReport | undefined;
+    void done.then((r) => (report = r));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(report !== undefined, decidedEarly, `--wait=${wait}`);
+    if (report) assert.match(report.results[0]!.error!, /cannot become running: container app: CreateContainerConfigError: configmap "nope" not found/);
+    await clock.advance(60_000);
+    await done;
+  }
+});
+
+test('progress lines name the awaited pods and why, every progressEveryMs', async () => {
+  const clock = new FakeClock(0);
+  const k = new ScriptedKubelet();
+  const lines: string[] = [];
+  const done = runOnce(k, [pod('slow')], { wait: 'auto', clock, timeoutMs: 10_000, progressEveryMs: 2000, onProgress: (l) => lines.push(...l) });
+  await clock.advance(2000);
+  assert.deepEqual(lines, ['waiting for pod/slow to be running: Pending']);
+  await clock.advance(10_000);
+  await done;
+});

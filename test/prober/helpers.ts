@@ -150,3 +150,18 @@ export async function waitFor(cond: () => boolean | Promise<boolean>, what: stri
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** Runs one() n times, `parallel` at a time, and collects the outcomes (probe load against real servers). */
+export async function runMany<T>(n: number, parallel: number, one: () => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < n) {
+        next++;
+        out.push(await one());
+      }
+    }),
+  );
+  return out;
+}

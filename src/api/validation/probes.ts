@@ -30,8 +30,9 @@ interface CommonHandler {
 function validateSleepAction(seconds: number, gracePeriod: number | undefined, path: FieldPath): FieldError[] {
   // Without a grace period the pod's own error already reports the real problem.
   if (gracePeriod === undefined || gracePeriod === null) return [];
-  if (seconds <= 0 || seconds > gracePeriod) {
-    return [invalid(path, seconds, `must be greater than 0 and less than terminationGracePeriodSeconds (${gracePeriod})`)];
+  // Zero is valid since PodLifecycleSleepActionAllowZero (GA, locked on since 1.34).
+  if (seconds < 0 || seconds > gracePeriod) {
+    return [invalid(path, seconds, `must be non-negative and less than terminationGracePeriodSeconds (${gracePeriod})`)];
   }
   return [];
 }

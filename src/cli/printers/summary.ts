@@ -19,6 +19,19 @@ export type ContainerLogReader = (pod: Pod, status: ContainerStatus, containerId
 /** Waiting reasons that only say a container has not been started yet. */
 const notStartedYet = new Set(['ContainerCreating', 'PodInitializing']);
 
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, ' ');
+}
+
+/** The message lines of a container's terminated state (its termination message), indented. */
+function messageLines(cs: ContainerStatus): string[] {
+  const t = cs.state?.terminated ?? (cs.state?.waiting ? cs.lastState?.terminated : undefined);
+  const message = t?.message?.replace(/\n+$/, '');
+  if (!message || t?.exitCode === 0) return [];
+  const lines = message.split('\n');
+  return [`    message${lines.length === 1 ? `: ${lines[0]}` : ':'}`, ...(lines.length === 1 ? [] : lines.map((l) => `    > ${l}`))];
+}
+
 function terminatedText(t: { exitCode: number; reason?: string; signal?: number }): string {
   const reason = t.reason ? ` (${t.reason})` : '';
   return `exit code ${t.exitCode}${reason}`;
@@ -36,7 +49,7 @@ export function containerProblem(cs: ContainerStatus, plainInit = false): string
   if (st.waiting) {
     const reason = st.waiting.reason ?? '';
     if (!last && (reason === '' || notStartedYet.has(reason))) return undefined;
-    const parts = [reason ? `waiting: ${reason}` : 'waiting'];
+    const parts = [reason ? `waiting: ${reason}${st.waiting.message && reason !== 'CrashLoopBackOff' ? `: ${oneLine(st.waiting.message)}` : ''}` : 'waiting'];
     if (last) parts.push(`last ${terminatedText(last)}`);
     if (cs.restartCount) parts.push(`${cs.restartCount} restart${cs.restartCount === 1 ? '' : 's'}`);
     return parts.join(', ');
@@ -74,7 +87,7 @@ export async function formatRunSummary(pods: readonly SummaryPod[], waitedFor: s
     for (const { cs, plainInit } of statuses) {
       const problem = containerProblem(cs, plainInit);
       if (!problem) continue;
-      out.push(`  container ${cs.name}: ${problem}`);
+      out.push(`  container ${cs.name}: ${problem}`, ...messageLines(cs));
       const lines = await readLog(f.pod, cs, instanceId(cs)).catch(() => [] as string[]);
       if (lines.length === 0) {
         out.push('    (no log output)');
