@@ -38,19 +38,24 @@ export const runtimeCommand = defineCommand({
       }
     }
     let service;
+    let rootGone!: () => void;
+    const gone = new Promise<void>((r) => (rootGone = r));
     try {
-      service = await startProcessRuntimeService({ rootDir, logger, ...(listen ? { endpoint: listen } : {}) });
+      service = await startProcessRuntimeService({ rootDir, logger, onGone: rootGone, ...(listen ? { endpoint: listen } : {}) });
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);
       return err instanceof AlreadyServingError ? 3 : 1;
     }
     const { restored } = service;
     logger.info('Runtime service listening', { endpoint: service.server.endpoint, pid: process.pid, ...restored });
-    await new Promise<void>((done) => {
-      if (!io.signal) return;
-      if (io.signal.aborted) done();
-      else io.signal.addEventListener('abort', () => done(), { once: true });
-    });
+    await Promise.race([
+      gone,
+      new Promise<void>((done) => {
+        if (!io.signal) return;
+        if (io.signal.aborted) done();
+        else io.signal.addEventListener('abort', () => done(), { once: true });
+      }),
+    ]);
     await service.close();
     logger.info('Runtime service stopped; containers keep running');
     return 0;

@@ -2,7 +2,7 @@
 // root dir, re-adoption of its containers after a restart, the CRI on a unix socket, one instance per
 // root dir. Loads only the runtime's own modules.
 
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RealClock } from '../../util/clock.js';
@@ -10,15 +10,8 @@ import type { Logger } from '../../util/logger.js';
 import { serveCri, type CriServer } from '../cri/server.js';
 import { procStartTime, processState } from './adopt.js';
 import { ProcessRuntime } from './runtime.js';
+import { defaultRuntimeEndpoint, runtimeStateDir } from './state.js';
 
-/** Where the service keeps its state, and its default endpoint, in a root dir. */
-export function runtimeStateDir(rootDir: string): string {
-  return join(rootDir, 'runtime');
-}
-
-export function defaultRuntimeEndpoint(rootDir: string): string {
-  return `unix://${join(rootDir, 'runtime.sock')}`;
-}
 
 export interface ProcessRuntimeService {
   runtime: ProcessRuntime;
@@ -60,7 +53,15 @@ function takeLock(file: string): () => void {
   throw new AlreadyServingError('could not take the runtime service lock');
 }
 
-export async function startProcessRuntimeService(opts: { rootDir: string; endpoint?: string; logger: Logger }): Promise<ProcessRuntimeService> {
+const ROOT_CHECK_MS = 5_000;
+
+export async function startProcessRuntimeService(opts: {
+  rootDir: string;
+  endpoint?: string;
+  logger: Logger;
+  /** Called when the state directory disappeared. */
+  onGone?: () => void;
+}): Promise<ProcessRuntimeService> {
   const stateDir = runtimeStateDir(opts.rootDir);
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const unlock = takeLock(join(stateDir, 'service.lock'));
@@ -68,11 +69,21 @@ export async function startProcessRuntimeService(opts: { rootDir: string; endpoi
     const runtime = new ProcessRuntime({ rootDir: opts.rootDir, clock: new RealClock(), logger: opts.logger, stateDir });
     const restored = await runtime.restore();
     const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger });
+    // A root dir removed under a running service leaves nothing to serve: it stops by itself.
+    const gone = setInterval(() => {
+      if (!existsSync(stateDir)) {
+        opts.logger.warn('Runtime state directory removed; stopping', { stateDir });
+        clearInterval(gone);
+        opts.onGone?.();
+      }
+    }, ROOT_CHECK_MS);
+    gone.unref();
     return {
       runtime,
       server,
       restored,
       close: async () => {
+        clearInterval(gone);
         await server.close();
         await runtime.release();
         unlock();

@@ -3,10 +3,21 @@
 // runtime killed at any moment finds on restart what it had and every exit it recorded.
 
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerConfig, ContainerStatus, PodSandboxConfig, SandboxState } from '../cri.js';
 import type { Logger } from '../../util/logger.js';
+
+/** Where the runtime service keeps its state in a root dir. */
+export function runtimeStateDir(rootDir: string): string {
+  return join(rootDir, 'runtime');
+}
+
+/** The runtime service's endpoint unless told otherwise: `unix://<root>/runtime.sock`. */
+export function defaultRuntimeEndpoint(rootDir: string): string {
+  return `unix://${join(rootDir, 'runtime.sock')}`;
+}
 
 /** What a sandbox's file holds. */
 export interface StoredSandbox {
@@ -137,5 +148,40 @@ export class RuntimeStateStore {
       if (this.pending.get(file) === next) this.pending.delete(file);
     });
     return next;
+  }
+}
+
+/**
+ * The last resort of an agent exiting at once (a second Ctrl-C): SIGKILLs, synchronously, the
+ * process group of every running container recorded for the given sandboxes, whose pid still names
+ * the recorded process. The runtime service, their parent, records the exits as usual.
+ */
+export function killRecordedContainersSync(stateDir: string, sandboxIds: ReadonlySet<string>, same: (pid: number, startTime: string) => boolean): void {
+  const dir = join(stateDir, 'containers');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.endsWith('.json') || !isRuntimeId(name.slice(0, -5))) continue;
+    try {
+      const c = JSON.parse(readFileSync(join(dir, name), 'utf8')) as StoredContainer;
+      if (!sandboxIds.has(c.status.podSandboxId) || !c.pid || !c.startTime || !same(c.pid, c.startTime)) continue;
+      process.kill(-c.pid, 'SIGKILL');
+    } catch {
+      // gone or unreadable: nothing to kill
+    }
+  }
+}
+
+/** The pid of the service holding `<stateDir>/service.lock`, if that process still runs. */
+export function lockHolder(stateDir: string, same: (pid: number, startTime: string) => boolean): number | undefined {
+  try {
+    const [pid, start] = readFileSync(join(stateDir, 'service.lock'), 'utf8').trim().split(' ');
+    return pid && start && same(Number(pid), start) ? Number(pid) : undefined;
+  } catch {
+    return undefined;
   }
 }
