@@ -124,6 +124,8 @@ test('kill -9 of up: the pods keep running and the next up adopts them', async (
     await waitUntil(() => stable.every((n) => { try { return isAlive(pidOf(n)); } catch { return false; } }), 'every pod running', 60_000);
     await waitUntil(() => (runtimeContainers(root).get('crash/app')?.length ?? 0) >= 2, 'crash restarted once', 60_000);
     await waitUntil(() => logNumbers(root).length >= 10, 'logger logging');
+    const stableKeys = ['web/app', 'exec/app', 'side/proxy', 'side/app', 'logger/app'];
+    await waitUntil(() => stableKeys.every((k) => runtimeContainers(root).get(k)?.some((c) => c.state === 'CONTAINER_RUNNING')), 'recorded running');
     const pids = new Map(stable.map((n) => [n, pidOf(n)]));
     const before = runtimeContainers(root);
 
@@ -149,7 +151,7 @@ test('kill -9 of up: the pods keep running and the next up adopts them', async (
       assert.ok(isAlive(pid), `${n} still running`);
     }
     const after = runtimeContainers(root);
-    for (const key of ['web/app', 'exec/app', 'side/proxy', 'side/app', 'logger/app']) {
+    for (const key of stableKeys) {
       const running = (after.get(key) ?? []).filter((c) => c.state === 'CONTAINER_RUNNING');
       assert.deepEqual(
         running.map((c) => c.id),
