@@ -19,10 +19,31 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Plain pods beside the five of every kind, to make twenty: HTTP (on web's port) or exec probes. */
+const EXTRA = 15;
+const extraNames = Array.from({ length: EXTRA }, (_, i) => `extra${i}`);
+
 function manifests(dir: string, port: number): string {
   const pid = (name: string) => `echo $$$$ > ${dir}/${name}.pid`;
   const http = `require('http').createServer((q, r) => r.end('ok')).listen(${port}, '127.0.0.1')`;
-  return `
+  const extras = extraNames
+    .map(
+      (name, i) => `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: busybox
+    command: ["sh", "-c", "${pid(name)}; exec sleep 300"]
+    ${i % 2 === 0 ? `livenessProbe: {httpGet: {path: /, port: ${port}}, periodSeconds: 2}` : 'readinessProbe: {exec: {command: ["true"]}, periodSeconds: 2}'}`,
+    )
+    .join('');
+  return extras + `
+---
 apiVersion: v1
 kind: Pod
 metadata: {name: web}
@@ -84,7 +105,7 @@ spec:
 `;
 }
 
-const stable = ['web', 'exec', 'proxy', 'side', 'logger'];
+const stable = ['web', 'exec', 'proxy', 'side', 'logger', ...extraNames];
 
 /** Container ids by pod/container name, from the runtime service's state files. */
 function runtimeContainers(root: string): Map<string, { id: string; state: string; restartCount: number }[]> {
@@ -92,7 +113,13 @@ function runtimeContainers(root: string): Map<string, { id: string; state: strin
   const dir = join(root, 'runtime', 'containers');
   for (const f of readdirSync(dir)) {
     if (!f.endsWith('.json')) continue;
-    const c = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { status: { id: string; state: string; labels: Record<string, string>; metadata: { attempt: number } } };
+    let text: string;
+    try {
+      text = readFileSync(join(dir, f), 'utf8');
+    } catch {
+      continue; // removed meanwhile (an old instance pruned)
+    }
+    const c = JSON.parse(text) as { status: { id: string; state: string; labels: Record<string, string>; metadata: { attempt: number } } };
     const key = `${c.status.labels['io.kubernetes.pod.name']}/${c.status.labels['io.kubernetes.container.name']}`;
     out.set(key, [...(out.get(key) ?? []), { id: c.status.id, state: c.status.state, restartCount: c.status.metadata.attempt }]);
   }
@@ -112,7 +139,7 @@ interface ListedPod {
   status: { containerStatuses?: Array<{ name: string; containerID?: string; restartCount: number; ready: boolean; state: { running?: object } }>; initContainerStatuses?: Array<{ name: string; containerID?: string; restartCount: number }> };
 }
 
-test('kill -9 of up: the pods keep running and the next up adopts them', async () => {
+test('kill -9 of up with 20 pods: the pods keep running and the next up adopts them', async () => {
   const tmp = await tempDir();
   const root = join(tmp.path, 'root');
   const file = join(tmp.path, 'pods.yaml');
@@ -124,7 +151,7 @@ test('kill -9 of up: the pods keep running and the next up adopts them', async (
     await waitUntil(() => stable.every((n) => { try { return isAlive(pidOf(n)); } catch { return false; } }), 'every pod running', 60_000);
     await waitUntil(() => (runtimeContainers(root).get('crash/app')?.length ?? 0) >= 2, 'crash restarted once', 60_000);
     await waitUntil(() => logNumbers(root).length >= 10, 'logger logging');
-    const stableKeys = ['web/app', 'exec/app', 'side/proxy', 'side/app', 'logger/app'];
+    const stableKeys = ['web/app', 'exec/app', 'side/proxy', 'side/app', 'logger/app', ...extraNames.map((n) => `${n}/app`)];
     await waitUntil(() => stableKeys.every((k) => runtimeContainers(root).get(k)?.some((c) => c.state === 'CONTAINER_RUNNING')), 'recorded running');
     const pids = new Map(stable.map((n) => [n, pidOf(n)]));
     const before = runtimeContainers(root);
@@ -166,7 +193,7 @@ test('kill -9 of up: the pods keep running and the next up adopts them', async (
     assert.equal(exit.code, 0, up.stderr());
     const list = JSON.parse(up.stdout()) as { items: Array<ListedPod & { kind: string }> };
     const pod = (name: string) => list.items.find((i) => i.kind === 'Pod' && i.metadata.name === name)!;
-    for (const name of ['web', 'exec', 'logger']) {
+    for (const name of ['web', 'exec', 'logger', ...extraNames]) {
       const cs = pod(name).status.containerStatuses![0]!;
       assert.equal(cs.restartCount, 0, `${name}: restart count unchanged`);
       assert.ok(cs.state.running, `${name} was running`);
