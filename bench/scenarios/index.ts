@@ -8,6 +8,7 @@ import { manifestParse } from './manifest-parse.js';
 import { podStart } from './pod-start.js';
 import { probeLoad } from './probe-load.js';
 import { startup } from './startup.js';
+import { runtimeService } from './runtime-service.js';
 import type { Scenario } from './types.js';
 
 export const scenarios: Record<ScenarioName, Scenario> = {
@@ -18,4 +19,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   idle,
   'manifest-parse': manifestParse,
   startup,
+  'runtime-service': runtimeService,
 };

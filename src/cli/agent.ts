@@ -3,20 +3,29 @@
 // that supervise pods.
 
 import { availableParallelism, totalmem } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
-import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from '../lifecycle/container-config.js';
-import { containerRef } from '../lifecycle/format.js';
+import { podRef } from '../lifecycle/format.js';
+import { detectRuntimeHost, unhonouredFields } from '../runtime/process/capabilities.js';
 import type { ObjectLookup } from '../lifecycle/start.js';
+import type { RuntimeService } from '../runtime/cri.js';
+import type { CriRuntimeClient } from '../runtime/cri/client.js';
+import { connectOrLaunch } from '../runtime/cri/launch.js';
+import { criTarget } from '../runtime/cri/proto.js';
+import { followContainerOutput, type OutputListener } from '../runtime/logs/follow.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
-import { ProcessRuntime } from '../runtime/process/runtime.js';
+import { processState } from '../runtime/process/adopt.js';
+import { defaultRuntimeEndpoint, killRecordedContainersSync, lockHolder, runtimeStateDir } from '../runtime/process/state.js';
 import { containerLogPath, defaultRootDir, podLogDir } from '../runtime/root-dir.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { streamLogger, type Logger } from '../util/logger.js';
+import { mkdir } from 'node:fs/promises';
 import { defaultNodeName, loadManifests, type LoadedManifests, type ValidateMode } from '../config/load.js';
+import { shutdownSignals } from './signals.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { reportLoadError, warnUnhonoured } from './output.js';
 
@@ -40,6 +49,12 @@ export const agentFlagSpecs: FlagSpec[] = [
     type: 'string',
     valueName: 'N',
     usage: "Processes each pod may run, as the kubelet's podPidsLimit (-1 or unset: unlimited; needs root and cgroups).",
+  },
+  {
+    name: 'container-runtime-endpoint',
+    type: 'string',
+    valueName: 'ENDPOINT',
+    usage: 'CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock; the process runtime service is started there when nothing answers).',
   },
 ];
 
@@ -149,6 +164,8 @@ export function maxRestartPeriodSeconds(parsed: ParsedArgs): number | undefined 
 export interface AgentSettings {
   runtime: string;
   rootDir: string;
+  /** The CRI endpoint (`unix:///…`). */
+  runtimeEndpoint: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
   /** The kubelet's podPidsLimit; unset = unlimited. */
@@ -159,7 +176,14 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
   const runtime = checkRuntimeFlag(parsed);
   const rootFlag = parsed.flags['root-dir'];
   const rootDir = rootFlag ? resolve(io.cwd, String(rootFlag)) : defaultRootDir(io.env);
-  const settings: AgentSettings = { runtime, rootDir, node: nodeAllocatable(parsed) };
+  const endpointFlag = parsed.flags['container-runtime-endpoint'];
+  const runtimeEndpoint = endpointFlag ? String(endpointFlag) : defaultRuntimeEndpoint(rootDir);
+  try {
+    criTarget(runtimeEndpoint);
+  } catch (err) {
+    throw new UsageError(`invalid argument "${runtimeEndpoint}" for "--container-runtime-endpoint" flag: ${(err as Error).message}`);
+  }
+  const settings: AgentSettings = { runtime, rootDir, runtimeEndpoint, node: nodeAllocatable(parsed) };
   const cap = maxRestartPeriodSeconds(parsed);
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
   const pids = podMaxPidsFlag(parsed);
@@ -169,13 +193,21 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
 
 /** The runtime and the kubelet on top of it, as one agent. */
 export interface Agent {
-  runtime: ProcessRuntime;
+  /** The CRI client of the runtime service. */
+  runtime: RuntimeService;
   kubelet: PodKubelet;
   clock: Clock;
   rootDir: string;
   /** Last lines of a container instance's log (by its `process://` id, else by the log layout). */
   readLogTail(pod: Pod, status: ContainerStatus, containerId: string | undefined, lines: number): Promise<string[]>;
-  /** Stops everything at once and releases the runtime. */
+  /** Container output as it reaches the logs, one call per CRI record; returns the unsubscribe function. */
+  onContainerOutput(listener: OutputListener): () => void;
+  /** The last resort of an exit without a graceful stop: SIGKILLs this agent's containers synchronously. */
+  killAllSync(): void;
+  /**
+   * Stops the agent: the runtime service removes the sandboxes of pods that finished, and stops
+   * itself once it holds none (it is started again on demand). Running pods stay with it.
+   */
   close(): Promise<void>;
 }
 
@@ -190,19 +222,32 @@ export interface AgentDeps {
   stderr: NodeJS.WritableStream;
 }
 
-export function createAgent(deps: AgentDeps): Agent {
+/** `podvisor runtime serve` for the root dir, run by the same Node and CLI as this process. */
+function runtimeServiceCommand(settings: AgentSettings): string[] {
+  const cli = fileURLToPath(new URL('./main.js', import.meta.url));
+  const pids = settings.podPidsLimit !== undefined ? ['--pod-max-pids', String(settings.podPidsLimit)] : [];
+  return [process.execPath, cli, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', settings.runtimeEndpoint, ...pids];
+}
+
+/** Connects to the runtime service (starting the process runtime's when nothing answers). */
+export async function connectRuntime(settings: AgentSettings, logger: Logger): Promise<CriRuntimeClient> {
+  const own = settings.runtime === 'process';
+  if (own) await mkdir(settings.rootDir, { recursive: true, mode: 0o700 });
+  const { client } = await connectOrLaunch({
+    endpoint: settings.runtimeEndpoint,
+    logger,
+    ...(own ? { command: runtimeServiceCommand(settings), logFile: join(settings.rootDir, 'runtime.log') } : {}),
+  });
+  return client;
+}
+
+export async function createAgent(deps: AgentDeps): Promise<Agent> {
   const clock = deps.clock ?? new RealClock();
   const logger = deps.logger ?? streamLogger(deps.stderr, 'warn');
   const { settings } = deps;
-  // A field the runtime cannot honour on this host is a Warning event on the container when it is created.
-  let warn: (labels: Record<string, string>, field: string, why: string) => void = () => {};
-  const runtime = new ProcessRuntime({
-    rootDir: settings.rootDir,
-    clock,
-    logger,
-    ...(settings.podPidsLimit !== undefined ? { podPidsLimit: settings.podPidsLimit } : {}),
-    onUnhonoured: (labels, field, why) => warn(labels, field, why),
-  });
+  // A field the runtime cannot honour on this host is a Warning event on the container when its pod starts.
+  let warn: (pod: Pod) => void = () => {};
+  const runtime = await connectRuntime(settings, logger);
   const kubelet = new PodKubelet({
     runtime,
     clock,
@@ -215,11 +260,19 @@ export function createAgent(deps: AgentDeps): Agent {
     probeMetrics: false,
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
   });
-  warn = (labels, field, why) => {
-    const pod = kubelet.pods().find((p) => p.metadata?.uid === labels[LABEL_POD_UID]);
-    const container = labels[LABEL_CONTAINER_NAME] ?? '';
-    if (pod) kubelet.events.event(containerRef(pod, container), 'Warning', 'Unsupported', `${field} is not honoured: ${why}`);
-  };
+  if (settings.runtime === 'process') {
+    const host = detectRuntimeHost();
+    const warned = new Set<string>();
+    warn = (pod) => {
+      const uid = pod.metadata?.uid ?? '';
+      if (warned.has(uid)) return;
+      warned.add(uid);
+      for (const u of unhonouredFields(pod, host)) {
+        kubelet.events.event(podRef(pod), 'Warning', 'Unsupported', `${u.field} is not honoured: ${u.why}`);
+      }
+    };
+    kubelet.onPodStatus((pod) => warn(pod));
+  }
   const readLogTail = async (pod: Pod, status: ContainerStatus, containerId: string | undefined, lines: number) => {
     let path: string | undefined;
     const id = containerId?.replace(/^[a-z]+:\/\//, '');
@@ -238,14 +291,29 @@ export function createAgent(deps: AgentDeps): Agent {
       return [];
     }
   };
-  // Whatever ends the process (a second signal, an uncaught error), no container may outlive it.
-  const killOnExit = () => runtime.killAllSync();
-  process.once('exit', killOnExit);
-  const close = async () => {
-    await kubelet.close();
-    process.removeListener('exit', killOnExit);
+  const same = (pid: number, start: string) => processState(pid, start) === 'running';
+  const stateDir = runtimeStateDir(settings.rootDir);
+  // An agent that dies leaves its containers to the runtime service, for the next start to adopt.
+  const killAllSync = () => {
+    if (settings.runtime === 'process') killRecordedContainersSync(stateDir, kubelet.sandboxIds(), same);
   };
-  return { runtime, kubelet, clock, rootDir: settings.rootDir, readLogTail, close };
+  const close = async () => {
+    let empty = false;
+    try {
+      await kubelet.removeFinishedSandboxes();
+      empty = (await runtime.listPodSandbox()).length === 0;
+    } catch (err) {
+      logger.warn('Failed to clean up pod sandboxes', { err: String(err) });
+    }
+    await kubelet.close();
+    // A process runtime service with nothing left to supervise stops; the next agent starts it again.
+    if (empty && settings.runtime === 'process' && settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir)) {
+      const pid = lockHolder(stateDir, same);
+      if (pid) process.kill(pid, 'SIGTERM');
+    }
+  };
+  const onContainerOutput = (listener: OutputListener) => followContainerOutput(runtime, listener);
+  return { runtime, kubelet, clock, rootDir: settings.rootDir, readLogTail, onContainerOutput, killAllSync, close };
 }
 
 /**
@@ -276,7 +344,10 @@ export async function loadAndCreateAgent(
   }
   warnUnhonoured(loaded.pods, io.stderr);
   try {
-    return { agent: createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr }), loaded };
+    const agent = await createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr });
+    // Pods the runtime still runs from an earlier agent are taken over; the others it holds end.
+    await agent.kubelet.recover(loaded.pods);
+    return { agent, loaded };
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
@@ -318,8 +389,7 @@ export function takeHiddenFlag(argv: readonly string[], name: string): { argv: s
   return value === undefined ? { argv: out } : { argv: out, value };
 }
 
-/** Signals that stop a supervising command gracefully (SIGHUP: the terminal went away; SIGQUIT: as SIGTERM). */
-export const shutdownSignals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+export { shutdownSignals } from './signals.js';
 
 export interface SignalHandlers {
   /** The first SIGINT/SIGTERM/SIGHUP/SIGQUIT (io.signal aborted): begin a graceful shutdown. */

@@ -23,6 +23,7 @@ export const commands: Command[] = [
   lazyCommand('validate', 'Check manifests as the API server would, without running anything', () => import('./validate.js').then((m) => m.validateCommand)),
   lazyCommand('run', 'Run pods once (the kubelet run-once mode): start, wait, report, stop', () => import('./run.js').then((m) => m.runCommand)),
   lazyCommand('up', 'Run pods in the foreground until interrupted, streaming their events', () => import('./up.js').then((m) => m.upCommand)),
+  lazyCommand('runtime', 'Run the process runtime as a CRI service (runtime serve)', () => import('./runtime.js').then((m) => m.runtimeCommand)),
 ];
 
 /** The command named name, if any. */

@@ -8,7 +8,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { closeInheritedFds } from '../runtime/process/inherited-fds.js';
-import { shutdownSignals } from './agent.js';
+import { shutdownSignals } from './signals.js';
 import type { Command, CommandIO } from './args.js';
 
 /** The version in package.json (two levels above dist/src/cli, three above src/cli). */
@@ -47,6 +47,8 @@ export function rootHelp(table: readonly Command[]): string {
 /** Runs podvisor with argv (without node and script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CommandIO, given?: readonly Command[]): Promise<number> {
   const [first, ...rest] = argv;
+  // The runtime service loads none of the agent's modules: it is dispatched before the table is loaded.
+  if (!given && first === 'runtime') return (await import('./runtime.js')).runtimeCommand.run(rest, io);
   if (first === '--version' || first === 'version') {
     io.stdout.write(`podvisor ${podvisorVersion()}\n`);
     return 0;

@@ -67,7 +67,7 @@ function streamContainerOutput(agent: Agent, out: NodeJS.WritableStream): () => 
       if (name) for (const line of lines) writer.write(`${name} | ${line}\n`);
     });
   };
-  const unsubscribe = agent.runtime.onContainerOutput((id: string, _stream: LogStream, line: string) => {
+  const unsubscribe = agent.onContainerOutput((id: string, _stream: LogStream, line: string) => {
     nameOf(id);
     const waiting = early.get(id);
     if (waiting) {
@@ -170,7 +170,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       takeSnapshot();
       io.stderr.write(`${sig} again: killing all pods at once\n`);
       void kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
-      agent.runtime.killAllSync();
+      agent.killAllSync();
       writeList();
     },
   });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { availableParallelism, totalmem } from 'node:os';
 import { parseArgs, UsageError } from '../../src/cli/args.js';
-import { agentFlagSpecs, durationFlag, maxRestartPeriodSeconds, nodeAllocatable, parseGoDuration, takeHiddenFlag } from '../../src/cli/agent.js';
+import { agentFlagSpecs, agentSettings, durationFlag, maxRestartPeriodSeconds, nodeAllocatable, parseGoDuration, takeHiddenFlag } from '../../src/cli/agent.js';
 import { runCommand } from '../../src/cli/run.js';
 import { upCommand } from '../../src/cli/up.js';
 
@@ -49,6 +49,18 @@ test('flags become checked settings; bad values are usage errors', () => {
   assert.equal(maxRestartPeriodSeconds(parsed(['--max-container-restart-period=20s'])), 20);
   assert.throws(() => maxRestartPeriodSeconds(parsed(['--max-container-restart-period=500ms'])), /between 1s and 300s/);
   assert.throws(() => maxRestartPeriodSeconds(parsed(['--max-container-restart-period=6m'])), /between 1s and 300s/);
+});
+
+test('--container-runtime-endpoint: unix sockets only; the root dir\'s runtime.sock by default', () => {
+  const io = { env: {}, cwd: '/work' };
+  const settings = (argv: string[]) => agentSettings(parseArgs(argv, agentFlagSpecs), io);
+  assert.equal(settings(['--root-dir', 'state']).runtimeEndpoint, 'unix:///work/state/runtime.sock');
+  assert.equal(settings(['--container-runtime-endpoint', 'unix:///run/containerd/containerd.sock']).runtimeEndpoint, 'unix:///run/containerd/containerd.sock');
+  assert.throws(
+    () => settings(['--container-runtime-endpoint', 'tcp://127.0.0.1:1234']),
+    (e: Error) => e instanceof UsageError && /invalid argument "tcp:\/\/127.0.0.1:1234" for "--container-runtime-endpoint" flag: .*only unix/.test(e.message),
+  );
+  assert.throws(() => settings(['--container-runtime-endpoint', 'unix://relative.sock']), /must be absolute/);
 });
 
 test('the hidden --retry-delay is taken out before parsing and kept out of --help', async () => {

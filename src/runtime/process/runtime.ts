@@ -2,6 +2,8 @@
 // own process group, with stdout/stderr written to CRI-format log files. Needs no root.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Clock, Timer } from '../../util/clock.js';
@@ -29,6 +31,9 @@ import { execInContext } from './exec.js';
 import { DEFAULT_PATH, hostIdentity, readPasswd, resolveIdentity, spawnTarget, type HostIdentity, type PasswdEntry, type ProcessIdentity } from './identity.js';
 import { exitCodeOf, isKnownSignal, signalGroup, waitGroupGone } from './process-group.js';
 import { describeSpawnError } from './start-error.js';
+import { bootId, ExitWatcher, procStartTime, processState } from './adopt.js';
+import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders } from './output-fifo.js';
+import { RuntimeStateStore, type StoredContainer } from './state.js';
 
 export const PROCESS_RUNTIME_NAME = 'process';
 export const PROCESS_RUNTIME_VERSION = '0.1.0';
@@ -56,7 +61,16 @@ export interface ProcessRuntimeOptions {
   host?: HostIdentity;
   /** Told about each field of a container's config this host cannot honour, when the container is created. */
   onUnhonoured?: (labels: Record<string, string>, field: string, why: string) => void;
+  /**
+   * Durable mode (the runtime service): sandboxes and containers are recorded in this directory,
+   * containers write through FIFOs there, and restore() takes them back after a restart.
+   */
+  stateDir?: string;
 }
+
+/** The kubelet's reason and exit code for a container whose status was lost. */
+export const STATUS_UNKNOWN_REASON = 'ContainerStatusUnknown';
+const STATUS_UNKNOWN_EXIT_CODE = 137;
 
 /** Receives each record a container writes (a line, or a piece of a line longer than 16 KiB). */
 export type ContainerOutputListener = (containerId: string, stream: LogStream, line: string) => void;
@@ -88,6 +102,12 @@ interface ContainerRecord {
   stopTimers: Timer[];
   /** Process groups of execs still running (or left behind by them) in this container. */
   execGroups: Set<number>;
+  /** Durable mode: the main process's pid and start time, while it runs. */
+  pid?: number;
+  startTime?: string;
+  logFile?: ContainerLogFile;
+  /** An adopted container (not our child): stops polling its pid. */
+  unwatch?: () => void;
 }
 
 /**
@@ -99,7 +119,7 @@ interface ContainerRecord {
  * - imageRef is `process://<image>`: there is no image to resolve, the image name is only recorded.
  * - When a container's main process exits, whatever is left of it (its cgroup, or every process
  *   found related to it in /proc, execs included) is SIGKILLed, so no process outlives it.
- * - State lives in memory only.
+ * - Without stateDir, state lives in memory only. With it (the runtime service), see restore().
  */
 export class ProcessRuntime implements RuntimeService {
   readonly name = PROCESS_RUNTIME_NAME;
@@ -112,6 +132,9 @@ export class ProcessRuntime implements RuntimeService {
   private readonly containment: ContainmentHost;
   private readonly host: HostIdentity;
   private readonly passwd: PasswdEntry[];
+  private readonly state: RuntimeStateStore | undefined;
+  private readonly exitWatcher = new ExitWatcher();
+  private readonly fifos: FifoPool | undefined;
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
     this.clock = opts.clock;
@@ -119,6 +142,8 @@ export class ProcessRuntime implements RuntimeService {
     this.host = opts.host ?? hostIdentity();
     this.passwd = readPasswd();
     this.containment = new ContainmentHost({ cgroups: opts.cgroups ?? 'auto', podPidsLimit: opts.podPidsLimit ?? 0, logger: opts.logger });
+    this.state = opts.stateDir ? new RuntimeStateStore(opts.stateDir, opts.logger) : undefined;
+    this.fifos = opts.stateDir ? new FifoPool(join(opts.stateDir, 'fifo-pool')) : undefined;
   }
 
   /** True when containers run in cgroups: limits are enforced and OOM kills reported. */
@@ -138,7 +163,9 @@ export class ProcessRuntime implements RuntimeService {
     if (config.logDirectory) await ensureDirUnder(this.opts.rootDir, config.logDirectory, modes.logDir);
     const id = newId();
     this.containment.openPod(id);
-    this.sandboxes.set(id, { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() });
+    const sb: SandboxRecord = { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() };
+    this.sandboxes.set(id, sb);
+    await this.persistSandbox(sb);
     return id;
   }
 
@@ -146,7 +173,9 @@ export class ProcessRuntime implements RuntimeService {
     const sb = this.sandboxes.get(podSandboxId);
     if (!sb) return;
     await Promise.all(this.containersOf(podSandboxId).map((c) => this.stopContainer(c.status.id, 0)));
+    if (sb.state === 'SANDBOX_NOTREADY') return;
     sb.state = 'SANDBOX_NOTREADY';
+    await this.persistSandbox(sb);
   }
 
   async removePodSandbox(podSandboxId: string): Promise<void> {
@@ -155,6 +184,7 @@ export class ProcessRuntime implements RuntimeService {
     await Promise.all(this.containersOf(podSandboxId).map((c) => this.removeContainer(c.status.id)));
     this.sandboxes.delete(podSandboxId);
     this.containment.closePod(podSandboxId);
+    await this.state?.removeSandbox(podSandboxId);
   }
 
   async podSandboxStatus(podSandboxId: string): Promise<PodSandboxStatus> {
@@ -225,6 +255,7 @@ export class ProcessRuntime implements RuntimeService {
     };
     this.containers.set(id, rec);
     sb.containers.set(id, rec);
+    await this.persist(rec);
     this.emit(rec, 'CONTAINER_CREATED_EVENT');
     return id;
   }
@@ -251,6 +282,12 @@ export class ProcessRuntime implements RuntimeService {
     if (c.starting) await c.starting;
     if (c.status.state !== 'CONTAINER_RUNNING' || c.pgid === undefined) return;
     const pgid = c.pgid;
+    if (c.unwatch && c.startTime && processState(pgid, c.startTime) === 'gone') {
+      // Adopted and already gone: the poll reports its exit; its pid may name another process now.
+      this.exitWatcher.poll();
+      await c.exited;
+      return;
+    }
     const kill = () => {
       signalGroup(pgid, 'SIGKILL');
       c.procs.killSync();
@@ -272,6 +309,7 @@ export class ProcessRuntime implements RuntimeService {
     if (!this.containers.delete(containerId)) return;
     c.procs.release();
     this.sandboxes.get(c.status.podSandboxId)?.containers.delete(containerId);
+    await this.state?.removeContainer(containerId);
     this.emit(c, 'CONTAINER_DELETED_EVENT');
   }
 
@@ -345,30 +383,160 @@ export class ProcessRuntime implements RuntimeService {
     }
   }
 
+  // --- durable state (the runtime service) ---
+
+  /**
+   * Takes back what the state directory records, after this runtime's restart. A container recorded
+   * running whose pid still names the same process (same start time, same boot) is supervised again:
+   * its output FIFOs are reopened and its pid polled, since it is no longer this process's child. One
+   * that is gone exited unobserved: it is reported exited with exit code 137 and reason
+   * ContainerStatusUnknown. Nothing is signalled for it, since its pid may name another process now.
+   */
+  async restore(): Promise<{ sandboxes: number; adopted: number; lost: number }> {
+    const counts = { sandboxes: 0, adopted: 0, lost: 0 };
+    if (!this.state) return counts;
+    await this.state.init();
+    await clearFifoPool(join(this.state.dir, 'fifo-pool'));
+    const { sandboxes, containers } = await this.state.load();
+    for (const s of sandboxes) {
+      if (this.sandboxes.has(s.id)) continue;
+      this.sandboxes.set(s.id, { ...s, containers: new Map() });
+      if (s.state === 'SANDBOX_READY') this.containment.openPod(s.id);
+      counts.sandboxes++;
+    }
+    for (const stored of containers) {
+      const sb = this.sandboxes.get(stored.status.podSandboxId);
+      if (!sb || this.containers.has(stored.status.id)) {
+        if (!sb) await this.state.removeContainer(stored.status.id);
+        continue;
+      }
+      let markExited!: () => void;
+      const exited = new Promise<void>((r) => (markExited = r));
+      const identity = resolveIdentity(stored.config.linux?.securityContext, this.host, this.passwd);
+      const procs = this.containment.container(sb.id, stored.status.id, stored.config.linux?.resources);
+      const c: ContainerRecord = {
+        status: stored.status,
+        config: stored.config,
+        env: stored.env,
+        cwd: stored.cwd,
+        identity,
+        procs,
+        exited,
+        markExited,
+        stopTimers: [],
+        execGroups: new Set(),
+      };
+      this.containers.set(c.status.id, c);
+      sb.containers.set(c.status.id, c);
+      if (c.status.state === 'CONTAINER_EXITED') {
+        markExited();
+      } else if (c.status.state === 'CONTAINER_RUNNING') {
+        const { pid, startTime } = stored;
+        if (pid && startTime && processState(pid, startTime, stored.bootId) === 'running') {
+          await this.adopt(c, pid, startTime);
+          counts.adopted++;
+        } else {
+          Object.assign(c.status, {
+            state: 'CONTAINER_EXITED' satisfies ContainerState,
+            exitCode: STATUS_UNKNOWN_EXIT_CODE,
+            finishedAt: this.clock.now(),
+            reason: STATUS_UNKNOWN_REASON,
+            message: 'The container exited while the runtime service was not running; its exit code is unknown',
+          });
+          await this.persist(c);
+          markExited();
+          counts.lost++;
+        }
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * Lets go of every container without stopping it (the runtime service shutting down): output
+   * read so far reaches the logs, state reaches the disk; the containers keep running and write into
+   * their FIFOs until a runtime reads them again.
+   */
+  async release(): Promise<void> {
+    this.exitWatcher.close();
+    await Promise.all(
+      [...this.containers.values()].map(async (c) => {
+        c.unwatch = undefined;
+        await c.logFile?.whenDrained();
+      }),
+    );
+    await this.state?.flush();
+  }
+
+  private async adopt(c: ContainerRecord, pid: number, startTime: string): Promise<void> {
+    c.pgid = c.pid = pid;
+    c.startTime = startTime;
+    try {
+      c.procs.add(pid);
+    } catch (err) {
+      this.logger.warn('Failed to add an adopted container process to its cgroup', { containerId: c.status.id, err: String(err) });
+    }
+    let streams: Readable[] = [];
+    try {
+      streams = openRuntimeReaders(this.state!.ioDir(c.status.id));
+    } catch (err) {
+      this.logger.warn('Cannot reopen container output', { containerId: c.status.id, err: String(err) });
+    }
+    const logFile = streams.length ? await this.openLog(c.status.logPath) : undefined;
+    c.logFile = logFile;
+    if (streams.length) this.pipeOutput(c, streams, logFile);
+    const closed = streams.length ? streamsEnded(streams) : Promise.resolve();
+    c.unwatch = this.exitWatcher.watch(pid, startTime, () => void this.onMainExit(c, pid, null, null, closed, streams, logFile, true));
+  }
+
+  private async openOutputFifos(c: ContainerRecord): Promise<{ ends: number[]; readers: Readable[] }> {
+    const dir = this.state!.ioDir(c.status.id);
+    await this.fifos!.createOutputFifos(dir);
+    // The container's ends first: a FIFO reader opened while no writer exists would see end-of-file.
+    const ends = openContainerEnds(dir);
+    return { ends, readers: openRuntimeReaders(dir) };
+  }
+
+  private persist(c: ContainerRecord): Promise<void> {
+    if (!this.state) return Promise.resolve();
+    const stored: StoredContainer = { status: c.status, config: c.config, env: c.env, cwd: c.cwd };
+    if (c.pid !== undefined && c.startTime !== undefined) Object.assign(stored, { pid: c.pid, startTime: c.startTime, bootId: bootId() });
+    return this.state.saveContainer(stored);
+  }
+
+  private persistSandbox(sb: SandboxRecord): Promise<void> {
+    return this.state ? this.state.saveSandbox({ id: sb.id, config: sb.config, dir: sb.dir, state: sb.state, createdAt: sb.createdAt }) : Promise.resolve();
+  }
+
+  private async openLog(path: string): Promise<ContainerLogFile | undefined> {
+    if (!path) return undefined;
+    return ContainerLogFile.open({
+      path,
+      maxSizeBytes: this.opts.logMaxSizeBytes ?? DEFAULT_LOG_MAX_SIZE_BYTES,
+      maxFiles: this.opts.logMaxFiles ?? DEFAULT_LOG_MAX_FILES,
+      now: () => this.clock.now(),
+      logger: this.logger,
+    });
+  }
+
   // --- internals ---
 
   private async start(c: ContainerRecord): Promise<void> {
     const { config, status } = c;
-    const logFile = status.logPath
-      ? await ContainerLogFile.open({
-          path: status.logPath,
-          maxSizeBytes: this.opts.logMaxSizeBytes ?? DEFAULT_LOG_MAX_SIZE_BYTES,
-          maxFiles: this.opts.logMaxFiles ?? DEFAULT_LOG_MAX_FILES,
-          now: () => this.clock.now(),
-          logger: this.logger,
-        })
-      : undefined;
+    const logFile = await this.openLog(status.logPath);
 
     const argv = [...config.command, ...config.args];
     const file = argv[0] ?? '';
     let child: ChildProcess | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
+    // Durable mode: output through FIFOs that outlive this process (output-fifo.ts says why).
+    const fifo = this.state && file ? await this.openOutputFifos(c) : undefined;
     if (!file) {
       spawnError = Object.assign(new Error('no command specified'), { code: 'EINVAL' });
     } else {
       try {
         const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd);
-        child = spawn(t.file, t.args, { cwd: c.cwd, env: c.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], uid: t.uid, gid: t.gid });
+        child = spawn(t.file, t.args, { cwd: c.cwd, env: c.env, detached: true, stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'], uid: t.uid, gid: t.gid });
       } catch (err) {
         spawnError = err as NodeJS.ErrnoException;
       }
@@ -376,7 +544,9 @@ export class ProcessRuntime implements RuntimeService {
         spawnError = await new Promise<NodeJS.ErrnoException>((r) => child!.once('error', r));
       }
     }
+    for (const fd of fifo?.ends ?? []) closeSync(fd);
     if (spawnError || !child || child.pid === undefined) {
+      for (const r of fifo?.readers ?? []) r.destroy();
       const message = file
         ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd)
         : 'exec: no command specified';
@@ -389,6 +559,7 @@ export class ProcessRuntime implements RuntimeService {
         message,
         finishedAt: this.clock.now(),
       });
+      await this.persist(c);
       c.markExited();
       this.emit(c, 'CONTAINER_STOPPED_EVENT');
       throw new Error(message);
@@ -401,22 +572,29 @@ export class ProcessRuntime implements RuntimeService {
     } catch (err) {
       this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) });
     }
-    const closed = new Promise<void>((r) => child.once('close', () => r()));
+    const streams: Readable[] = fifo?.readers ?? [child.stdout!, child.stderr!];
+    const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child.once('close', () => r()));
     child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
-    this.pipeOutput(c, child, logFile);
-    child.once('exit', (code, signal) => void this.onMainExit(c, pgid, code, signal, closed, child, logFile));
+    this.pipeOutput(c, streams, logFile);
+    child.once('exit', (code, signal) => void this.onMainExit(c, pgid, code, signal, closed, streams, logFile));
 
     status.startedAt = this.clock.now();
     status.state = 'CONTAINER_RUNNING';
+    if (this.state) {
+      c.pid = pgid;
+      c.startTime = procStartTime(pgid);
+      c.logFile = logFile;
+      await this.persist(c);
+    }
     this.emit(c, 'CONTAINER_STARTED_EVENT');
   }
 
-  private pipeOutput(c: ContainerRecord, child: ChildProcess, logFile: ContainerLogFile | undefined): void {
+  private pipeOutput(c: ContainerRecord, [stdout, stderr]: Readable[], logFile: ContainerLogFile | undefined): void {
     const timestamps = new LogTimestamps(this.clock);
     const id = c.status.id;
     const streams = [
-      ['stdout', child.stdout!],
-      ['stderr', child.stderr!],
+      ['stdout', stdout!],
+      ['stderr', stderr!],
     ] as const;
     for (const [name, readable] of streams) {
       const sink = (tag: LogTag, content: Buffer) => {
@@ -450,10 +628,11 @@ export class ProcessRuntime implements RuntimeService {
     code: number | null,
     signal: NodeJS.Signals | null,
     closed: Promise<void>,
-    child: ChildProcess,
+    streams: Readable[],
     logFile: ContainerLogFile | undefined,
+    lost = false,
   ): Promise<void> {
-    const exitCode = exitCodeOf(code, signal);
+    const exitCode = lost ? STATUS_UNKNOWN_EXIT_CODE : exitCodeOf(code, signal);
     const finishedAt = this.clock.now();
     // Nothing of a container outlives its main process.
     signalGroup(pgid, 'SIGKILL');
@@ -464,8 +643,7 @@ export class ProcessRuntime implements RuntimeService {
     let drainTimer: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise<void>((r) => (drainTimer = setTimeout(r, PIPE_DRAIN_MS)))]);
     clearTimeout(drainTimer);
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    for (const s of streams) s.destroy();
     await logFile?.close();
     if (!(await allGone) || !(await waitGroupGone(pgid))) {
       this.logger.warn('Processes of an exited container are still present', { containerId: c.status.id, pgid });
@@ -474,6 +652,8 @@ export class ProcessRuntime implements RuntimeService {
     const oomKilled = c.procs.oomKilled();
     for (const t of c.stopTimers) t.cancel();
     c.stopTimers = [];
+    c.unwatch?.();
+    c.unwatch = undefined;
     Object.assign(c.status, {
       state: 'CONTAINER_EXITED' satisfies ContainerState,
       exitCode,
@@ -481,6 +661,13 @@ export class ProcessRuntime implements RuntimeService {
       reason: oomKilled ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error',
       message: '',
     });
+    if (lost) {
+      // Its exit could not be waited for (it was not this runtime's child): say so, as the kubelet does.
+      c.status.reason = STATUS_UNKNOWN_REASON;
+      c.status.message = 'The container was taken over after a runtime restart, so its exit code could not be observed';
+    }
+    c.pid = c.startTime = undefined;
+    await this.persist(c);
     c.markExited();
     this.emit(c, 'CONTAINER_STOPPED_EVENT');
   }
@@ -527,6 +714,11 @@ export class ProcessRuntime implements RuntimeService {
       }
     }
   }
+}
+
+/** Resolves once every stream ended (or failed). */
+function streamsEnded(streams: Readable[]): Promise<void> {
+  return Promise.all(streams.map((s) => new Promise<void>((r) => (s.readableEnded || s.destroyed ? r() : (s.once('end', r), s.once('close', r)))))).then(() => undefined);
 }
 
 function newId(): string {
