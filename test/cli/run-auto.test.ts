@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fixture, runCli, tempDir } from '../fixtures/cli/cli-process.js';
 
@@ -44,12 +44,14 @@ test('auto: pods that cannot succeed fail at once, each with its container messa
 test('auto: a sandbox that cannot be created fails the pod after the same error twice', async () => {
   const tmp = await tempDir();
   try {
-    const blocker = join(tmp.path, 'file');
-    await writeFile(blocker, '');
-    const r = await runCli(['run', '-f', fixture('two-running.yaml'), '--root-dir', join(blocker, 'root'), '--progress-every=1s']);
+    // The root dir exists, but its sandboxes directory is a file: every sandbox creation fails alike.
+    const root = join(tmp.path, 'root');
+    await mkdir(root, { recursive: true });
+    await writeFile(join(root, 'sandboxes'), '');
+    const r = await runCli(['run', '-f', fixture('two-running.yaml'), '--root-dir', root, '--progress-every=1s']);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /pod\/web: pod "web_default\([0-9a-f]+\)" cannot start: Failed to create pod sandbox: ENOTDIR/);
-    assert.match(r.stderr, /waiting for pod\/web to be running: not started yet \(last warning: FailedCreatePodSandBox: Failed to create pod sandbox: ENOTDIR/);
+    assert.match(r.stdout, /pod\/web: pod "web_default\([0-9a-f]+\)" cannot start: Failed to create pod sandbox: refusing path .*sandboxes is not a directory/);
+    assert.match(r.stderr, /waiting for pod\/web to be running: not started yet \(last warning: FailedCreatePodSandBox: Failed to create pod sandbox: refusing path/);
   } finally {
     await tmp.remove();
   }

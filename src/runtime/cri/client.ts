@@ -52,7 +52,7 @@ export class CriError extends Error {
     readonly code: grpc.status,
     readonly details: string,
   ) {
-    super(`${method}: ${details || grpc.status[code]}`);
+    super(details || `${method}: ${grpc.status[code]}`);
     this.name = 'CriError';
   }
 }
