@@ -9,6 +9,7 @@ import { parseQuantity } from '../api/quantity.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
 import type { ObjectLookup } from '../lifecycle/start.js';
+import type { RuntimeService } from '../runtime/cri.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { containerLogPath, defaultRootDir, podLogDir } from '../runtime/root-dir.js';
@@ -18,11 +19,33 @@ import { defaultNodeName, loadManifests, type LoadedManifests, type ValidateMode
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { reportLoadError } from './output.js';
 
-export const supportedRuntimes = ['process'];
+export const supportedRuntimes = ['process', 'containerd'];
+
+/** containerd's own socket, where `--runtime=containerd` connects unless told otherwise. */
+export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 
 /** Flags of every command that runs pods. */
 export const agentFlagSpecs: FlagSpec[] = [
-  { name: 'runtime', type: 'string', default: 'process', valueName: 'NAME', usage: 'Container runtime: process (each container a host process group).' },
+  {
+    name: 'runtime',
+    type: 'string',
+    default: 'process',
+    valueName: 'NAME',
+    usage: 'Container runtime: process (each container a host process group) or containerd (images, volumes, pod networking through its CRI).',
+  },
+  {
+    name: 'container-runtime-endpoint',
+    type: 'string',
+    valueName: 'URL',
+    usage: `The CRI endpoint of --runtime=containerd (default ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT}).`,
+  },
+  {
+    name: 'cni-conf-dir',
+    type: 'string',
+    valueName: 'DIR',
+    usage: "With --runtime=containerd: write podvisor's pod network (a bridge with host-local addresses and portmap) into this CNI configuration directory, the runtime's.",
+  },
+  { name: 'pod-cidr', type: 'string', valueName: 'CIDR', usage: 'The pod network range with --cni-conf-dir (default 10.85.0.0/16).' },
   { name: 'root-dir', type: 'string', valueName: 'DIR', usage: 'Directory for pod sandboxes and logs (default /var/lib/podvisor as root, else $XDG_STATE_HOME/podvisor).' },
   { name: 'node-cpu', type: 'string', valueName: 'QUANTITY', usage: "CPU allocatable to pods, e.g. 2 or 1500m (default: the host's CPUs)." },
   { name: 'node-memory', type: 'string', valueName: 'QUANTITY', usage: "Memory allocatable to pods, e.g. 4Gi (default: the host's memory)." },
@@ -132,6 +155,10 @@ export interface AgentSettings {
   rootDir: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** --runtime=containerd: the CRI endpoint and the pod network to write, if any. */
+  endpoint?: string;
+  cniConfDir?: string;
+  podCIDR?: string;
 }
 
 export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'cwd'>): AgentSettings {
@@ -141,12 +168,30 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
   const settings: AgentSettings = { runtime, rootDir, node: nodeAllocatable(parsed) };
   const cap = maxRestartPeriodSeconds(parsed);
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
+  const endpoint = parsed.flags['container-runtime-endpoint'];
+  const cniDir = parsed.flags['cni-conf-dir'];
+  const cidr = parsed.flags['pod-cidr'];
+  if (runtime !== 'containerd') {
+    for (const [name, v] of [['container-runtime-endpoint', endpoint], ['cni-conf-dir', cniDir], ['pod-cidr', cidr]] as const) {
+      if (v !== undefined && v !== '') throw new UsageError(`flag "--${name}" needs --runtime=containerd`);
+    }
+    return settings;
+  }
+  settings.endpoint = endpoint ? String(endpoint) : DEFAULT_CONTAINER_RUNTIME_ENDPOINT;
+  if (!/^unix:\/\/\//.test(settings.endpoint)) {
+    throw new UsageError(`invalid argument "${settings.endpoint}" for "--container-runtime-endpoint" flag: must be unix:///path/to/socket`);
+  }
+  if (cniDir) settings.cniConfDir = resolve(io.cwd, String(cniDir));
+  if (cidr) {
+    if (!cniDir) throw new UsageError('flag "--pod-cidr" needs --cni-conf-dir');
+    settings.podCIDR = String(cidr);
+  }
   return settings;
 }
 
 /** The runtime and the kubelet on top of it, as one agent. */
 export interface Agent {
-  runtime: ProcessRuntime;
+  runtime: RuntimeService;
   kubelet: PodKubelet;
   clock: Clock;
   rootDir: string;
@@ -165,13 +210,15 @@ export interface AgentDeps {
   logger?: Logger;
   clock?: Clock;
   stderr: NodeJS.WritableStream;
+  /** The runtime, already connected (containerd); the process runtime is built here when unset. */
+  runtime?: RuntimeService;
 }
 
 export function createAgent(deps: AgentDeps): Agent {
   const clock = deps.clock ?? new RealClock();
   const logger = deps.logger ?? streamLogger(deps.stderr, 'warn');
   const { settings } = deps;
-  const runtime = new ProcessRuntime({ rootDir: settings.rootDir, clock, logger });
+  const runtime = deps.runtime ?? new ProcessRuntime({ rootDir: settings.rootDir, clock, logger });
   const kubelet = new PodKubelet({
     runtime,
     clock,
@@ -201,7 +248,7 @@ export function createAgent(deps: AgentDeps): Agent {
     }
   };
   // Whatever ends the process (a second signal, an uncaught error), no container may outlive it.
-  const killOnExit = () => runtime.killAllSync();
+  const killOnExit = () => runtime.killAllSync?.();
   process.once('exit', killOnExit);
   const close = async () => {
     await kubelet.close();
@@ -236,7 +283,12 @@ export async function loadAndCreateAgent(
     return reportLoadError(err, io.stderr);
   }
   try {
-    return { agent: createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr }), loaded };
+    let runtime: RuntimeService | undefined;
+    if (settings.runtime === 'containerd') {
+      const { connectContainerd } = await import('./containerd.js');
+      runtime = await connectContainerd(settings, io.stderr);
+    }
+    return { agent: createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr, runtime }), loaded };
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;

@@ -56,6 +56,7 @@ function streamContainerOutput(agent: Agent, out: NodeJS.WritableStream): () => 
     }
     return n;
   };
+  if (!agent.runtime.onContainerOutput) return () => {};
   return agent.runtime.onContainerOutput((id: string, _stream: LogStream, line: string) => {
     // The name lookup is asynchronous; chaining per container keeps its lines in order.
     const prev = queues.get(id) ?? Promise.resolve();
@@ -119,7 +120,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       takeSnapshot();
       io.stderr.write(`${sig} again: killing all pods at once\n`);
       void kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
-      agent.runtime.killAllSync();
+      agent.runtime.killAllSync?.();
       writeList();
     },
   });

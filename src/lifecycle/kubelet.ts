@@ -18,6 +18,7 @@ import { admitPod, type NodeAllocatable } from './admission.js';
 import { newCrashLoopBackoff, type Backoff } from './backoff.js';
 import { podRef } from './format.js';
 import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
+import { newPodRuntimeSupport, type PodRuntimeSupport } from './runtime-support.js';
 import type { ObjectLookup } from './start.js';
 import type { AdmitResult, Kubelet, TerminateOptions } from './types.js';
 
@@ -43,6 +44,10 @@ export interface PodKubeletOptions {
   statusManager?: StatusManager;
   events?: EventStore;
   probeManager?: ProbeManager;
+  /** The resolv.conf pods on a runtime with images get their DNS from; /etc/resolv.conf when unset. */
+  resolvConf?: string;
+  /** The image pull back-off (10 s doubling to 300 s when unset). */
+  imageBackoff?: Backoff;
   /** [0, 1), for timer jitter; Math.random when unset. */
   random?: () => number;
   /** Told when each probe starts, with the time it was due (schedule lateness, for measurement). */
@@ -57,6 +62,8 @@ export class PodKubelet implements Kubelet {
   readonly nodeAllocatable: NodeAllocatable;
 
   private readonly opts: PodKubeletOptions;
+  /** Images, volumes and Linux config: for a runtime with images (containerd), not for host processes. */
+  private readonly podRuntime?: PodRuntimeSupport;
   private readonly hostIP: string;
   private readonly order: string[] = [];
   private readonly given = new Map<string, Pod>();
@@ -84,6 +91,22 @@ export class PodKubelet implements Kubelet {
         random: opts.random,
         onProbeStart: opts.onProbeStart,
       });
+
+    if (opts.runtime.images) {
+      this.podRuntime = newPodRuntimeSupport({
+        runtime: opts.runtime,
+        images: opts.runtime.images,
+        clock: opts.clock,
+        logger: opts.logger,
+        recorder: this.events,
+        rootDir: opts.rootDir,
+        lookup: opts.lookup,
+        hostIP: this.hostIP,
+        nodeAllocatable: this.nodeAllocatable,
+        resolvConf: opts.resolvConf,
+        imageBackoff: opts.imageBackoff,
+      });
+    }
 
     // §7.1: runtime changes and probe results become syncs of the pod concerned.
     this.unsubscribe.push(
@@ -146,6 +169,7 @@ export class PodKubelet implements Kubelet {
       nodeAllocatable: this.nodeAllocatable,
       resyncIntervalMs: o.resyncIntervalMs ?? DEFAULT_RESYNC_INTERVAL_MS,
       random: o.random ?? Math.random,
+      podRuntime: this.podRuntime,
       onSandbox: (id) => this.workerBySandbox.set(id, worker),
     });
     this.workers.set(uid, worker);
