@@ -12,6 +12,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { writePodNetworkConfig } from '../../src/runtime/cni-config.js';
 import { buildTestImages, pushImage, BUSYBOX } from './images.js';
 
 const run = promisify(execFile);
@@ -181,7 +182,7 @@ export async function startContainerd(): Promise<ContainerdEnv> {
 
     // containerd.
     const cniConfDir = join(dir, 'net.d');
-    mkdirSync(cniConfDir);
+    await writePodNetworkConfig(cniConfDir, { podCIDR, bridge, ipMasq: false, ipamDataDir: join(dir, 'ipam') });
     const sock = join(dir, 'containerd.sock');
     writeFileSync(
       join(dir, 'config.toml'),

@@ -9,6 +9,7 @@ import { Registry, type Counter } from 'prom-client';
 import type { ConfigMap, Container, ContainerStatus, Event, Pod, PodStatus, ProbeType, Secret } from '../../src/api/types.js';
 import { defaultPod } from '../../src/api/defaults.js';
 import { PodKubelet, type PodKubeletOptions } from '../../src/lifecycle/kubelet.js';
+import type { RuntimeService } from '../../src/runtime/cri.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { RealClock, type Clock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -16,7 +17,7 @@ import { silentLogger } from '../../src/util/logger.js';
 export interface Harness {
   dir: string;
   kubelet: PodKubelet;
-  runtime: ProcessRuntime;
+  runtime: RuntimeService;
   /** The probe metrics registry. */
   registry: Registry;
   /** Terminates nothing gracefully: kills everything and removes the root dir. */
@@ -24,11 +25,11 @@ export interface Harness {
 }
 
 export function newHarness(
-  opts: { clock?: Clock; configMaps?: ConfigMap[]; secrets?: Secret[] } & Partial<Omit<PodKubeletOptions, 'runtime' | 'clock'>> = {},
+  opts: { clock?: Clock; configMaps?: ConfigMap[]; secrets?: Secret[]; runtime?: RuntimeService } & Partial<Omit<PodKubeletOptions, 'runtime' | 'clock'>> = {},
 ): Harness {
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-lc-'));
   const clock = opts.clock ?? new RealClock();
-  const runtime = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
+  const runtime = opts.runtime ?? new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
   const registry = opts.registry ?? new Registry();
   const find = <T extends { metadata?: { name?: string; namespace?: string } }>(list: T[] | undefined, ns: string, name: string) =>
     list?.find((o) => o.metadata?.name === name && (o.metadata?.namespace ?? 'default') === ns);
