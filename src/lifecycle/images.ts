@@ -108,7 +108,9 @@ export function credentialsFor(image: string, secrets: Secret[]): AuthConfig[] {
       if (path === 'v1' || path === 'v2') path = '';
       if (host !== normalizeHost(ref.domain)) continue;
       if (path && ref.path !== path && !ref.path.startsWith(`${path}/`)) continue;
-      const auth: AuthConfig = { serverAddress: host };
+      // No serverAddress: the match is made here, and runtimes compare it with their own idea of the
+      // registry's host (containerd's docker.io host differs from the key's index.docker.io).
+      const auth: AuthConfig = {};
       let { username, password } = entry;
       if (entry.auth && !username) {
         const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');

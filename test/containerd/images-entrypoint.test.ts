@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Secret } from '../../src/api/types.js';
 import { readContainerLog } from '../../src/runtime/logs/reader.js';
 import { containerStatus, describe, eventsOf, makePod, statusOf, waitFor } from '../lifecycle/harness.js';
 import { skipReason, startContainerd, type ContainerdEnv } from './harness.js';
@@ -41,6 +42,81 @@ test('a pod without command runs its image entrypoint and cmd; args and command 
     assert.equal(await lines('command'), 'own command in /www');
     const pulled = eventsOf(h, pod, 'Pulled').map((e) => e.message ?? '');
     assert.ok(pulled.some((m) => /^Successfully pulled image ".*entrypoint:v1" in .* \(.* including waiting\)\. Image size: \d+ bytes\.$/.test(m)), pulled.join('\n'));
+  } finally {
+    await h.close();
+  }
+});
+
+function dockerConfigSecret(name: string, registry: string, user: string, password: string): Secret {
+  const auth = Buffer.from(`${user}:${password}`).toString('base64');
+  const json = JSON.stringify({ auths: { [`http://${registry}`]: { auth } } });
+  return {
+    apiVersion: 'v1' as const,
+    kind: 'Secret' as const,
+    type: 'kubernetes.io/dockerconfigjson',
+    metadata: { name, namespace: 'default' },
+    data: { '.dockerconfigjson': Buffer.from(json).toString('base64') },
+  };
+}
+
+test('a registry with authentication: pulled with imagePullSecrets, refused without (ErrImagePull, then ImagePullBackOff)', { skip }, async () => {
+  const secret = dockerConfigSecret('regcred', env.authRegistry, env.authUser, env.authPassword);
+  const h = await newContainerdHarness(env, { secrets: [secret] });
+  try {
+    const image = `${env.authRegistry}/podvisor-test/busybox:v1`;
+    const withSecret = makePod('auth-ok', [{ name: 'app', image, command: ['sleep', '3600'] }], { imagePullSecrets: [{ name: 'regcred' }] });
+    // Always: the image pulled for the first pod is on the node, and IfNotPresent would take it.
+    const without = makePod('auth-none', [{ name: 'app', image, imagePullPolicy: 'Always', command: ['sleep', '3600'] }]);
+    h.kubelet.startPod(withSecret);
+    await waitFor(() => containerStatus(h, withSecret, 'app')?.state?.running, () => describe(h, withSecret));
+    h.kubelet.startPod(without);
+    const failed = await waitFor(() => {
+      const w = containerStatus(h, without, 'app')?.state?.waiting;
+      return w?.reason === 'ErrImagePull' ? w : undefined;
+    }, () => describe(h, without));
+    assert.match(failed.message ?? '', /401|unauthorized|authoriz/i, describe(h, without));
+    assert.equal(eventsOf(h, without, 'Failed')[0]?.message?.startsWith(`Failed to pull image "${image}": `), true, describe(h, without));
+    // The next sync comes within the image back-off: no pull, ImagePullBackOff.
+    await h.kubelet.syncPod(without.metadata!.uid!);
+    const w = containerStatus(h, without, 'app')?.state?.waiting;
+    assert.equal(w?.reason, 'ImagePullBackOff', describe(h, without));
+    assert.equal(w?.message, `Back-off pulling image "${image}"`);
+    assert.equal(eventsOf(h, without, 'BackOff')[0]?.message, `Back-off pulling image "${image}"`);
+    assert.deepEqual(
+      eventsOf(h, without, 'Failed').map((e) => e.message),
+      [eventsOf(h, without, 'Failed')[0]!.message, 'Error: ErrImagePull', 'Error: ImagePullBackOff'],
+    );
+  } finally {
+    await h.close();
+  }
+});
+
+test('a missing image: ErrImagePull then ImagePullBackOff; Never without the image: ErrImageNeverPull; a malformed name: InvalidImageName', { skip }, async () => {
+  const h = await newContainerdHarness(env);
+  try {
+    const missing = `${env.registry}/podvisor-test/nothing-here:v1`;
+    const pod = makePod('missing', [{ name: 'app', image: missing, command: ['true'] }]);
+    const never = makePod('never', [{ name: 'app', image: `${env.registry}/podvisor-test/web:absent`, imagePullPolicy: 'Never', command: ['true'] }]);
+    const invalid = makePod('invalid', [{ name: 'app', image: 'Not/A..Valid:image', command: ['true'] }]);
+    for (const p of [pod, never, invalid]) h.kubelet.startPod(p);
+    const w1 = await waitFor(() => {
+      const w = containerStatus(h, pod, 'app')?.state?.waiting;
+      return w?.reason === 'ErrImagePull' ? w : undefined;
+    }, () => describe(h, pod));
+    assert.match(w1.message ?? '', /not found/, describe(h, pod));
+    assert.equal(statusOf(h, pod)?.phase, 'Pending');
+    await h.kubelet.syncPod(pod.metadata!.uid!);
+    assert.equal(containerStatus(h, pod, 'app')?.state?.waiting?.reason, 'ImagePullBackOff', describe(h, pod));
+    assert.equal(eventsOf(h, pod, 'Pulling').length, 1, 'no second pull inside the back-off');
+
+    const waiting = (p: typeof pod, reason: string) => {
+      const w = containerStatus(h, p, 'app')?.state?.waiting;
+      return w?.reason === reason ? w : undefined;
+    };
+    const wn = await waitFor(() => waiting(never, 'ErrImageNeverPull'), () => describe(h, never));
+    assert.equal(wn.message, `Container image "${env.registry}/podvisor-test/web:absent" is not present with pull policy of Never`);
+    const wi = await waitFor(() => waiting(invalid, 'InvalidImageName'), () => describe(h, invalid));
+    assert.match(wi.message ?? '', /^Failed to apply default image tag "Not\/A\.\.Valid:image": couldn't parse image name/);
   } finally {
     await h.close();
   }
