@@ -3,18 +3,25 @@
 // that supervise pods.
 
 import { availableParallelism, totalmem } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
 import type { ObjectLookup } from '../lifecycle/start.js';
 import type { RuntimeService } from '../runtime/cri.js';
+import type { CriRuntimeClient } from '../runtime/cri/client.js';
+import { connectOrLaunch } from '../runtime/cri/launch.js';
+import { criTarget } from '../runtime/cri/proto.js';
+import { followContainerOutput, type OutputListener } from '../runtime/logs/follow.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
-import { ProcessRuntime } from '../runtime/process/runtime.js';
+import { processState } from '../runtime/process/adopt.js';
+import { defaultRuntimeEndpoint, killRecordedContainersSync, lockHolder, runtimeStateDir } from '../runtime/process/state.js';
 import { containerLogPath, defaultRootDir, podLogDir } from '../runtime/root-dir.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { streamLogger, type Logger } from '../util/logger.js';
+import { mkdir } from 'node:fs/promises';
 import { defaultNodeName, loadManifests, type LoadedManifests, type ValidateMode } from '../config/load.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { reportLoadError } from './output.js';
@@ -34,12 +41,6 @@ export const agentFlagSpecs: FlagSpec[] = [
     usage: 'Container runtime: process (each container a host process group) or containerd (images, volumes, pod networking through its CRI).',
   },
   {
-    name: 'container-runtime-endpoint',
-    type: 'string',
-    valueName: 'URL',
-    usage: `The CRI endpoint of --runtime=containerd (default ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT}).`,
-  },
-  {
     name: 'cni-conf-dir',
     type: 'string',
     valueName: 'DIR',
@@ -56,6 +57,12 @@ export const agentFlagSpecs: FlagSpec[] = [
     usage: 'Cap of the CrashLoopBackOff delay, as the kubelet\'s crashLoopBackOff.maxContainerRestartPeriod (default 5m0s).',
   },
   { name: 'max-pods', type: 'string', valueName: 'N', usage: 'Number of pods the node admits, as the kubelet\'s --max-pods (default 110).' },
+  {
+    name: 'container-runtime-endpoint',
+    type: 'string',
+    valueName: 'ENDPOINT',
+    usage: `CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock, where the process runtime service is started when nothing answers; ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT} with --runtime=containerd).`,
+  },
 ];
 
 const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -153,10 +160,11 @@ export function maxRestartPeriodSeconds(parsed: ParsedArgs): number | undefined 
 export interface AgentSettings {
   runtime: string;
   rootDir: string;
+  /** The CRI endpoint (`unix:///…`). */
+  runtimeEndpoint: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
-  /** --runtime=containerd: the CRI endpoint and the pod network to write, if any. */
-  endpoint?: string;
+  /** --runtime=containerd: the pod network to write, if any. */
   cniConfDir?: string;
   podCIDR?: string;
 }
@@ -165,21 +173,27 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
   const runtime = checkRuntimeFlag(parsed);
   const rootFlag = parsed.flags['root-dir'];
   const rootDir = rootFlag ? resolve(io.cwd, String(rootFlag)) : defaultRootDir(io.env);
-  const settings: AgentSettings = { runtime, rootDir, node: nodeAllocatable(parsed) };
+  const endpointFlag = parsed.flags['container-runtime-endpoint'];
+  const runtimeEndpoint = endpointFlag
+    ? String(endpointFlag)
+    : runtime === 'containerd'
+      ? DEFAULT_CONTAINER_RUNTIME_ENDPOINT
+      : defaultRuntimeEndpoint(rootDir);
+  try {
+    criTarget(runtimeEndpoint);
+  } catch (err) {
+    throw new UsageError(`invalid argument "${runtimeEndpoint}" for "--container-runtime-endpoint" flag: ${(err as Error).message}`);
+  }
+  const settings: AgentSettings = { runtime, rootDir, runtimeEndpoint, node: nodeAllocatable(parsed) };
   const cap = maxRestartPeriodSeconds(parsed);
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
-  const endpoint = parsed.flags['container-runtime-endpoint'];
   const cniDir = parsed.flags['cni-conf-dir'];
   const cidr = parsed.flags['pod-cidr'];
   if (runtime !== 'containerd') {
-    for (const [name, v] of [['container-runtime-endpoint', endpoint], ['cni-conf-dir', cniDir], ['pod-cidr', cidr]] as const) {
+    for (const [name, v] of [['cni-conf-dir', cniDir], ['pod-cidr', cidr]] as const) {
       if (v !== undefined && v !== '') throw new UsageError(`flag "--${name}" needs --runtime=containerd`);
     }
     return settings;
-  }
-  settings.endpoint = endpoint ? String(endpoint) : DEFAULT_CONTAINER_RUNTIME_ENDPOINT;
-  if (!/^unix:\/\/\//.test(settings.endpoint)) {
-    throw new UsageError(`invalid argument "${settings.endpoint}" for "--container-runtime-endpoint" flag: must be unix:///path/to/socket`);
   }
   if (cniDir) settings.cniConfDir = resolve(io.cwd, String(cniDir));
   if (cidr) {
@@ -191,13 +205,21 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
 
 /** The runtime and the kubelet on top of it, as one agent. */
 export interface Agent {
+  /** The CRI client of the runtime service. */
   runtime: RuntimeService;
   kubelet: PodKubelet;
   clock: Clock;
   rootDir: string;
   /** Last lines of a container instance's log (by its `process://` id, else by the log layout). */
   readLogTail(pod: Pod, status: ContainerStatus, containerId: string | undefined, lines: number): Promise<string[]>;
-  /** Stops everything at once and releases the runtime. */
+  /** Container output as it reaches the logs, one call per CRI record; returns the unsubscribe function. */
+  onContainerOutput(listener: OutputListener): () => void;
+  /** The last resort of an exit without a graceful stop: SIGKILLs this agent's containers synchronously. */
+  killAllSync(): void;
+  /**
+   * Stops the agent: the runtime service removes the sandboxes of pods that finished, and stops
+   * itself once it holds none (it is started again on demand). Running pods stay with it.
+   */
   close(): Promise<void>;
 }
 
@@ -210,15 +232,35 @@ export interface AgentDeps {
   logger?: Logger;
   clock?: Clock;
   stderr: NodeJS.WritableStream;
-  /** The runtime, already connected (containerd); the process runtime is built here when unset. */
-  runtime?: RuntimeService;
 }
 
-export function createAgent(deps: AgentDeps): Agent {
+/** `podvisor runtime serve` for the root dir, run by the same Node and CLI as this process. */
+function runtimeServiceCommand(settings: AgentSettings): string[] {
+  const cli = fileURLToPath(new URL('./main.js', import.meta.url));
+  return [process.execPath, cli, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', settings.runtimeEndpoint];
+}
+
+/** Connects to the runtime service (starting the process runtime's when nothing answers). */
+export async function connectRuntime(settings: AgentSettings, logger: Logger): Promise<CriRuntimeClient> {
+  const own = settings.runtime === 'process';
+  if (own) await mkdir(settings.rootDir, { recursive: true, mode: 0o700 });
+  if (settings.runtime === 'containerd') {
+    const { preparePodNetwork } = await import('./containerd.js');
+    await preparePodNetwork(settings, logger);
+  }
+  const { client } = await connectOrLaunch({
+    endpoint: settings.runtimeEndpoint,
+    logger,
+    ...(own ? { command: runtimeServiceCommand(settings), logFile: join(settings.rootDir, 'runtime.log') } : {}),
+  });
+  return client;
+}
+
+export async function createAgent(deps: AgentDeps): Promise<Agent> {
   const clock = deps.clock ?? new RealClock();
   const logger = deps.logger ?? streamLogger(deps.stderr, 'warn');
   const { settings } = deps;
-  const runtime = deps.runtime ?? new ProcessRuntime({ rootDir: settings.rootDir, clock, logger });
+  const runtime = await connectRuntime(settings, logger);
   const kubelet = new PodKubelet({
     runtime,
     clock,
@@ -247,14 +289,29 @@ export function createAgent(deps: AgentDeps): Agent {
       return [];
     }
   };
-  // Whatever ends the process (a second signal, an uncaught error), no container may outlive it.
-  const killOnExit = () => runtime.killAllSync?.();
-  process.once('exit', killOnExit);
-  const close = async () => {
-    await kubelet.close();
-    process.removeListener('exit', killOnExit);
+  const same = (pid: number, start: string) => processState(pid, start) === 'running';
+  const stateDir = runtimeStateDir(settings.rootDir);
+  // An agent that dies leaves its containers to the runtime service, for the next start to adopt.
+  const killAllSync = () => {
+    if (settings.runtime === 'process') killRecordedContainersSync(stateDir, kubelet.sandboxIds(), same);
   };
-  return { runtime, kubelet, clock, rootDir: settings.rootDir, readLogTail, close };
+  const close = async () => {
+    let empty = false;
+    try {
+      await kubelet.removeFinishedSandboxes();
+      empty = (await runtime.listPodSandbox()).length === 0;
+    } catch (err) {
+      logger.warn('Failed to clean up pod sandboxes', { err: String(err) });
+    }
+    await kubelet.close();
+    // A process runtime service with nothing left to supervise stops; the next agent starts it again.
+    if (empty && settings.runtime === 'process' && settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir)) {
+      const pid = lockHolder(stateDir, same);
+      if (pid) process.kill(pid, 'SIGTERM');
+    }
+  };
+  const onContainerOutput = (listener: OutputListener) => followContainerOutput(runtime, listener);
+  return { runtime, kubelet, clock, rootDir: settings.rootDir, readLogTail, onContainerOutput, killAllSync, close };
 }
 
 /**
@@ -283,12 +340,10 @@ export async function loadAndCreateAgent(
     return reportLoadError(err, io.stderr);
   }
   try {
-    let runtime: RuntimeService | undefined;
-    if (settings.runtime === 'containerd') {
-      const { connectContainerd } = await import('./containerd.js');
-      runtime = await connectContainerd(settings, io.stderr);
-    }
-    return { agent: createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr, runtime }), loaded };
+    const agent = await createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr });
+    // Pods the runtime still runs from an earlier agent are taken over; the others it holds end.
+    await agent.kubelet.recover(loaded.pods);
+    return { agent, loaded };
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;

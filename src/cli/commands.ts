@@ -5,6 +5,7 @@ import type { Command } from './args.js';
 import { validateCommand } from './validate.js';
 import { runCommand } from './run.js';
 import { upCommand } from './up.js';
+import { runtimeCommand } from './runtime.js';
 
 export type { Command, CommandIO } from './args.js';
 
@@ -12,6 +13,7 @@ export const commands: Command[] = [
   validateCommand,
   runCommand,
   upCommand,
+  runtimeCommand,
 ];
 
 /** The command named name, if any. */

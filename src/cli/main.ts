@@ -7,7 +7,6 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Command, CommandIO } from './args.js';
 import { usageFailure } from './args.js';
-import { commands as defaultCommands, findCommand } from './commands.js';
 
 /** The version in package.json (two levels above dist/src/cli, three above src/cli). */
 export function podvisorVersion(): string {
@@ -43,8 +42,12 @@ export function rootHelp(table: readonly Command[]): string {
 }
 
 /** Runs podvisor with argv (without node and script); resolves to the exit code. */
-export async function main(argv: readonly string[], io: CommandIO, table: readonly Command[] = defaultCommands): Promise<number> {
+export async function main(argv: readonly string[], io: CommandIO, commandTable?: readonly Command[]): Promise<number> {
   const [first, ...rest] = argv;
+  // The runtime service loads none of the agent's modules: it is dispatched before the table is loaded.
+  if (!commandTable && first === 'runtime') return (await import('./runtime.js')).runtimeCommand.run(rest, io);
+  const table = commandTable ?? (await import('./commands.js')).commands;
+  const findCommand = (name: string, t: readonly Command[]) => t.find((c) => c.name === name);
   if (first === undefined || first === '--help' || first === '-h') {
     io.stdout.write(rootHelp(table));
     return 0;

@@ -87,7 +87,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, retryDelayMs: number |
   const unwatch = watchShutdownSignals(io, {
     first: () => interrupted.abort(),
     // The process exits right after this: nothing of the pods may outlive it.
-    again: () => agent.runtime.killAllSync?.(),
+    again: () => agent.killAllSync(),
   });
   try {
     const { kubelet, clock } = agent;

@@ -56,8 +56,7 @@ function streamContainerOutput(agent: Agent, out: NodeJS.WritableStream): () => 
     }
     return n;
   };
-  if (!agent.runtime.onContainerOutput) return () => {};
-  return agent.runtime.onContainerOutput((id: string, _stream: LogStream, line: string) => {
+  return agent.onContainerOutput((id: string, _stream: LogStream, line: string) => {
     // The name lookup is asynchronous; chaining per container keeps its lines in order.
     const prev = queues.get(id) ?? Promise.resolve();
     const next = prev.then(async () => {
@@ -120,7 +119,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       takeSnapshot();
       io.stderr.write(`${sig} again: killing all pods at once\n`);
       void kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
-      agent.runtime.killAllSync?.();
+      agent.killAllSync();
       writeList();
     },
   });

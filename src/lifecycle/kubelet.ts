@@ -8,7 +8,7 @@ import type { Pod, PodStatus } from '../api/types.js';
 import { EventStore } from '../events/store.js';
 import { ProberManager } from '../prober/manager.js';
 import type { ProbeManager } from '../prober/types.js';
-import type { RuntimeService } from '../runtime/cri.js';
+import type { PodSandboxStatus, RuntimeService } from '../runtime/cri.js';
 import { getPodQOS } from '../status/qos.js';
 import { PodStatusManager } from '../status/status-manager.js';
 import type { StatusManager } from '../status/types.js';
@@ -16,8 +16,10 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { admitPod, type NodeAllocatable } from './admission.js';
 import { newCrashLoopBackoff, type Backoff } from './backoff.js';
-import { podRef } from './format.js';
+import { formatPod, podRef } from './format.js';
+import { LABEL_POD_UID } from './container-config.js';
 import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
+import { Relister } from './relist.js';
 import { newPodRuntimeSupport, type PodRuntimeSupport } from './runtime-support.js';
 import type { ObjectLookup } from './start.js';
 import type { AdmitResult, Kubelet, TerminateOptions } from './types.js';
@@ -54,6 +56,9 @@ export interface PodKubeletOptions {
   onProbeStart?: (dueMs: number, actualMs: number) => void;
 }
 
+/** The kubelet's minimumGracePeriodInSeconds, used for a pod whose spec is no longer known. */
+const ORPHAN_GRACE_SECONDS = 2;
+
 export class PodKubelet implements Kubelet {
   readonly events: EventStore;
   readonly statusManager: StatusManager;
@@ -70,6 +75,8 @@ export class PodKubelet implements Kubelet {
   private readonly workers = new Map<string, PodWorker>();
   private readonly workerBySandbox = new Map<string, PodWorker>();
   private readonly unsubscribe: Array<() => void> = [];
+  /** Sandboxes found in the runtime at recovery, by pod UID, for startPod to adopt. */
+  private readonly adoptable = new Map<string, PodSandboxStatus>();
   private closed = false;
 
   constructor(opts: PodKubeletOptions) {
@@ -94,7 +101,6 @@ export class PodKubelet implements Kubelet {
 
     if (opts.runtime.images) {
       this.podRuntime = newPodRuntimeSupport({
-        runtime: opts.runtime,
         images: opts.runtime.images,
         clock: opts.clock,
         logger: opts.logger,
@@ -106,6 +112,10 @@ export class PodKubelet implements Kubelet {
         resolvConf: opts.resolvConf,
         imageBackoff: opts.imageBackoff,
       });
+      // A CRI runtime need not push container events: relisting finds every change within a period.
+      const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());
+      relister.start();
+      this.unsubscribe.push(() => relister.stop());
     }
 
     // §7.1: runtime changes and probe results become syncs of the pod concerned.
@@ -173,7 +183,58 @@ export class PodKubelet implements Kubelet {
       onSandbox: (id) => this.workerBySandbox.set(id, worker),
     });
     this.workers.set(uid, worker);
+    const existing = this.adoptable.get(uid);
+    if (existing) {
+      this.adoptable.delete(uid);
+      worker.adoptSandbox(existing);
+    }
     worker.trigger();
+  }
+
+  /**
+   * After an agent restart: finds the sandboxes the runtime still holds. The ready sandbox of each
+   * pod in `pods` (matched by the pod UID label) is kept for startPod to adopt; every other sandbox
+   * — of a pod no longer given, or an older or stopped one of a given pod — is terminated: its
+   * running containers are stopped (2 s grace, the kubelet's minimum for a pod whose spec it no
+   * longer has) and the sandbox removed, in the background. Call before starting the pods.
+   */
+  async recover(pods: Pod[]): Promise<{ adopted: number; terminated: number }> {
+    const { runtime, logger } = this.opts;
+    const wanted = new Set(pods.map((p) => p.metadata?.uid ?? ''));
+    const sandboxes = (await runtime.listPodSandbox()).sort((a, b) => b.createdAt - a.createdAt);
+    const orphans: PodSandboxStatus[] = [];
+    for (const sb of sandboxes) {
+      const uid = sb.labels?.[LABEL_POD_UID] ?? sb.metadata.uid;
+      if (wanted.has(uid) && sb.state === 'SANDBOX_READY' && !this.adoptable.has(uid) && !this.workers.has(uid)) this.adoptable.set(uid, sb);
+      else orphans.push(sb);
+    }
+    for (const sb of orphans) {
+      void this.removeOrphan(sb).catch((err) =>
+        logger.warn('Failed to remove an orphaned pod sandbox', { sandbox: sb.id, pod: `${sb.metadata.namespace}/${sb.metadata.name}`, err: String(err) }),
+      );
+    }
+    for (const p of pods) if (this.adoptable.has(p.metadata?.uid ?? '')) logger.info('Adopting running pod', { pod: formatPod(p) });
+    return { adopted: this.adoptable.size, terminated: orphans.length };
+  }
+
+  /** The sandboxes of this kubelet's pods. */
+  sandboxIds(): Set<string> {
+    return new Set([...this.workerBySandbox.keys()]);
+  }
+
+  /** Removes the sandboxes of pods whose worker finished (their containers stopped for good). */
+  async removeFinishedSandboxes(): Promise<void> {
+    await Promise.all(
+      [...this.workers.values()].filter((w) => w.isTerminal && w.sandboxId).map((w) => this.opts.runtime.removePodSandbox(w.sandboxId!)),
+    );
+  }
+
+  private async removeOrphan(sb: PodSandboxStatus): Promise<void> {
+    const { runtime } = this.opts;
+    const running = await runtime.listContainers({ podSandboxId: sb.id, state: 'CONTAINER_RUNNING' });
+    await Promise.all(running.map((c) => runtime.stopContainer(c.id, ORPHAN_GRACE_SECONDS)));
+    await runtime.stopPodSandbox(sb.id);
+    await runtime.removePodSandbox(sb.id);
   }
 
   pods(): Pod[] {

@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import type { Pod, PodStatus } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { ProbeManager } from '../prober/types.js';
-import type { ContainerStatus as RuntimeContainerStatus, RuntimeService } from '../runtime/cri.js';
+import type { PodSandboxStatus, ContainerStatus as RuntimeContainerStatus, RuntimeService } from '../runtime/cri.js';
 import { sandboxDir } from '../runtime/root-dir.js';
 import { generateAPIPodStatus, type StartFailure } from '../status/generate.js';
 import { isTerminalPhase } from '../status/phase.js';
@@ -152,6 +152,20 @@ export class PodWorker {
     const t = this.beginTermination();
     if (grace !== undefined && grace <= 0) t.force.abort();
     return t.done;
+  }
+
+  /**
+   * Takes over the pod's existing sandbox (an agent restarted while the runtime kept the pod), before
+   * the first sync: its containers are then seen as this worker's, so running ones whose spec hash
+   * still matches are kept as they are, and restart counts and lastState come from the runtime's
+   * instances as for any sync. The pod's start time is the sandbox's creation.
+   */
+  adoptSandbox(sandbox: PodSandboxStatus): void {
+    if (this.sandbox) return;
+    const config = podSandboxConfig(this.pod, this.deps.rootDir);
+    this.sandbox = { id: sandbox.id, config, dir: sandboxDir(this.deps.rootDir, this.uid), podIP: sandbox.network.ip };
+    if (sandbox.createdAt > 0) this.startTime = sandbox.createdAt;
+    this.deps.onSandbox?.(sandbox.id);
   }
 
   /** Stops at once: no more syncs or timers; pending terminations resolve. */
@@ -354,6 +368,11 @@ export class PodWorker {
   }
 
   private async ensureSandbox(): Promise<SandboxInfo> {
+    if (this.sandbox && !this.sandbox.podIP) {
+      // Adopted from a listing, which carries no network: ask once.
+      const st = await this.deps.runtime.podSandboxStatus(this.sandbox.id);
+      this.sandbox.podIP = st.network.ip;
+    }
     if (this.sandbox) return this.sandbox;
     const { runtime, rootDir } = this.deps;
     let config = podSandboxConfig(this.pod, rootDir);
@@ -456,7 +475,7 @@ export class PodWorker {
     probeManager.removePod(this.pod);
     if (this.sandbox) await runtime.stopPodSandbox(this.sandbox.id);
     await this.publishStatus(true);
-    await this.deps.podRuntime?.releasePod(this.pod, this.sandbox?.id);
+    await this.deps.podRuntime?.releasePod(this.pod);
     this.terminal = true;
     // A terminate() that arrived while the pod was finishing on its own waits on this termination.
     this.termination?.resolve();

@@ -1,12 +1,12 @@
 // What the pod worker does in addition for a runtime with images and mount namespaces (a CRI runtime
 // such as containerd), as the kubelet's kuberuntime manager does it: volumes and DNS before the
 // sandbox, the image before each container, mounts, resources and security context in its config,
-// termination messages in its status, and volumes released with the pod.
+// termination messages in its status, and volumes released once the pod stopped.
 
 import { readFile } from 'node:fs/promises';
 import type { Container, Pod } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
-import type { ContainerConfig, ContainerStatus, ImageService, Mount, PodSandboxConfig, RuntimeService } from '../runtime/cri.js';
+import type { ContainerConfig, ContainerStatus, ImageService, Mount, PodSandboxConfig } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Backoff } from './backoff.js';
@@ -28,12 +28,11 @@ export interface PodRuntimeSupport {
   containerConfig(pod: Pod, container: Container, config: ContainerConfig, imageRef: string): Promise<ContainerConfig>;
   /** Statuses with the termination messages of exited containers filled in. */
   containerStatuses(pod: Pod, statuses: ContainerStatus[]): Promise<ContainerStatus[]>;
-  /** Once the pod is stopped for good and its final status published: sandbox and volumes released. */
-  releasePod(pod: Pod, sandboxId: string | undefined): Promise<void>;
+  /** Once the pod is stopped for good and its final status published: its volumes released. */
+  releasePod(pod: Pod): Promise<void>;
 }
 
 export interface RuntimeSupportDeps {
-  runtime: RuntimeService;
   images: ImageService;
   clock: Clock;
   logger: Logger;
@@ -144,13 +143,8 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       return out;
     },
 
-    async releasePod(pod, sandboxId) {
+    async releasePod(pod) {
       const uid = uidOf(pod);
-      if (sandboxId) {
-        await deps.runtime.removePodSandbox(sandboxId).catch((e) => {
-          deps.logger.warn('Failed to remove the pod sandbox', { pod: formatPod(pod), err: messageOf(e) });
-        });
-      }
       volumes.delete(uid);
       messages.delete(uid);
       await tearDownVolumes(deps.rootDir, uid).catch((e) => {

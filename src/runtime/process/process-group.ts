@@ -1,6 +1,7 @@
 // Signals to a container's process group and the exit code the runtime reports for a process:
 // its own code, or 128 + the signal number when a signal ended it (SIGKILL → 137, SIGTERM → 143).
 
+import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -31,13 +32,41 @@ export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
 }
 
 /**
- * Waits, in real time, until no process of the group is left. Members outside our own children are
- * reaped by init, so this polls; it gives up after maxMs and reports whether the group is gone.
+ * True while some member of the group is more than a zombie. A group whose members all exited
+ * still answers signals until their parent (init, for orphans) reaps them, which a host may do late;
+ * a group of zombies runs nothing, so it counts as stopped. Reads /proc (fields 3 and 5 of stat).
+ */
+export function groupHasLiveMember(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => n.charCodeAt(0) >= 48 && n.charCodeAt(0) <= 57);
+  } catch {
+    return true;
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
+    if (Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') return true;
+  }
+  return false;
+}
+
+/**
+ * Waits, in real time, until no process of the group is left running. Members outside our own
+ * children are reaped by init, so this polls (zombies count as gone: see groupHasLiveMember); it
+ * gives up after maxMs and reports whether the group is gone.
  */
 export async function waitGroupGone(pgid: number, maxMs = 2000): Promise<boolean> {
   let waited = 0;
   let step = 1;
-  while (signalGroup(pgid, 0)) {
+  // The cheap check first; /proc is read only for a group that still answers after a few polls.
+  while (waited < 8 ? signalGroup(pgid, 0) : groupHasLiveMember(pgid)) {
     if (waited >= maxMs) return false;
     await sleep(step);
     waited += step;

@@ -2,6 +2,8 @@
 // own process group, with stdout/stderr written to CRI-format log files. Needs no root.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -28,6 +30,9 @@ import { sandboxDir } from '../root-dir.js';
 import { execInContext } from './exec.js';
 import { exitCodeOf, isKnownSignal, signalGroup, waitGroupGone } from './process-group.js';
 import { describeSpawnError } from './start-error.js';
+import { bootId, ExitWatcher, procStartTime, processState } from './adopt.js';
+import { createOutputFifos, openContainerEnds, openRuntimeReaders } from './output-fifo.js';
+import { RuntimeStateStore, type StoredContainer } from './state.js';
 
 export const PROCESS_RUNTIME_NAME = 'process';
 export const PROCESS_RUNTIME_VERSION = '0.1.0';
@@ -49,7 +54,16 @@ export interface ProcessRuntimeOptions {
   logMaxSizeBytes?: number;
   /** Log files kept per container, the current one included (containerLogMaxFiles, default 5). */
   logMaxFiles?: number;
+  /**
+   * Durable mode (the runtime service): sandboxes and containers are recorded in this directory,
+   * containers write through FIFOs there, and restore() takes them back after a restart.
+   */
+  stateDir?: string;
 }
+
+/** The kubelet's reason and exit code for a container whose status was lost. */
+export const STATUS_UNKNOWN_REASON = 'ContainerStatusUnknown';
+const STATUS_UNKNOWN_EXIT_CODE = 137;
 
 /** Receives each record a container writes (a line, or a piece of a line longer than 16 KiB). */
 export type ContainerOutputListener = (containerId: string, stream: LogStream, line: string) => void;
@@ -78,6 +92,12 @@ interface ContainerRecord {
   stopTimers: Timer[];
   /** Process groups of execs still running (or left behind by them) in this container. */
   execGroups: Set<number>;
+  /** Durable mode: the main process's pid and start time, while it runs. */
+  pid?: number;
+  startTime?: string;
+  logFile?: ContainerLogFile;
+  /** An adopted container (not our child): stops polling its pid. */
+  unwatch?: () => void;
 }
 
 /**
@@ -89,7 +109,7 @@ interface ContainerRecord {
  * - imageRef is `process://<image>`: there is no image to resolve, the image name is only recorded.
  * - When a container's main process exits, whatever is left of its process group is SIGKILLed, so
  *   no process of a container outlives it.
- * - State lives in memory only.
+ * - Without stateDir, state lives in memory only. With it (the runtime service), see restore().
  */
 export class ProcessRuntime implements RuntimeService {
   readonly name = PROCESS_RUNTIME_NAME;
@@ -100,11 +120,14 @@ export class ProcessRuntime implements RuntimeService {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly agentPath: string;
+  private readonly state: RuntimeStateStore | undefined;
+  private readonly exitWatcher = new ExitWatcher();
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
     this.clock = opts.clock;
     this.logger = opts.logger;
     this.agentPath = process.env.PATH || DEFAULT_PATH;
+    this.state = opts.stateDir ? new RuntimeStateStore(opts.stateDir, opts.logger) : undefined;
   }
 
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
@@ -118,7 +141,9 @@ export class ProcessRuntime implements RuntimeService {
     await mkdir(dir, { recursive: true });
     if (config.logDirectory) await mkdir(config.logDirectory, { recursive: true });
     const id = newId();
-    this.sandboxes.set(id, { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() });
+    const sb: SandboxRecord = { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() };
+    this.sandboxes.set(id, sb);
+    await this.persistSandbox(sb);
     return id;
   }
 
@@ -126,7 +151,9 @@ export class ProcessRuntime implements RuntimeService {
     const sb = this.sandboxes.get(podSandboxId);
     if (!sb) return;
     await Promise.all(this.containersOf(podSandboxId).map((c) => this.stopContainer(c.status.id, 0)));
+    if (sb.state === 'SANDBOX_NOTREADY') return;
     sb.state = 'SANDBOX_NOTREADY';
+    await this.persistSandbox(sb);
   }
 
   async removePodSandbox(podSandboxId: string): Promise<void> {
@@ -134,6 +161,7 @@ export class ProcessRuntime implements RuntimeService {
     await this.stopPodSandbox(podSandboxId);
     await Promise.all(this.containersOf(podSandboxId).map((c) => this.removeContainer(c.status.id)));
     this.sandboxes.delete(podSandboxId);
+    await this.state?.removeSandbox(podSandboxId);
   }
 
   async podSandboxStatus(podSandboxId: string): Promise<PodSandboxStatus> {
@@ -194,6 +222,7 @@ export class ProcessRuntime implements RuntimeService {
     };
     this.containers.set(id, rec);
     sb.containers.set(id, rec);
+    await this.persist(rec);
     this.emit(rec, 'CONTAINER_CREATED_EVENT');
     return id;
   }
@@ -220,6 +249,12 @@ export class ProcessRuntime implements RuntimeService {
     if (c.starting) await c.starting;
     if (c.status.state !== 'CONTAINER_RUNNING' || c.pgid === undefined) return;
     const pgid = c.pgid;
+    if (c.unwatch && c.startTime && processState(pgid, c.startTime) === 'gone') {
+      // Adopted and already gone: the poll reports its exit; its pid may name another process now.
+      this.exitWatcher.poll();
+      await c.exited;
+      return;
+    }
     if (timeoutSeconds <= 0) {
       signalGroup(pgid, 'SIGKILL');
     } else {
@@ -236,6 +271,7 @@ export class ProcessRuntime implements RuntimeService {
     await this.stopContainer(containerId, 0);
     if (!this.containers.delete(containerId)) return;
     this.sandboxes.get(c.status.podSandboxId)?.containers.delete(containerId);
+    await this.state?.removeContainer(containerId);
     this.emit(c, 'CONTAINER_DELETED_EVENT');
   }
 
@@ -303,29 +339,139 @@ export class ProcessRuntime implements RuntimeService {
     }
   }
 
+  // --- durable state (the runtime service) ---
+
+  /**
+   * Takes back what the state directory records, after this runtime's restart. A container recorded
+   * running whose pid still names the same process (same start time, same boot) is supervised again:
+   * its output FIFOs are reopened and its pid polled, since it is no longer this process's child. One
+   * that is gone exited unobserved: it is reported exited with exit code 137 and reason
+   * ContainerStatusUnknown. Nothing is signalled for it, since its pid may name another process now.
+   */
+  async restore(): Promise<{ sandboxes: number; adopted: number; lost: number }> {
+    const counts = { sandboxes: 0, adopted: 0, lost: 0 };
+    if (!this.state) return counts;
+    await this.state.init();
+    const { sandboxes, containers } = await this.state.load();
+    for (const s of sandboxes) {
+      if (this.sandboxes.has(s.id)) continue;
+      this.sandboxes.set(s.id, { ...s, containers: new Map() });
+      counts.sandboxes++;
+    }
+    for (const stored of containers) {
+      const sb = this.sandboxes.get(stored.status.podSandboxId);
+      if (!sb || this.containers.has(stored.status.id)) {
+        if (!sb) await this.state.removeContainer(stored.status.id);
+        continue;
+      }
+      let markExited!: () => void;
+      const exited = new Promise<void>((r) => (markExited = r));
+      const c: ContainerRecord = { status: stored.status, config: stored.config, env: stored.env, cwd: stored.cwd, exited, markExited, stopTimers: [], execGroups: new Set() };
+      this.containers.set(c.status.id, c);
+      sb.containers.set(c.status.id, c);
+      if (c.status.state === 'CONTAINER_EXITED') {
+        markExited();
+      } else if (c.status.state === 'CONTAINER_RUNNING') {
+        const { pid, startTime } = stored;
+        if (pid && startTime && processState(pid, startTime, stored.bootId) === 'running') {
+          await this.adopt(c, pid, startTime);
+          counts.adopted++;
+        } else {
+          Object.assign(c.status, {
+            state: 'CONTAINER_EXITED' satisfies ContainerState,
+            exitCode: STATUS_UNKNOWN_EXIT_CODE,
+            finishedAt: this.clock.now(),
+            reason: STATUS_UNKNOWN_REASON,
+            message: 'The container exited while the runtime service was not running; its exit code is unknown',
+          });
+          await this.persist(c);
+          markExited();
+          counts.lost++;
+        }
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * Lets go of every container without stopping it (the runtime service shutting down): output
+   * read so far reaches the logs, state reaches the disk; the containers keep running and write into
+   * their FIFOs until a runtime reads them again.
+   */
+  async release(): Promise<void> {
+    this.exitWatcher.close();
+    await Promise.all(
+      [...this.containers.values()].map(async (c) => {
+        c.unwatch = undefined;
+        await c.logFile?.whenDrained();
+      }),
+    );
+    await this.state?.flush();
+  }
+
+  private async adopt(c: ContainerRecord, pid: number, startTime: string): Promise<void> {
+    c.pgid = c.pid = pid;
+    c.startTime = startTime;
+    let streams: Readable[] = [];
+    try {
+      streams = openRuntimeReaders(this.state!.ioDir(c.status.id));
+    } catch (err) {
+      this.logger.warn('Cannot reopen container output', { containerId: c.status.id, err: String(err) });
+    }
+    const logFile = streams.length ? await this.openLog(c.status.logPath) : undefined;
+    c.logFile = logFile;
+    if (streams.length) this.pipeOutput(c, streams, logFile);
+    const closed = streams.length ? streamsEnded(streams) : Promise.resolve();
+    c.unwatch = this.exitWatcher.watch(pid, startTime, () => void this.onMainExit(c, pid, null, null, closed, streams, logFile, true));
+  }
+
+  private async openOutputFifos(c: ContainerRecord): Promise<{ ends: number[]; readers: Readable[] }> {
+    const dir = this.state!.ioDir(c.status.id);
+    await createOutputFifos(dir);
+    // The container's ends first: a FIFO reader opened while no writer exists would see end-of-file.
+    const ends = openContainerEnds(dir);
+    return { ends, readers: openRuntimeReaders(dir) };
+  }
+
+  private persist(c: ContainerRecord): Promise<void> {
+    if (!this.state) return Promise.resolve();
+    const stored: StoredContainer = { status: c.status, config: c.config, env: c.env, cwd: c.cwd };
+    if (c.pid !== undefined && c.startTime !== undefined) Object.assign(stored, { pid: c.pid, startTime: c.startTime, bootId: bootId() });
+    return this.state.saveContainer(stored);
+  }
+
+  private persistSandbox(sb: SandboxRecord): Promise<void> {
+    return this.state ? this.state.saveSandbox({ id: sb.id, config: sb.config, dir: sb.dir, state: sb.state, createdAt: sb.createdAt }) : Promise.resolve();
+  }
+
+  private async openLog(path: string): Promise<ContainerLogFile | undefined> {
+    if (!path) return undefined;
+    return ContainerLogFile.open({
+      path,
+      maxSizeBytes: this.opts.logMaxSizeBytes ?? DEFAULT_LOG_MAX_SIZE_BYTES,
+      maxFiles: this.opts.logMaxFiles ?? DEFAULT_LOG_MAX_FILES,
+      now: () => this.clock.now(),
+      logger: this.logger,
+    });
+  }
+
   // --- internals ---
 
   private async start(c: ContainerRecord): Promise<void> {
     const { config, status } = c;
-    const logFile = status.logPath
-      ? await ContainerLogFile.open({
-          path: status.logPath,
-          maxSizeBytes: this.opts.logMaxSizeBytes ?? DEFAULT_LOG_MAX_SIZE_BYTES,
-          maxFiles: this.opts.logMaxFiles ?? DEFAULT_LOG_MAX_FILES,
-          now: () => this.clock.now(),
-          logger: this.logger,
-        })
-      : undefined;
+    const logFile = await this.openLog(status.logPath);
 
     const argv = [...config.command, ...config.args];
     const file = argv[0] ?? '';
     let child: ChildProcess | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
+    // Durable mode: output through FIFOs that outlive this process (output-fifo.ts says why).
+    const fifo = this.state && file ? await this.openOutputFifos(c) : undefined;
     if (!file) {
       spawnError = Object.assign(new Error('no command specified'), { code: 'EINVAL' });
     } else {
       try {
-        child = spawn(file, argv.slice(1), { cwd: c.cwd, env: c.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        child = spawn(file, argv.slice(1), { cwd: c.cwd, env: c.env, detached: true, stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'] });
       } catch (err) {
         spawnError = err as NodeJS.ErrnoException;
       }
@@ -333,7 +479,9 @@ export class ProcessRuntime implements RuntimeService {
         spawnError = await new Promise<NodeJS.ErrnoException>((r) => child!.once('error', r));
       }
     }
+    for (const fd of fifo?.ends ?? []) closeSync(fd);
     if (spawnError || !child || child.pid === undefined) {
+      for (const r of fifo?.readers ?? []) r.destroy();
       const message = file
         ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd)
         : 'exec: no command specified';
@@ -346,6 +494,7 @@ export class ProcessRuntime implements RuntimeService {
         message,
         finishedAt: this.clock.now(),
       });
+      await this.persist(c);
       c.markExited();
       this.emit(c, 'CONTAINER_STOPPED_EVENT');
       throw new Error(message);
@@ -353,22 +502,29 @@ export class ProcessRuntime implements RuntimeService {
 
     const pgid = child.pid;
     c.pgid = pgid;
-    const closed = new Promise<void>((r) => child.once('close', () => r()));
+    const streams: Readable[] = fifo?.readers ?? [child.stdout!, child.stderr!];
+    const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child.once('close', () => r()));
     child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
-    this.pipeOutput(c, child, logFile);
-    child.once('exit', (code, signal) => void this.onMainExit(c, pgid, code, signal, closed, child, logFile));
+    this.pipeOutput(c, streams, logFile);
+    child.once('exit', (code, signal) => void this.onMainExit(c, pgid, code, signal, closed, streams, logFile));
 
     status.startedAt = this.clock.now();
     status.state = 'CONTAINER_RUNNING';
+    if (this.state) {
+      c.pid = pgid;
+      c.startTime = procStartTime(pgid);
+      c.logFile = logFile;
+      await this.persist(c);
+    }
     this.emit(c, 'CONTAINER_STARTED_EVENT');
   }
 
-  private pipeOutput(c: ContainerRecord, child: ChildProcess, logFile: ContainerLogFile | undefined): void {
+  private pipeOutput(c: ContainerRecord, [stdout, stderr]: Readable[], logFile: ContainerLogFile | undefined): void {
     const timestamps = new LogTimestamps(this.clock);
     const id = c.status.id;
     const streams = [
-      ['stdout', child.stdout!],
-      ['stderr', child.stderr!],
+      ['stdout', stdout!],
+      ['stderr', stderr!],
     ] as const;
     for (const [name, readable] of streams) {
       const sink = (tag: LogTag, content: Buffer) => {
@@ -402,10 +558,11 @@ export class ProcessRuntime implements RuntimeService {
     code: number | null,
     signal: NodeJS.Signals | null,
     closed: Promise<void>,
-    child: ChildProcess,
+    streams: Readable[],
     logFile: ContainerLogFile | undefined,
+    lost = false,
   ): Promise<void> {
-    const exitCode = exitCodeOf(code, signal);
+    const exitCode = lost ? STATUS_UNKNOWN_EXIT_CODE : exitCodeOf(code, signal);
     const finishedAt = this.clock.now();
     // Nothing of a container outlives its main process.
     signalGroup(pgid, 'SIGKILL');
@@ -415,14 +572,15 @@ export class ProcessRuntime implements RuntimeService {
     let drainTimer: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise<void>((r) => (drainTimer = setTimeout(r, PIPE_DRAIN_MS)))]);
     clearTimeout(drainTimer);
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    for (const s of streams) s.destroy();
     await logFile?.close();
     if (!(await waitGroupGone(pgid))) {
       this.logger.warn('Processes of an exited container are still present', { containerId: c.status.id, pgid });
     }
     for (const t of c.stopTimers) t.cancel();
     c.stopTimers = [];
+    c.unwatch?.();
+    c.unwatch = undefined;
     Object.assign(c.status, {
       state: 'CONTAINER_EXITED' satisfies ContainerState,
       exitCode,
@@ -430,6 +588,13 @@ export class ProcessRuntime implements RuntimeService {
       reason: exitCode === 0 ? 'Completed' : 'Error',
       message: '',
     });
+    if (lost) {
+      // Its exit could not be waited for (it was not this runtime's child): say so, as the kubelet does.
+      c.status.reason = STATUS_UNKNOWN_REASON;
+      c.status.message = 'The container was taken over after a runtime restart, so its exit code could not be observed';
+    }
+    c.pid = c.startTime = undefined;
+    await this.persist(c);
     c.markExited();
     this.emit(c, 'CONTAINER_STOPPED_EVENT');
   }
@@ -470,6 +635,11 @@ export class ProcessRuntime implements RuntimeService {
       }
     }
   }
+}
+
+/** Resolves once every stream ended (or failed). */
+function streamsEnded(streams: Readable[]): Promise<void> {
+  return Promise.all(streams.map((s) => new Promise<void>((r) => (s.readableEnded || s.destroyed ? r() : (s.once('end', r), s.once('close', r)))))).then(() => undefined);
 }
 
 function newId(): string {

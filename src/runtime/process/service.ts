@@ -1,0 +1,96 @@
+// The process runtime as a long-lived CRI service (`podvisor runtime serve`): durable state in the
+// root dir, re-adoption of its containers after a restart, the CRI on a unix socket, one instance per
+// root dir. Loads only the runtime's own modules.
+
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RealClock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { serveCri, type CriServer } from '../cri/server.js';
+import { procStartTime, processState } from './adopt.js';
+import { ProcessRuntime } from './runtime.js';
+import { defaultRuntimeEndpoint, runtimeStateDir } from './state.js';
+
+
+export interface ProcessRuntimeService {
+  runtime: ProcessRuntime;
+  server: CriServer;
+  restored: { sandboxes: number; adopted: number; lost: number };
+  /** Stops serving and lets go of the containers, which keep running. */
+  close(): Promise<void>;
+}
+
+/** Raised when another live service holds the root dir. */
+export class AlreadyServingError extends Error {}
+
+/**
+ * Takes `<state>/service.lock` (pid and start time of the holder). A lock whose holder is gone is
+ * taken over; a live holder means another service owns this root dir.
+ */
+function takeLock(file: string): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeSync(fd, `${process.pid} ${procStartTime(process.pid) ?? ''}\n`);
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(file);
+        } catch {
+          // gone already
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const [pid, start] = readFileSync(file, 'utf8').trim().split(' ');
+      if (pid && start && Number(pid) !== process.pid && processState(Number(pid), start) === 'running') {
+        throw new AlreadyServingError(`another runtime service (pid ${pid}) serves this root dir`);
+      }
+      unlinkSync(file);
+    }
+  }
+  throw new AlreadyServingError('could not take the runtime service lock');
+}
+
+const ROOT_CHECK_MS = 5_000;
+
+export async function startProcessRuntimeService(opts: {
+  rootDir: string;
+  endpoint?: string;
+  logger: Logger;
+  /** Called when the state directory disappeared. */
+  onGone?: () => void;
+}): Promise<ProcessRuntimeService> {
+  const stateDir = runtimeStateDir(opts.rootDir);
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const unlock = takeLock(join(stateDir, 'service.lock'));
+  try {
+    const runtime = new ProcessRuntime({ rootDir: opts.rootDir, clock: new RealClock(), logger: opts.logger, stateDir });
+    const restored = await runtime.restore();
+    const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger });
+    // A root dir removed under a running service leaves nothing to serve: it stops by itself.
+    const gone = setInterval(() => {
+      if (!existsSync(stateDir)) {
+        opts.logger.warn('Runtime state directory removed; stopping', { stateDir });
+        clearInterval(gone);
+        opts.onGone?.();
+      }
+    }, ROOT_CHECK_MS);
+    gone.unref();
+    return {
+      runtime,
+      server,
+      restored,
+      close: async () => {
+        clearInterval(gone);
+        await server.close();
+        await runtime.release();
+        unlock();
+      },
+    };
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}

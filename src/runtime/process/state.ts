@@ -1,0 +1,187 @@
+// The process runtime's durable state: one JSON file per sandbox and per container under the state
+// directory (0700, files 0600), each replaced atomically (write a temporary file, then rename), so a
+// runtime killed at any moment finds on restart what it had and every exit it recorded.
+
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ContainerConfig, ContainerStatus, PodSandboxConfig, SandboxState } from '../cri.js';
+import type { Logger } from '../../util/logger.js';
+
+/** Where the runtime service keeps its state in a root dir. */
+export function runtimeStateDir(rootDir: string): string {
+  return join(rootDir, 'runtime');
+}
+
+/** The runtime service's endpoint unless told otherwise: `unix://<root>/runtime.sock`. */
+export function defaultRuntimeEndpoint(rootDir: string): string {
+  return `unix://${join(rootDir, 'runtime.sock')}`;
+}
+
+/** What a sandbox's file holds. */
+export interface StoredSandbox {
+  id: string;
+  config: PodSandboxConfig;
+  dir: string;
+  state: SandboxState;
+  createdAt: number;
+}
+
+/** What a container's file holds: its status and what is needed to supervise it after a restart. */
+export interface StoredContainer {
+  status: ContainerStatus;
+  config: ContainerConfig;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The main process (also its process group), while it runs. */
+  pid?: number;
+  /** Its start time (/proc/<pid>/stat field 22, clock ticks since boot) and the boot it belongs to. */
+  startTime?: string;
+  bootId?: string;
+}
+
+/** Ids are the runtime's own 64 hex digits: nothing else becomes a file name. */
+const ID = /^[0-9a-f]{64}$/;
+
+export function isRuntimeId(id: string): boolean {
+  return ID.test(id);
+}
+
+export class RuntimeStateStore {
+  private readonly sandboxDir: string;
+  private readonly containerDir: string;
+  /** Per file, the last write: writes of one file happen in the order they were asked for. */
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly dir: string,
+    private readonly logger: Logger,
+  ) {
+    this.sandboxDir = join(dir, 'sandboxes');
+    this.containerDir = join(dir, 'containers');
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await mkdir(this.sandboxDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.containerDir, { recursive: true, mode: 0o700 });
+  }
+
+  /** A directory of this container's own (its output FIFOs). */
+  ioDir(containerId: string): string {
+    if (!isRuntimeId(containerId)) throw new Error(`invalid container id ${JSON.stringify(containerId)}`);
+    return join(this.dir, 'io', containerId);
+  }
+
+  saveSandbox(sb: StoredSandbox): Promise<void> {
+    return this.write(this.sandboxDir, sb.id, sb);
+  }
+
+  saveContainer(c: StoredContainer): Promise<void> {
+    return this.write(this.containerDir, c.status.id, c);
+  }
+
+  removeSandbox(id: string): Promise<void> {
+    return this.remove(this.sandboxDir, id);
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    await this.remove(this.containerDir, id);
+    if (isRuntimeId(id)) await rm(this.ioDir(id), { recursive: true, force: true });
+  }
+
+  /** Everything recorded; unreadable files are reported and skipped. */
+  async load(): Promise<{ sandboxes: StoredSandbox[]; containers: StoredContainer[] }> {
+    return {
+      sandboxes: await this.readAll<StoredSandbox>(this.sandboxDir),
+      containers: await this.readAll<StoredContainer>(this.containerDir),
+    };
+  }
+
+  /** Resolves once every write asked for so far is done. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.pending.values()]);
+  }
+
+  private async readAll<T>(dir: string): Promise<T[]> {
+    const out: T[] = [];
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return out;
+    }
+    for (const name of names) {
+      if (!name.endsWith('.json') || !isRuntimeId(name.slice(0, -5))) continue;
+      try {
+        out.push(JSON.parse(await readFile(join(dir, name), 'utf8')) as T);
+      } catch (err) {
+        this.logger.warn('Unreadable runtime state file skipped', { file: join(dir, name), err: String(err) });
+      }
+    }
+    return out;
+  }
+
+  private write(dir: string, id: string, value: unknown): Promise<void> {
+    if (!isRuntimeId(id)) return Promise.reject(new Error(`invalid id ${JSON.stringify(id)}`));
+    const file = join(dir, `${id}.json`);
+    const data = JSON.stringify(value);
+    return this.chain(file, async () => {
+      const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+      await writeFile(tmp, data, { mode: 0o600 });
+      await rename(tmp, file);
+    });
+  }
+
+  private remove(dir: string, id: string): Promise<void> {
+    if (!isRuntimeId(id)) return Promise.resolve();
+    const file = join(dir, `${id}.json`);
+    return this.chain(file, () => unlink(file).catch(() => {}));
+  }
+
+  private chain(file: string, op: () => Promise<void>): Promise<void> {
+    const prev = this.pending.get(file) ?? Promise.resolve();
+    const next = prev.then(op, op).catch((err) => this.logger.error('Failed to write runtime state', { file, err: String(err) }));
+    this.pending.set(file, next);
+    void next.then(() => {
+      if (this.pending.get(file) === next) this.pending.delete(file);
+    });
+    return next;
+  }
+}
+
+/**
+ * The last resort of an agent exiting at once (a second Ctrl-C): SIGKILLs, synchronously, the
+ * process group of every running container recorded for the given sandboxes, whose pid still names
+ * the recorded process. The runtime service, their parent, records the exits as usual.
+ */
+export function killRecordedContainersSync(stateDir: string, sandboxIds: ReadonlySet<string>, same: (pid: number, startTime: string) => boolean): void {
+  const dir = join(stateDir, 'containers');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.endsWith('.json') || !isRuntimeId(name.slice(0, -5))) continue;
+    try {
+      const c = JSON.parse(readFileSync(join(dir, name), 'utf8')) as StoredContainer;
+      if (!sandboxIds.has(c.status.podSandboxId) || !c.pid || !c.startTime || !same(c.pid, c.startTime)) continue;
+      process.kill(-c.pid, 'SIGKILL');
+    } catch {
+      // gone or unreadable: nothing to kill
+    }
+  }
+}
+
+/** The pid of the service holding `<stateDir>/service.lock`, if that process still runs. */
+export function lockHolder(stateDir: string, same: (pid: number, startTime: string) => boolean): number | undefined {
+  try {
+    const [pid, start] = readFileSync(join(stateDir, 'service.lock'), 'utf8').trim().split(' ');
+    return pid && start && same(Number(pid), start) ? Number(pid) : undefined;
+  } catch {
+    return undefined;
+  }
+}
