@@ -6,6 +6,7 @@ import { validateCommand } from './validate.js';
 import { runCommand } from './run.js';
 import { upCommand } from './up.js';
 import { runtimeCommand } from './runtime.js';
+import { imagesCommand } from './images.js';
 
 export type { Command, CommandIO } from './args.js';
 
@@ -14,6 +15,7 @@ export const commands: Command[] = [
   runCommand,
   upCommand,
   runtimeCommand,
+  imagesCommand,
 ];
 
 /** The command named name, if any. */
