@@ -2,9 +2,9 @@
 // client, pods' images pointed at the test registry, and every pod killed when the harness closes.
 
 import type { Pod } from '../../src/api/types.js';
-import { connectCriRuntime } from '../../src/runtime/cri/client.js';
+import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { newHarness, type Harness } from '../lifecycle/harness.js';
+import { newHarness, runHarnessOn, type Harness } from '../lifecycle/harness.js';
 import type { ContainerdEnv } from './harness.js';
 
 export type HarnessOptions = Parameters<typeof newHarness>[0];
@@ -19,20 +19,19 @@ export function withTestImages(env: ContainerdEnv, pod: Pod): Pod {
   return { ...pod, spec: { ...pod.spec!, containers: fix(pod.spec!.containers)!, ...(pod.spec!.initContainers ? { initContainers: fix(pod.spec!.initContainers) } : {}) } };
 }
 
+/** Makes every newHarness of test/lifecycle run its pods on env's containerd. */
+export function runLifecycleCasesOn(env: ContainerdEnv): void {
+  runHarnessOn({
+    create: () => new CriRuntimeClient({ endpoint: env.endpoint, logger: silentLogger, name: 'containerd' }),
+    preparePod: (pod) => withTestImages(env, pod),
+  });
+}
+
 export async function newContainerdHarness(env: ContainerdEnv, opts: HarnessOptions = {}): Promise<Harness> {
-  const runtime = await connectCriRuntime({ endpoint: env.endpoint, logger: silentLogger });
-  const h = newHarness({ ...opts, runtime });
-  const start = h.kubelet.startPod.bind(h.kubelet);
-  h.kubelet.startPod = (pod: Pod) => {
-    const fixed = withTestImages(env, pod);
-    // Tests keep their pod objects: the images they name are rewritten in place.
-    Object.assign(pod, { spec: fixed.spec });
-    start(pod);
-  };
-  const close = h.close;
-  h.close = async () => {
-    await h.kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
-    await close();
-  };
-  return h;
+  runLifecycleCasesOn(env);
+  try {
+    return newHarness(opts);
+  } finally {
+    runHarnessOn(undefined);
+  }
 }
