@@ -61,4 +61,9 @@ export class AgentClient {
   async kill(): Promise<void> {
     await this.child.kill();
   }
+
+  /** kill -9: the agent dies without cleaning up. */
+  async killHard(): Promise<void> {
+    await this.child.killHard();
+  }
 }

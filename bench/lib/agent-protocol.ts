@@ -9,11 +9,19 @@ export interface LoadParams {
   maxPods: number;
   /** Event reasons the host reports as notes the moment it sees them (e.g. Killing). */
   noteReasons: string[];
+  /**
+   * Run the pods through the process runtime service (`podvisor runtime serve`, started when
+   * nothing answers on the root dir's endpoint) as `podvisor up` does, instead of in-process; start
+   * then adopts the pods the service still runs.
+   */
+  viaService?: boolean;
 }
 
 export interface LoadReply {
   /** When the kubelet (and its prober) was created, ms since epoch. */
   createdAt: number;
+  /** The runtime service's pid, with viaService. */
+  runtimePid?: number;
 }
 
 export interface StartParams {

@@ -130,6 +130,13 @@ export class ChildHandle {
     await this.exited;
   }
 
+  /** SIGKILL at once, as a crash would end it. */
+  async killHard(): Promise<void> {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    this.proc.kill('SIGKILL');
+    await this.exited;
+  }
+
   /** The last output the child wrote (its log), for error messages. */
   output(): string {
     return this.tail;

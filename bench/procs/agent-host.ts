@@ -13,7 +13,13 @@ import type { EventObject, EventType } from '../../src/events/recorder.js';
 import { EventStore } from '../../src/events/store.js';
 import { PodKubelet } from '../../src/lifecycle/kubelet.js';
 import { ProberManager } from '../../src/prober/manager.js';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { RuntimeService } from '../../src/runtime/cri.js';
+import { connectOrLaunch } from '../../src/runtime/cri/launch.js';
+import { processState } from '../../src/runtime/process/adopt.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
+import { defaultRuntimeEndpoint, lockHolder, runtimeStateDir } from '../../src/runtime/process/state.js';
 import { PodStatusManager } from '../../src/status/status-manager.js';
 import { RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
@@ -46,7 +52,7 @@ async function main(): Promise<void> {
   let probeTotalAtBegin = 0;
   let noteReasons = new Set<string>();
   let latest: LoadedManifests | undefined;
-  let agent: { runtime: ProcessRuntime; kubelet: PodKubelet; prober: ProberManager } | undefined;
+  let agent: { runtime: RuntimeService; kubelet: PodKubelet; prober: ProberManager; viaService: boolean } | undefined;
   let closing: Promise<void> | undefined;
 
   // Events are seen here before correlation and spam filtering, at the moment they are recorded.
@@ -93,7 +99,7 @@ async function main(): Promise<void> {
     return m.values.reduce((s, v) => s + v.value, 0);
   }
 
-  function load(p: LoadParams): LoadReply {
+  async function load(p: LoadParams): Promise<LoadReply> {
     if (agent) throw new Error('already loaded');
     noteReasons = new Set(p.noteReasons);
     const clock = new RealClock();
@@ -101,7 +107,21 @@ async function main(): Promise<void> {
     const nodeName = defaultNodeName();
     // What createAgent (src/cli/agent.ts) builds, with the status manager, recorder and prober made
     // here so the prober's lateness hook and the noting recorder can be installed.
-    const runtime = new ProcessRuntime({ rootDir: p.rootDir, clock, logger });
+    let runtime: RuntimeService;
+    let runtimePid: number | undefined;
+    if (p.viaService) {
+      const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+      const launched = await connectOrLaunch({
+        endpoint: defaultRuntimeEndpoint(p.rootDir),
+        logger,
+        command: [process.execPath, cli, 'runtime', 'serve', '--root-dir', p.rootDir],
+        logFile: join(p.rootDir, 'runtime.log'),
+      });
+      runtime = launched.client;
+      runtimePid = lockHolder(runtimeStateDir(p.rootDir), (pid, start) => processState(pid, start) === 'running');
+    } else {
+      runtime = new ProcessRuntime({ rootDir: p.rootDir, clock, logger });
+    }
     const statusManager = new PodStatusManager({ clock, logger });
     const events = new NotingEventStore({ clock, host: nodeName });
     const prober = new ProberManager({
@@ -131,8 +151,8 @@ async function main(): Promise<void> {
       probeManager: prober,
     });
     kubelet.onPodStatus(onStatus);
-    agent = { runtime, kubelet, prober };
-    return { createdAt: prober.startMs };
+    agent = { runtime, kubelet, prober, viaService: !!p.viaService };
+    return { createdAt: prober.startMs, ...(runtimePid ? { runtimePid } : {}) };
   }
 
   async function start(p: StartParams): Promise<StartReply> {
@@ -144,6 +164,8 @@ async function main(): Promise<void> {
     latest = loaded;
     const loadMs = preciseNow() - t0;
     stampCreation(loaded.pods, Date.now());
+    // As `podvisor up` through the runtime service: pods it still runs are adopted.
+    if (agent.viaService) await kubelet.recover(loaded.pods);
     const pods: string[] = [];
     const rejected: StartReply['rejected'] = [];
     for (const pod of loaded.pods) {

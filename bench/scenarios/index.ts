@@ -6,6 +6,7 @@ import { failureDetection } from './failure-detection.js';
 import { idle } from './idle.js';
 import { podStart } from './pod-start.js';
 import { probeLoad } from './probe-load.js';
+import { runtimeService } from './runtime-service.js';
 import type { Scenario } from './types.js';
 
 export const scenarios: Record<ScenarioName, Scenario> = {
@@ -14,4 +15,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'pod-start': podStart,
   'failure-detection': failureDetection,
   idle,
+  'runtime-service': runtimeService,
 };

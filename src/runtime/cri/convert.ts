@@ -135,6 +135,34 @@ function mountFromWire(w: Wire): Mount {
   return m;
 }
 
+/** The fields the sandbox's and the container's Linux security contexts share. */
+type SharedSecurity = Pick<LinuxContainerSecurityContext, 'namespaceOptions' | 'runAsUser' | 'runAsGroup' | 'readonlyRootfs' | 'supplementalGroups' | 'privileged'>;
+
+function sharedSecurityToWire(sc: SharedSecurity): Wire {
+  return {
+    namespaceOptions: namespaceOptionToWire(sc.namespaceOptions),
+    runAsUser: int64Value(sc.runAsUser),
+    runAsGroup: int64Value(sc.runAsGroup),
+    readonlyRootfs: sc.readonlyRootfs ?? false,
+    supplementalGroups: sc.supplementalGroups ?? [],
+    privileged: sc.privileged ?? false,
+  };
+}
+
+function sharedSecurityFromWire(w: Wire): SharedSecurity {
+  const sc: SharedSecurity = {};
+  const ns = namespaceOptionFromWire(w.namespaceOptions);
+  if (ns) sc.namespaceOptions = ns;
+  const uid = optionalInt64(w.runAsUser);
+  if (uid !== undefined) sc.runAsUser = uid;
+  const gid = optionalInt64(w.runAsGroup);
+  if (gid !== undefined) sc.runAsGroup = gid;
+  if (w.readonlyRootfs) sc.readonlyRootfs = true;
+  if (w.supplementalGroups?.length) sc.supplementalGroups = w.supplementalGroups.map(int64);
+  if (w.privileged) sc.privileged = true;
+  return sc;
+}
+
 // --- pod sandboxes ---
 
 function linuxSandboxToWire(l: LinuxPodSandboxConfig | undefined): Wire | undefined {
@@ -144,14 +172,7 @@ function linuxSandboxToWire(l: LinuxPodSandboxConfig | undefined): Wire | undefi
     cgroupParent: l.cgroupParent ?? '',
     sysctls: l.sysctls ?? {},
     resources: resourcesToWire(l.resources),
-    securityContext: sc && {
-      namespaceOptions: namespaceOptionToWire(sc.namespaceOptions),
-      runAsUser: int64Value(sc.runAsUser),
-      runAsGroup: int64Value(sc.runAsGroup),
-      readonlyRootfs: sc.readonlyRootfs ?? false,
-      supplementalGroups: sc.supplementalGroups ?? [],
-      privileged: sc.privileged ?? false,
-    },
+    securityContext: sc && sharedSecurityToWire(sc),
   };
 }
 
@@ -163,18 +184,7 @@ function linuxSandboxFromWire(w: Wire | null | undefined): LinuxPodSandboxConfig
   const resources = resourcesFromWire(w.resources);
   if (resources) l.resources = resources;
   const sc = w.securityContext as Wire | null | undefined;
-  if (sc) {
-    l.securityContext = {};
-    const ns = namespaceOptionFromWire(sc.namespaceOptions);
-    if (ns) l.securityContext.namespaceOptions = ns;
-    const uid = optionalInt64(sc.runAsUser);
-    if (uid !== undefined) l.securityContext.runAsUser = uid;
-    const gid = optionalInt64(sc.runAsGroup);
-    if (gid !== undefined) l.securityContext.runAsGroup = gid;
-    if (sc.readonlyRootfs) l.securityContext.readonlyRootfs = true;
-    if (sc.supplementalGroups?.length) l.securityContext.supplementalGroups = sc.supplementalGroups.map(int64);
-    if (sc.privileged) l.securityContext.privileged = true;
-  }
+  if (sc) l.securityContext = sharedSecurityFromWire(sc);
   return l;
 }
 
@@ -264,34 +274,20 @@ export function sandboxFilterFromWire(w: Wire | null | undefined): PodSandboxFil
 function securityContextToWire(sc: LinuxContainerSecurityContext | undefined): Wire | undefined {
   if (!sc) return undefined;
   return {
+    ...sharedSecurityToWire(sc),
     capabilities: sc.capabilities && { addCapabilities: sc.capabilities.addCapabilities, dropCapabilities: sc.capabilities.dropCapabilities },
-    privileged: sc.privileged ?? false,
-    namespaceOptions: namespaceOptionToWire(sc.namespaceOptions),
-    runAsUser: int64Value(sc.runAsUser),
-    runAsGroup: int64Value(sc.runAsGroup),
     runAsUsername: sc.runAsUsername ?? '',
-    readonlyRootfs: sc.readonlyRootfs ?? false,
-    supplementalGroups: sc.supplementalGroups ?? [],
     noNewPrivs: sc.noNewPrivs ?? false,
   };
 }
 
 function securityContextFromWire(w: Wire | null | undefined): LinuxContainerSecurityContext | undefined {
   if (!w) return undefined;
-  const sc: LinuxContainerSecurityContext = {};
+  const sc: LinuxContainerSecurityContext = sharedSecurityFromWire(w);
   if (w.capabilities) {
     sc.capabilities = { addCapabilities: [...(w.capabilities.addCapabilities ?? [])], dropCapabilities: [...(w.capabilities.dropCapabilities ?? [])] };
   }
-  if (w.privileged) sc.privileged = true;
-  const ns = namespaceOptionFromWire(w.namespaceOptions);
-  if (ns) sc.namespaceOptions = ns;
-  const uid = optionalInt64(w.runAsUser);
-  if (uid !== undefined) sc.runAsUser = uid;
-  const gid = optionalInt64(w.runAsGroup);
-  if (gid !== undefined) sc.runAsGroup = gid;
   if (w.runAsUsername) sc.runAsUsername = w.runAsUsername;
-  if (w.readonlyRootfs) sc.readonlyRootfs = true;
-  if (w.supplementalGroups?.length) sc.supplementalGroups = w.supplementalGroups.map(int64);
   if (w.noNewPrivs) sc.noNewPrivs = true;
   return sc;
 }

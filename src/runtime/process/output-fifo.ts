@@ -13,7 +13,7 @@
 
 import { execFile } from 'node:child_process';
 import { closeSync, constants, openSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,10 +22,40 @@ const execFileP = promisify(execFile);
 
 export const OUTPUT_STREAMS = ['stdout', 'stderr'] as const;
 
-/** Creates the FIFOs (0600) in dir; Node has no mkfifo call, so mkfifo(1) makes both at once. */
-export async function createOutputFifos(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await execFileP('mkfifo', ['-m', '600', ...OUTPUT_STREAMS.map((s) => join(dir, s))]);
+/** FIFOs made per mkfifo(1) run: Node has no mkfifo call, so they are made ahead in batches. */
+const FIFO_BATCH = 64;
+
+/**
+ * Hands out FIFOs (0600) made ahead of need in a pool directory, so starting a container costs two
+ * renames rather than a process spawn.
+ */
+export class FifoPool {
+  private ready: string[] = [];
+  private next = 0;
+  private filling: Promise<void> | undefined;
+
+  constructor(private readonly dir: string) {}
+
+  /** Moves a fresh FIFO for each output stream into dir (created 0700). */
+  async createOutputFifos(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    for (const s of OUTPUT_STREAMS) await rename(await this.take(), join(dir, s));
+  }
+
+  private async take(): Promise<string> {
+    while (this.ready.length === 0) {
+      this.filling ??= this.fill().finally(() => (this.filling = undefined));
+      await this.filling;
+    }
+    return this.ready.pop()!;
+  }
+
+  private async fill(): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const names = Array.from({ length: FIFO_BATCH }, () => join(this.dir, `${process.pid}-${this.next++}`));
+    await execFileP('mkfifo', ['-m', '600', ...names]);
+    this.ready.push(...names);
+  }
 }
 
 /** Descriptors for the container's stdout and stderr (read-write: see above). Close them once spawned. */
@@ -45,4 +75,9 @@ export function openRuntimeReaders(dir: string): [Socket, Socket] {
     const fd = openSync(join(dir, s), constants.O_RDONLY | constants.O_NONBLOCK);
     return new Socket({ fd, readable: true, writable: false });
   }) as [Socket, Socket];
+}
+
+/** Removes FIFOs a previous runtime process made ahead and never handed out. */
+export async function clearFifoPool(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
 }

@@ -31,7 +31,7 @@ import { execInContext } from './exec.js';
 import { exitCodeOf, isKnownSignal, signalGroup, waitGroupGone } from './process-group.js';
 import { describeSpawnError } from './start-error.js';
 import { bootId, ExitWatcher, procStartTime, processState } from './adopt.js';
-import { createOutputFifos, openContainerEnds, openRuntimeReaders } from './output-fifo.js';
+import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders } from './output-fifo.js';
 import { RuntimeStateStore, type StoredContainer } from './state.js';
 
 export const PROCESS_RUNTIME_NAME = 'process';
@@ -122,12 +122,14 @@ export class ProcessRuntime implements RuntimeService {
   private readonly agentPath: string;
   private readonly state: RuntimeStateStore | undefined;
   private readonly exitWatcher = new ExitWatcher();
+  private readonly fifos: FifoPool | undefined;
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
     this.clock = opts.clock;
     this.logger = opts.logger;
     this.agentPath = process.env.PATH || DEFAULT_PATH;
     this.state = opts.stateDir ? new RuntimeStateStore(opts.stateDir, opts.logger) : undefined;
+    this.fifos = opts.stateDir ? new FifoPool(join(opts.stateDir, 'fifo-pool')) : undefined;
   }
 
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
@@ -352,6 +354,7 @@ export class ProcessRuntime implements RuntimeService {
     const counts = { sandboxes: 0, adopted: 0, lost: 0 };
     if (!this.state) return counts;
     await this.state.init();
+    await clearFifoPool(join(this.state.dir, 'fifo-pool'));
     const { sandboxes, containers } = await this.state.load();
     for (const s of sandboxes) {
       if (this.sandboxes.has(s.id)) continue;
@@ -427,7 +430,7 @@ export class ProcessRuntime implements RuntimeService {
 
   private async openOutputFifos(c: ContainerRecord): Promise<{ ends: number[]; readers: Readable[] }> {
     const dir = this.state!.ioDir(c.status.id);
-    await createOutputFifos(dir);
+    await this.fifos!.createOutputFifos(dir);
     // The container's ends first: a FIFO reader opened while no writer exists would see end-of-file.
     const ends = openContainerEnds(dir);
     return { ends, readers: openRuntimeReaders(dir) };
