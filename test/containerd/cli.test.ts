@@ -5,18 +5,12 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { runCli, tempDir } from '../fixtures/cli/cli-process.js';
-import { skipReason, startContainerd, type ContainerdEnv } from './harness.js';
+import { containerdSuite, type ContainerdEnv } from './harness.js';
 
-const skip = await skipReason();
 let env: ContainerdEnv;
-before(async () => {
-  if (!skip) env = await startContainerd();
-});
-after(async () => {
-  await env?.stop();
-});
+const skip = await containerdSuite((e) => (env = e));
 
 test('run -f: image-only pods reach Ready and Succeeded on containerd; images lists them', { skip }, async () => {
   const dir = await tempDir();

@@ -11,6 +11,7 @@ import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { writePodNetworkConfig } from '../../src/runtime/cni-config.js';
 import { buildTestImages, pushImage, BUSYBOX } from './images.js';
@@ -64,7 +65,25 @@ export async function skipReason(): Promise<string | undefined> {
   return reason;
 }
 
-async function freePort(): Promise<number> {
+/**
+ * One private containerd for a test file: started before its tests, stopped after them, handed to
+ * use. Resolves to the reason to skip, if the host cannot run it.
+ */
+export async function containerdSuite(use: (env: ContainerdEnv) => void): Promise<string | undefined> {
+  const skip = await skipReason();
+  let env: ContainerdEnv | undefined;
+  before(async () => {
+    if (skip) return;
+    env = await startContainerd();
+    use(env);
+  });
+  after(async () => {
+    await env?.stop();
+  });
+  return skip;
+}
+
+export async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
   const port = (s.address() as AddressInfo).port;

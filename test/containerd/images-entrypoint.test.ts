@@ -2,21 +2,15 @@
 // with and without credentials, and the waiting reasons of pulls that fail.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Secret } from '../../src/api/types.js';
 import { readContainerLog } from '../../src/runtime/logs/reader.js';
 import { containerStatus, describe, eventsOf, makePod, statusOf, waitFor } from '../lifecycle/harness.js';
-import { skipReason, startContainerd, type ContainerdEnv } from './harness.js';
+import { containerdSuite, type ContainerdEnv } from './harness.js';
 import { newContainerdHarness } from './kubelet.js';
 
-const skip = await skipReason();
 let env: ContainerdEnv;
-before(async () => {
-  if (!skip) env = await startContainerd();
-});
-after(async () => {
-  await env?.stop();
-});
+const skip = await containerdSuite((e) => (env = e));
 
 test('a pod without command runs its image entrypoint and cmd; args and command replace them as in Kubernetes', { skip }, async () => {
   const h = await newContainerdHarness(env);

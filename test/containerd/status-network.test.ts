@@ -3,29 +3,14 @@
 // host, pod-to-pod traffic over pod IPs and a pod on the host's network.
 
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { get } from 'node:http';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { condition, containerStatus, describe, makePod, statusOf, waitFor } from '../lifecycle/harness.js';
-import { skipReason, startContainerd, type ContainerdEnv } from './harness.js';
+import { containerdSuite, freePort, type ContainerdEnv } from './harness.js';
 import { newContainerdHarness } from './kubelet.js';
 
-const skip = await skipReason();
 let env: ContainerdEnv;
-before(async () => {
-  if (!skip) env = await startContainerd();
-});
-after(async () => {
-  await env?.stop();
-});
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
+const skip = await containerdSuite((e) => (env = e));
 
 function httpGet(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
