@@ -29,11 +29,27 @@ import { shutdownSignals } from './signals.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { reportLoadError, warnUnhonoured } from './output.js';
 
-export const supportedRuntimes = ['process'];
+export const supportedRuntimes = ['process', 'containerd'];
+
+/** containerd's own socket, where `--runtime=containerd` connects unless told otherwise. */
+export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 
 /** Flags of every command that runs pods. */
 export const agentFlagSpecs: FlagSpec[] = [
-  { name: 'runtime', type: 'string', default: 'process', valueName: 'NAME', usage: 'Container runtime: process (each container a host process group).' },
+  {
+    name: 'runtime',
+    type: 'string',
+    default: 'process',
+    valueName: 'NAME',
+    usage: 'Container runtime: process (each container a host process group) or containerd (images, volumes, pod networking through its CRI).',
+  },
+  {
+    name: 'cni-conf-dir',
+    type: 'string',
+    valueName: 'DIR',
+    usage: "With --runtime=containerd: write podvisor's pod network (a bridge with host-local addresses and portmap) into this CNI configuration directory, the runtime's.",
+  },
+  { name: 'pod-cidr', type: 'string', valueName: 'CIDR', usage: 'The pod network range with --cni-conf-dir (default 10.85.0.0/16).' },
   { name: 'root-dir', type: 'string', valueName: 'DIR', usage: 'Directory for pod sandboxes and logs (default /var/lib/podvisor as root, else $XDG_STATE_HOME/podvisor).' },
   { name: 'node-cpu', type: 'string', valueName: 'QUANTITY', usage: "CPU allocatable to pods, e.g. 2 or 1500m (default: the host's CPUs)." },
   { name: 'node-memory', type: 'string', valueName: 'QUANTITY', usage: "Memory allocatable to pods, e.g. 4Gi (default: the host's memory)." },
@@ -54,7 +70,7 @@ export const agentFlagSpecs: FlagSpec[] = [
     name: 'container-runtime-endpoint',
     type: 'string',
     valueName: 'ENDPOINT',
-    usage: 'CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock; the process runtime service is started there when nothing answers).',
+    usage: `CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock, where the process runtime service is started when nothing answers; ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT} with --runtime=containerd).`,
   },
 ];
 
@@ -170,6 +186,9 @@ export interface AgentSettings {
   crashLoopBackOffMaxSeconds?: number;
   /** The kubelet's podPidsLimit; unset = unlimited. */
   podPidsLimit?: number;
+  /** --runtime=containerd: the pod network to write, if any. */
+  cniConfDir?: string;
+  podCIDR?: string;
 }
 
 export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'cwd'>): AgentSettings {
@@ -177,7 +196,11 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
   const rootFlag = parsed.flags['root-dir'];
   const rootDir = rootFlag ? resolve(io.cwd, String(rootFlag)) : defaultRootDir(io.env);
   const endpointFlag = parsed.flags['container-runtime-endpoint'];
-  const runtimeEndpoint = endpointFlag ? String(endpointFlag) : defaultRuntimeEndpoint(rootDir);
+  const runtimeEndpoint = endpointFlag
+    ? String(endpointFlag)
+    : runtime === 'containerd'
+      ? DEFAULT_CONTAINER_RUNTIME_ENDPOINT
+      : defaultRuntimeEndpoint(rootDir);
   try {
     criTarget(runtimeEndpoint);
   } catch (err) {
@@ -188,6 +211,19 @@ export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'c
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
   const pids = podMaxPidsFlag(parsed);
   if (pids !== undefined) settings.podPidsLimit = pids;
+  const cniDir = parsed.flags['cni-conf-dir'];
+  const cidr = parsed.flags['pod-cidr'];
+  if (runtime !== 'containerd') {
+    for (const [name, v] of [['cni-conf-dir', cniDir], ['pod-cidr', cidr]] as const) {
+      if (v !== undefined && v !== '') throw new UsageError(`flag "--${name}" needs --runtime=containerd`);
+    }
+    return settings;
+  }
+  if (cniDir) settings.cniConfDir = resolve(io.cwd, String(cniDir));
+  if (cidr) {
+    if (!cniDir) throw new UsageError('flag "--pod-cidr" needs --cni-conf-dir');
+    settings.podCIDR = String(cidr);
+  }
   return settings;
 }
 
@@ -233,6 +269,10 @@ function runtimeServiceCommand(settings: AgentSettings): string[] {
 export async function connectRuntime(settings: AgentSettings, logger: Logger): Promise<CriRuntimeClient> {
   const own = settings.runtime === 'process';
   if (own) await mkdir(settings.rootDir, { recursive: true, mode: 0o700 });
+  if (settings.runtime === 'containerd') {
+    const { preparePodNetwork } = await import('./containerd.js');
+    await preparePodNetwork(settings, logger);
+  }
   const { client } = await connectOrLaunch({
     endpoint: settings.runtimeEndpoint,
     logger,

@@ -24,6 +24,7 @@ export const commands: Command[] = [
   lazyCommand('run', 'Run pods once (the kubelet run-once mode): start, wait, report, stop', () => import('./run.js').then((m) => m.runCommand)),
   lazyCommand('up', 'Run pods in the foreground until interrupted, streaming their events', () => import('./up.js').then((m) => m.upCommand)),
   lazyCommand('runtime', 'Run the process runtime as a CRI service (runtime serve)', () => import('./runtime.js').then((m) => m.runtimeCommand)),
+  lazyCommand('images', 'List the images the container runtime holds', () => import('./images.js').then((m) => m.imagesCommand)),
 ];
 
 /** The command named name, if any. */

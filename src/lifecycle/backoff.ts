@@ -58,6 +58,15 @@ export class Backoff {
     return this.clock.now() - eventTime < entry.backoffMs;
   }
 
+  /** True while now − the key's last update is below its back-off (IsInBackOffSinceUpdate). */
+  isInBackOffSinceUpdate(key: string): boolean {
+    const entry = this.entries.get(key);
+    if (!entry) return false;
+    const now = this.clock.now();
+    if (this.hasExpired(now, entry.lastUpdate)) return false;
+    return now - entry.lastUpdate < entry.backoffMs;
+  }
+
   reset(key: string): void {
     this.entries.delete(key);
   }

@@ -4,7 +4,8 @@
 import type { ConfigMap, Container, Pod, Secret } from '../api/types.js';
 import type { ContainerConfig, KeyValue } from '../runtime/cri.js';
 import { checkExecSize, expandBounded, makeEnvironmentVariables, mappingFuncFor, type NodeAllocatable } from './envvars.js';
-import { containerResources, containerSecurityContext } from './linux-config.js';
+import { totalmem } from 'node:os';
+import { containerSecurityContext, linuxContainerResources, verifyRunAsNonRoot } from './linux-config.js';
 
 export { ContainerConfigError, type NodeAllocatable } from './envvars.js';
 
@@ -35,6 +36,8 @@ export interface BuildContainerConfigInput {
   nodeAllocatable?: NodeAllocatable;
   /** The user a container runs as when runAsUser is unset (the process runtime: the agent's). */
   imageUid?: number;
+  /** Node memory capacity in bytes, for the OOM score adjustment (the host's when unset). */
+  memoryCapacity?: number;
 }
 
 /** Throws ContainerConfigError (→ `CreateContainerConfigError`) when a reference cannot be resolved. */
@@ -84,9 +87,12 @@ export function buildContainerConfig(input: BuildContainerConfigInput): Containe
       [ANNOTATION_TERMINATION_MESSAGE_POLICY]: container.terminationMessagePolicy ?? 'File',
     },
   };
+  // Without an image, the user a container runs as unless told is the agent's own.
+  const imageUid = input.imageUid ?? process.getuid?.() ?? 0;
+  verifyRunAsNonRoot(pod, container, { id: '', repoTags: [], repoDigests: [], size: 0, uid: imageUid });
   config.linux = {
-    resources: containerResources(container),
-    securityContext: containerSecurityContext(pod, container, input.imageUid ?? process.getuid?.() ?? 0),
+    resources: linuxContainerResources(pod, container, input.memoryCapacity ?? totalmem()),
+    securityContext: containerSecurityContext(pod, container),
   };
   const stopSignal = container.lifecycle?.stopSignal;
   if (stopSignal) config.stopSignal = stopSignal as NodeJS.Signals;

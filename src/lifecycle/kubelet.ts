@@ -19,6 +19,8 @@ import { newCrashLoopBackoff, type Backoff } from './backoff.js';
 import { formatPod, podRef } from './format.js';
 import { LABEL_POD_UID } from './container-config.js';
 import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
+import { Relister } from './relist.js';
+import { newPodRuntimeSupport, type PodRuntimeSupport } from './runtime-support.js';
 import type { ObjectLookup } from './start.js';
 import type { AdmitResult, Kubelet, TerminateOptions } from './types.js';
 
@@ -46,6 +48,10 @@ export interface PodKubeletOptions {
   statusManager?: StatusManager;
   events?: EventStore;
   probeManager?: ProbeManager;
+  /** The resolv.conf pods on a runtime with images get their DNS from; /etc/resolv.conf when unset. */
+  resolvConf?: string;
+  /** The image pull back-off (10 s doubling to 300 s when unset). */
+  imageBackoff?: Backoff;
   /** [0, 1), for timer jitter; Math.random when unset. */
   random?: () => number;
   /** Told when each probe starts, with the time it was due (schedule lateness, for measurement). */
@@ -63,6 +69,8 @@ export class PodKubelet implements Kubelet {
   readonly nodeAllocatable: NodeAllocatable;
 
   private readonly opts: PodKubeletOptions;
+  /** Images, volumes and Linux config: for a runtime with images (containerd), not for host processes. */
+  private readonly podRuntime?: PodRuntimeSupport;
   private readonly hostIP: string;
   private readonly order: string[] = [];
   private readonly given = new Map<string, Pod>();
@@ -93,6 +101,25 @@ export class PodKubelet implements Kubelet {
         random: opts.random,
         onProbeStart: opts.onProbeStart,
       });
+
+    if (opts.runtime.images) {
+      this.podRuntime = newPodRuntimeSupport({
+        images: opts.runtime.images,
+        clock: opts.clock,
+        logger: opts.logger,
+        recorder: this.events,
+        rootDir: opts.rootDir,
+        lookup: opts.lookup,
+        hostIP: this.hostIP,
+        nodeAllocatable: this.nodeAllocatable,
+        resolvConf: opts.resolvConf,
+        imageBackoff: opts.imageBackoff,
+      });
+      // A CRI runtime need not push container events: relisting finds every change within a period.
+      const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());
+      relister.start();
+      this.unsubscribe.push(() => relister.stop());
+    }
 
     // §7.1: runtime changes and probe results become syncs of the pod concerned.
     this.unsubscribe.push(
@@ -155,6 +182,7 @@ export class PodKubelet implements Kubelet {
       nodeAllocatable: this.nodeAllocatable,
       resyncIntervalMs: o.resyncIntervalMs ?? DEFAULT_RESYNC_INTERVAL_MS,
       random: o.random ?? Math.random,
+      podRuntime: this.podRuntime,
       onSandbox: (id) => this.workerBySandbox.set(id, worker),
     });
     this.workers.set(uid, worker);

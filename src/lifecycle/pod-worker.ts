@@ -26,6 +26,7 @@ import { killContainer } from './kill.js';
 import { computePodActions, RuntimePod, type PodActions } from './pod-actions.js';
 import { podSandboxConfig } from './sandbox.js';
 import { startContainer, type ObjectLookup, type SandboxInfo, type StartDeps, type StartResult } from './start.js';
+import type { PodRuntimeSupport } from './runtime-support.js';
 import { TerminationOrdering } from './termination-order.js';
 import type { TerminateOptions } from './types.js';
 
@@ -54,6 +55,8 @@ export interface PodWorkerDeps {
   resyncIntervalMs: number;
   /** [0, 1), for timer jitter. */
   random: () => number;
+  /** Images, volumes and Linux config, for a runtime that has them. */
+  podRuntime?: PodRuntimeSupport;
   /** Told once the pod's sandbox exists, so runtime events can be routed to this worker. */
   onSandbox?: (sandboxId: string) => void;
 }
@@ -359,6 +362,7 @@ export class PodWorker {
       lookup: d.lookup,
       hostIP: d.hostIP,
       nodeAllocatable: d.nodeAllocatable,
+      podRuntime: d.podRuntime,
     };
   }
 
@@ -370,7 +374,7 @@ export class PodWorker {
     }
     if (this.sandbox) return this.sandbox;
     const { runtime, rootDir } = this.deps;
-    const config = podSandboxConfig(this.pod, rootDir);
+    let config = podSandboxConfig(this.pod, rootDir);
     // A worker is created for a newly added pod. Whatever an earlier pod with the same UID left on
     // disk (its logs, its working directory) belongs to a pod that has since been removed, which the
     // kubelet's garbage collector would have deleted: without this, restart counts would continue
@@ -381,13 +385,16 @@ export class PodWorker {
         removeUnder(rootDir, config.logDirectory),
         removeUnder(rootDir, sandboxDir(rootDir, this.uid)),
       ]);
+      if (this.deps.podRuntime) config = await this.deps.podRuntime.prepareSandbox(this.pod, config);
       id = await runtime.runPodSandbox(config);
     } catch (e) {
       this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${messageOf(e)}`);
       throw e;
     }
     const status = await runtime.podSandboxStatus(id);
-    this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP: status.network.ip };
+    // A pod on the host's network has the host's address.
+    const podIP = status.network.ip || (this.pod.spec?.hostNetwork ? this.deps.hostIP : '');
+    this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP };
     this.deps.onSandbox?.(id);
     return this.sandbox;
   }
@@ -415,7 +422,8 @@ export class PodWorker {
 
   private async publishStatus(podIsTerminal: boolean, listed?: RuntimeContainerStatus[]): Promise<PodStatus> {
     const { runtime, statusManager, probeManager, clock } = this.deps;
-    const containers = listed ?? (this.sandbox ? await runtime.listContainers({ podSandboxId: this.sandbox.id }) : []);
+    let containers = listed ?? (this.sandbox ? await runtime.listContainers({ podSandboxId: this.sandbox.id }) : []);
+    if (this.deps.podRuntime) containers = await this.deps.podRuntime.containerStatuses(this.pod, containers);
     const sandbox = this.sandbox ? await runtime.podSandboxStatus(this.sandbox.id).catch(() => undefined) : undefined;
     const status = generateAPIPodStatus({
       pod: this.pod,
@@ -472,6 +480,7 @@ export class PodWorker {
     probeManager.removePod(this.pod);
     if (this.sandbox) await runtime.stopPodSandbox(this.sandbox.id);
     await this.publishStatus(true);
+    await this.deps.podRuntime?.releasePod(this.pod);
     this.terminal = true;
     // A terminate() that arrived while the pod was finishing on its own waits on this termination.
     this.termination?.resolve();

@@ -14,6 +14,7 @@ import { containerRef, formatPod } from './format.js';
 import { abortable, runLifecycleHandler } from './hooks.js';
 import { killContainer, type KillDeps } from './kill.js';
 import type { RuntimePod } from './pod-actions.js';
+import type { PodRuntimeSupport } from './runtime-support.js';
 
 export type ObjectLookup = BuildContainerConfigInput['lookup'];
 
@@ -22,6 +23,8 @@ export interface StartDeps extends KillDeps {
   lookup: ObjectLookup;
   hostIP: string;
   nodeAllocatable?: BuildContainerConfigInput['nodeAllocatable'];
+  /** Images, volumes and Linux config, for a runtime that has them. */
+  podRuntime?: PodRuntimeSupport;
 }
 
 export interface SandboxInfo {
@@ -71,6 +74,17 @@ export async function startContainer(
     return { ok: false, reason: ErrCrashLoopBackOff, message: backOff.message!, retryAt: backOff.expiresAt };
   }
 
+  // Step 1 of startContainer: the image (a runtime without images has none to pull).
+  let imageRef = '';
+  if (deps.podRuntime) {
+    const pulled = await deps.podRuntime.ensureImage(pod, container, sandbox.config);
+    if (!pulled.ok) {
+      deps.recorder.event(ref, 'Warning', 'Failed', `Error: ${pulled.reason}`);
+      return { ok: false, reason: pulled.reason, message: pulled.message };
+    }
+    imageRef = pulled.imageRef;
+  }
+
   const latest = snapshot.latest(name);
   const restartCount = latest ? latest.metadata.attempt + 1 : await restartCountFromLogDir(join(sandbox.config.logDirectory, name));
 
@@ -86,6 +100,7 @@ export async function startContainer(
       lookup: deps.lookup,
       nodeAllocatable: deps.nodeAllocatable,
     });
+    if (deps.podRuntime) config = await deps.podRuntime.containerConfig(pod, container, config, imageRef);
   } catch (e) {
     deps.recorder.event(ref, 'Warning', 'Failed', `Error: ${messageOf(e)}`);
     return { ok: false, reason: ErrCreateContainerConfig, message: messageOf(e) };

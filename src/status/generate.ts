@@ -127,6 +127,8 @@ export function generateAPIPodStatus(input: GenerateStatusInput): PodStatus {
   if (isTerminalPhase(apiStatus.phase) && phase !== apiStatus.phase) phase = apiStatus.phase;
 
   const podIPs = sandboxIPs(input.sandbox);
+  // A pod on the host's network has the host's address when the runtime reports none.
+  if (podIPs.length === 0 && pod.spec?.hostNetwork && input.hostIP) podIPs.push(input.hostIP);
   if (podIPs.length === 0 && old.podIP) podIPs.push(...(old.podIPs?.map((p) => p.ip!) ?? [old.podIP]));
 
   // Keys in the order of the API server's JSON.

@@ -144,7 +144,7 @@ test('invalid input: exit 2, every error, nothing started', async () => {
     assert.match(r.stderr, /spec\.containers\[0\]\.readinessProbe\.periodSeconds: Invalid value: -1/);
     assert.deepEqual(await listFiles(root), [], 'no marker, no sandbox, no log');
 
-    for (const args of [['--runtime=containerd'], ['--timeout=soon'], ['--wait=forever'], ['--node-cpu=lots'], ['--max-container-restart-period=10m'], ['-o', 'xml']]) {
+    for (const args of [['--runtime=podman'], ['--pod-cidr=10.1.0.0/16'], ['--timeout=soon'], ['--wait=forever'], ['--node-cpu=lots'], ['--max-container-restart-period=10m'], ['-o', 'xml']]) {
       const u = await runCli(['run', '-f', fixture('two-running.yaml'), '--root-dir', root, ...args]);
       assert.equal(u.code, 2, `${args.join(' ')}: ${u.stderr}`);
       assert.match(u.stderr, /^error: /);

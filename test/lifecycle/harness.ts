@@ -9,6 +9,7 @@ import { Registry, type Counter } from 'prom-client';
 import type { ConfigMap, Container, ContainerStatus, Event, Pod, PodStatus, ProbeType, Secret } from '../../src/api/types.js';
 import { defaultPod } from '../../src/api/defaults.js';
 import { PodKubelet, type PodKubeletOptions } from '../../src/lifecycle/kubelet.js';
+import type { RuntimeService } from '../../src/runtime/cri.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { RealClock, type Clock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -16,19 +17,35 @@ import { silentLogger } from '../../src/util/logger.js';
 export interface Harness {
   dir: string;
   kubelet: PodKubelet;
-  runtime: ProcessRuntime;
+  runtime: RuntimeService;
   /** The probe metrics registry. */
   registry: Registry;
   /** Terminates nothing gracefully: kills everything and removes the root dir. */
   close(): Promise<void>;
 }
 
+/**
+ * Another runtime for these cases (the containerd suite sets it): newHarness then runs every pod on
+ * it, with images from its test registry, and kills the pods when the harness closes.
+ */
+export interface HarnessRuntime {
+  create(): RuntimeService;
+  /** The pod with its images pointed at the runtime's test registry. */
+  preparePod(pod: Pod): Pod;
+}
+let harnessRuntime: HarnessRuntime | undefined;
+
+export function runHarnessOn(r: HarnessRuntime | undefined): void {
+  harnessRuntime = r;
+}
+
 export function newHarness(
-  opts: { clock?: Clock; configMaps?: ConfigMap[]; secrets?: Secret[] } & Partial<Omit<PodKubeletOptions, 'runtime' | 'clock'>> = {},
+  opts: { clock?: Clock; configMaps?: ConfigMap[]; secrets?: Secret[]; runtime?: RuntimeService } & Partial<Omit<PodKubeletOptions, 'runtime' | 'clock'>> = {},
 ): Harness {
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-lc-'));
   const clock = opts.clock ?? new RealClock();
-  const runtime = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
+  const other = opts.runtime ? undefined : harnessRuntime;
+  const runtime = opts.runtime ?? other?.create() ?? new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
   const registry = opts.registry ?? new Registry();
   const find = <T extends { metadata?: { name?: string; namespace?: string } }>(list: T[] | undefined, ns: string, name: string) =>
     list?.find((o) => o.metadata?.name === name && (o.metadata?.namespace ?? 'default') === ns);
@@ -45,12 +62,19 @@ export function newHarness(
     runtime,
     clock,
   });
+  if (other) {
+    const start = kubelet.startPod.bind(kubelet);
+    // Tests keep their pod objects: the images they name are rewritten in place.
+    kubelet.startPod = (pod: Pod) => start(Object.assign(pod, { spec: other.preparePod(pod).spec }));
+  }
   return {
     dir,
     kubelet,
     runtime,
     registry,
     close: async () => {
+      // A runtime other than host processes keeps its containers when the kubelet closes.
+      if (other || opts.runtime) await kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
       await kubelet.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -67,7 +67,8 @@ test('activeDeadlineSeconds: containers killed, pod Failed with DeadlineExceeded
   const h = newHarness();
   const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 5 });
   await withPods(h, [pod], async () => {
-    await waitFor(() => statusOf(h, pod)?.phase === 'Failed', () => describe(h, pod));
+    // Failed is reported at once; the container's end follows once it is killed.
+    await waitFor(() => statusOf(h, pod)?.phase === 'Failed' && containerStatus(h, pod, 'app')?.state?.terminated, () => describe(h, pod));
     const s = statusOf(h, pod)!;
     assert.equal(s.reason, 'DeadlineExceeded');
     assert.equal(s.message, 'Pod was active on the node longer than the specified deadline');

@@ -393,6 +393,8 @@ export class CriRuntimeClient implements RuntimeService {
       if (this.events !== stream) return;
       this.events = undefined;
       if (this.closed || this.eventListeners.size === 0) return;
+      // A runtime without the stream (containerd 1.6): callers find changes by relisting.
+      if (err?.code === grpc.status.UNIMPLEMENTED) return;
       if (err && err.code !== grpc.status.UNAVAILABLE && err.code !== grpc.status.CANCELLED) {
         this.logger.warn('Container event stream failed', { code: grpc.status[err.code], details: err.details });
       }

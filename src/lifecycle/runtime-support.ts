@@ -1,0 +1,155 @@
+// What the pod worker does in addition for a runtime with images and mount namespaces (a CRI runtime
+// such as containerd), as the kubelet's kuberuntime manager does it: volumes and DNS before the
+// sandbox, the image before each container, mounts, resources and security context in its config,
+// termination messages in its status, and volumes released once the pod stopped.
+
+import { readFile } from 'node:fs/promises';
+import type { Container, Pod } from '../api/types.js';
+import type { EventRecorder } from '../events/recorder.js';
+import type { ContainerConfig, ContainerStatus, ImageService, Mount, PodSandboxConfig } from '../runtime/cri.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import type { Backoff } from './backoff.js';
+import { LABEL_POD_UID } from './container-config.js';
+import type { NodeAllocatable, ObjectLookup } from './envvars.js';
+import { formatPod, podRef } from './format.js';
+import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
+import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
+import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, truncateForPod } from './termination-message.js';
+import { containerMounts, setUpVolumes, tearDownVolumes, VolumeError, type HostVolume } from './volumes.js';
+
+/** The pod worker's hooks for such a runtime; absent for host processes. */
+export interface PodRuntimeSupport {
+  /** Sets the pod's volumes up and completes the sandbox config (DNS, namespaces, sysctls). */
+  prepareSandbox(pod: Pod, config: PodSandboxConfig): Promise<PodSandboxConfig>;
+  /** EnsureImageExists for the container's image. */
+  ensureImage(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<EnsureImageResult>;
+  /** Mounts, resources and security context; throws ContainerConfigError for a config that cannot be. */
+  containerConfig(pod: Pod, container: Container, config: ContainerConfig, imageRef: string): Promise<ContainerConfig>;
+  /** Statuses with the termination messages of exited containers filled in. */
+  containerStatuses(pod: Pod, statuses: ContainerStatus[]): Promise<ContainerStatus[]>;
+  /** Once the pod is stopped for good and its final status published: its volumes released. */
+  releasePod(pod: Pod): Promise<void>;
+}
+
+export interface RuntimeSupportDeps {
+  images: ImageService;
+  clock: Clock;
+  logger: Logger;
+  recorder: EventRecorder;
+  rootDir: string;
+  lookup: ObjectLookup;
+  hostIP: string;
+  nodeAllocatable: NodeAllocatable;
+  /** The resolv.conf pods get their DNS from (the kubelet's --resolv-conf); /etc/resolv.conf when unset. */
+  resolvConf?: string;
+  /** The image pull back-off (10 s doubling to 300 s when unset). */
+  imageBackoff?: Backoff;
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSupport {
+  const imageBackoff = deps.imageBackoff ?? newImageBackoff(deps.clock);
+  const volumes = new Map<string, Map<string, HostVolume>>();
+  const messages = new Map<string, Map<string, string>>();
+  const uidOf = (pod: Pod) => pod.metadata?.uid ?? '';
+  const volumeDeps = { rootDir: deps.rootDir, lookup: deps.lookup, hostIP: deps.hostIP, nodeAllocatable: deps.nodeAllocatable };
+
+  const podVolumes = async (pod: Pod): Promise<Map<string, HostVolume>> => {
+    let v = volumes.get(uidOf(pod));
+    if (!v) {
+      v = await setUpVolumes(volumeDeps, pod);
+      volumes.set(uidOf(pod), v);
+    }
+    return v;
+  };
+
+  return {
+    async prepareSandbox(pod, config) {
+      try {
+        await podVolumes(pod);
+      } catch (e) {
+        if (e instanceof VolumeError) deps.recorder.event(podRef(pod), 'Warning', 'FailedMount', e.message);
+        throw e;
+      }
+      const resolv = await readFile(deps.resolvConf ?? '/etc/resolv.conf', 'utf8').catch(() => '');
+      const dns = podDNSConfig(pod, resolv);
+      if (dns.missingClusterDNS) {
+        deps.recorder.event(
+          podRef(pod),
+          'Warning',
+          'MissingClusterDNS',
+          `pod: "${formatPod(pod)}". kubelet does not have ClusterDNS IP configured and cannot create Pod using "${pod.spec?.dnsPolicy ?? 'ClusterFirst'}" policy. Falling back to "Default" policy.`,
+        );
+      }
+      return linuxSandboxConfig(pod, config, dns.config);
+    },
+
+    ensureImage(pod, container, sandboxConfig) {
+      return ensureImageExists(
+        { images: deps.images, clock: deps.clock, recorder: deps.recorder, backoff: imageBackoff, secret: (ns, n) => deps.lookup.secret(ns, n) },
+        pod,
+        container,
+        sandboxConfig,
+      );
+    },
+
+    async containerConfig(pod, container, config, imageRef) {
+      const image = await deps.images.imageStatus({ image: imageRef }).catch(() => null);
+      verifyRunAsNonRoot(pod, container, image);
+      const mounts: Mount[] = await containerMounts(pod, container, await podVolumes(pod));
+      const tmp = container.terminationMessagePath;
+      if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
+        const hostPath = await createTerminationMessageFile(deps.rootDir, uidOf(pod), container.name, config.metadata.attempt);
+        mounts.push({ containerPath: tmp, hostPath, readonly: false });
+      }
+      // The runtime sets HOSTNAME itself from the sandbox (the node's name on the host's network).
+      const ownHostname = (container.env ?? []).some((e) => e.name === 'HOSTNAME');
+      return {
+        ...config,
+        image: imageRef,
+        workingDir: container.workingDir ?? '',
+        envs: ownHostname ? config.envs : config.envs.filter((e) => e.key !== 'HOSTNAME'),
+        mounts,
+        linux: {
+          resources: linuxContainerResources(pod, container, deps.nodeAllocatable.memoryBytes),
+          securityContext: containerSecurityContext(pod, container),
+        },
+      };
+    },
+
+    async containerStatuses(pod, statuses) {
+      const uid = uidOf(pod);
+      let cache = messages.get(uid);
+      const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
+      const out: ContainerStatus[] = [];
+      for (const s of statuses) {
+        if (s.state !== 'CONTAINER_EXITED') {
+          out.push(s);
+          continue;
+        }
+        let msg = cache?.get(s.id);
+        if (msg === undefined) {
+          const path = terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt);
+          const t = await readTerminationMessage(path, s);
+          msg = s.message && t ? `${s.message}: ${t}` : s.message || t;
+          msg = truncateForPod(msg, count);
+          if (!cache) messages.set(uid, (cache = new Map()));
+          cache.set(s.id, msg);
+        }
+        out.push({ ...s, message: msg });
+      }
+      return out;
+    },
+
+    async releasePod(pod) {
+      const uid = uidOf(pod);
+      volumes.delete(uid);
+      messages.delete(uid);
+      await tearDownVolumes(deps.rootDir, uid).catch((e) => {
+        deps.logger.warn('Failed to tear down volumes', { pod: formatPod(pod), err: messageOf(e) });
+      });
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// containerd: every volume kind as the container sees it — emptyDir (disk and tmpfs with its size
+// limit), hostPath with its type check, configMap, secret (items, modes, optional), downwardAPI and
+// projected — with readOnly and subPath mounts.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { ConfigMap, Secret } from '../../src/api/types.js';
+import { containerStatus, describe, eventsOf, makePod, statusOf, waitFor } from '../lifecycle/harness.js';
+import { skipReason, startContainerd, type ContainerdEnv } from './harness.js';
+import { newContainerdHarness } from './kubelet.js';
+
+const skip = await skipReason();
+let env: ContainerdEnv;
+let hostDir: string;
+before(async () => {
+  if (skip) return;
+  env = await startContainerd();
+  hostDir = mkdtempSync(join(tmpdir(), 'podvisor-hostpath-'));
+});
+after(async () => {
+  await env?.stop();
+  if (hostDir) rmSync(hostDir, { recursive: true, force: true });
+});
+
+const configMap: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { 'app.conf': 'level=debug', other: 'x' } };
+const secret: Secret = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'creds', namespace: 'default' },
+  data: { password: Buffer.from('s3cret').toString('base64') },
+};
+
+test('each volume kind, readOnly and subPath, as the container sees them', { skip }, async () => {
+  writeFileSync(join(hostDir, 'from-host.txt'), 'host file\n');
+  const h = await newContainerdHarness(env, { configMaps: [configMap], secrets: [secret] });
+  try {
+    const script = [
+      'exec > /dev/termination-log 2>&1',
+      'set -e',
+      'echo disk > /scratch/a && cat /scratch/a',
+      "grep ' /mem tmpfs ' /proc/mounts | grep -o 'size=[0-9]*k'",
+      'cat /host/from-host.txt && echo from-pod > /host/written-by-pod',
+      'cat /cfg/renamed.conf; echo',
+      'stat -c %a /cfg/renamed.conf',
+      'cat /sec/password; echo; stat -c %a /sec/password',
+      'ls /opt-sec | wc -l',
+      'cat /info/labels; echo; cat /info/name; echo',
+      'cat /all/app.conf; echo; cat /all/password; echo; cat /all/ns; echo',
+      'if (echo x > /ro/x) 2>/dev/null; then echo ro-writable; else echo ro-refused; fi',
+      'cat /sub/inner',
+      'ls /scratch/nested',
+    ].join('\n');
+    const pod = makePod(
+      'volumes',
+      [
+        {
+          name: 'check',
+          image: 'busybox',
+          command: ['sh', '-c', script],
+          volumeMounts: [
+            { name: 'scratch', mountPath: '/scratch' },
+            { name: 'mem', mountPath: '/mem' },
+            { name: 'host', mountPath: '/host' },
+            { name: 'cfg', mountPath: '/cfg' },
+            { name: 'sec', mountPath: '/sec' },
+            { name: 'opt-sec', mountPath: '/opt-sec' },
+            { name: 'info', mountPath: '/info' },
+            { name: 'all', mountPath: '/all' },
+            { name: 'scratch', mountPath: '/ro', readOnly: true },
+            { name: 'scratch', mountPath: '/sub', subPath: 'nested' },
+          ],
+        },
+      ],
+      {
+        restartPolicy: 'Never',
+        initContainers: [
+          { name: 'prepare', image: 'busybox', command: ['sh', '-c', 'mkdir -p /scratch/nested && echo in-subpath > /scratch/nested/inner'], volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] },
+        ],
+        volumes: [
+          { name: 'scratch', emptyDir: {} },
+          { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } },
+          { name: 'host', hostPath: { path: hostDir, type: 'Directory' } },
+          { name: 'cfg', configMap: { name: 'settings', items: [{ key: 'app.conf', path: 'renamed.conf', mode: 0o600 }] } },
+          { name: 'sec', secret: { secretName: 'creds', defaultMode: 0o400 } },
+          { name: 'opt-sec', secret: { secretName: 'absent', optional: true } },
+          { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+          {
+            name: 'all',
+            projected: {
+              sources: [
+                { configMap: { name: 'settings', items: [{ key: 'app.conf', path: 'app.conf' }] } },
+                { secret: { name: 'creds' } },
+                { downwardAPI: { items: [{ path: 'ns', fieldRef: { fieldPath: 'metadata.namespace' } }] } },
+              ],
+            },
+          },
+        ],
+      },
+    );
+    pod.metadata!.labels = { app: 'vol' };
+    h.kubelet.startPod(pod);
+    await waitFor(() => ['Succeeded', 'Failed'].includes(statusOf(h, pod)?.phase ?? ''), () => describe(h, pod), 60_000);
+    const t = containerStatus(h, pod, 'check')!.state!.terminated!;
+    assert.equal(t.exitCode, 0, describe(h, pod));
+    assert.equal(
+      t.message,
+      [
+        'disk',
+        'size=8192k',
+        'host file',
+        'level=debug',
+        '600',
+        's3cret',
+        '400',
+        '0',
+        'app="vol"',
+        'volumes',
+        'level=debug',
+        's3cret',
+        'default',
+        'ro-refused',
+        'in-subpath',
+        'inner',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(readFileSync(join(hostDir, 'written-by-pod'), 'utf8'), 'from-pod\n');
+  } finally {
+    await h.close();
+  }
+});
+
+test('a hostPath that fails its type check: FailedMount, nothing starts', { skip }, async () => {
+  const h = await newContainerdHarness(env);
+  try {
+    const pod = makePod('bad-volume', [{ name: 'app', image: 'busybox', command: ['sleep', '3600'], volumeMounts: [{ name: 'f', mountPath: '/f' }] }], {
+      volumes: [{ name: 'f', hostPath: { path: join(hostDir, 'from-host.txt'), type: 'Directory' } }],
+    });
+    h.kubelet.startPod(pod);
+    const ev = await waitFor(() => eventsOf(h, pod, 'FailedMount')[0], () => describe(h, pod));
+    assert.equal(ev.message, `MountVolume.SetUp failed for volume "f" : hostPath type check failed: ${join(hostDir, 'from-host.txt')} is not a directory`);
+    assert.equal(containerStatus(h, pod, 'app')?.state?.running, undefined);
+  } finally {
+    await h.close();
+  }
+});
