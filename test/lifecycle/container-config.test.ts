@@ -138,12 +138,18 @@ test('linux config: limits become cgroup settings as the kubelet converts them; 
     }),
   );
   assert.deepEqual(cfg.linux, {
-    resources: { cpuPeriod: 100000, cpuQuota: 25000, cpuShares: 256, memoryLimitInBytes: 67108864, oomScoreAdj: 0 },
-    securityContext: { runAsUser: 1000, runAsGroup: 2000, supplementalGroups: [3000] },
+    // Limits only: requests default to them, so the pod is Guaranteed (OOM score adjustment -997).
+    resources: { cpuPeriod: 100000, cpuQuota: 25000, cpuShares: 256, memoryLimitInBytes: 67108864, oomScoreAdj: -997 },
+    securityContext: {
+      namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' },
+      runAsUser: 1000,
+      runAsGroup: 2000,
+      supplementalGroups: [3000],
+    },
   });
   const nonRoot = (sc: Container['securityContext']) => () =>
     buildContainerConfig({ ...input({ name: 'app', image: 'img', command: ['true'], securityContext: sc }), imageUid: 0 });
-  assert.throws(nonRoot({ runAsNonRoot: true }), { message: 'container has runAsNonRoot and image will run as root (pod: "prod/web", container: app)' });
-  assert.throws(nonRoot({ runAsNonRoot: true, runAsUser: 0 }), { message: 'container\'s runAsUser breaks non-root policy (pod: "prod/web", container: app)' });
+  assert.throws(nonRoot({ runAsNonRoot: true }), { message: /^container has runAsNonRoot and image will run as root \(pod: "web_prod\([^)]*\)", container: app\)$/ });
+  assert.throws(nonRoot({ runAsNonRoot: true, runAsUser: 0 }), { message: /^container's runAsUser breaks non-root policy \(pod: "web_prod\([^)]*\)", container: app\)$/ });
   assert.doesNotThrow(nonRoot({ runAsNonRoot: true, runAsUser: 65534 }));
 });
