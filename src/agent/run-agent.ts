@@ -34,8 +34,9 @@ export interface AgentConfig {
   anonymousAuth: boolean;
   loggingFormat: 'text' | 'json';
   version: string;
-  /** Re-read period of the sources (the kubelet's 20 s). */
-  recheckMs?: number;
+  /** Re-read periods of the sources (the kubelet's fileCheckFrequency and httpCheckFrequency, 20 s). */
+  fileCheckMs?: number;
+  httpCheckMs?: number;
 }
 
 export interface AgentIO {
@@ -71,8 +72,8 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
       staticPodURL: cfg.manifestURL ?? '',
-      fileCheckFrequency: '20s',
-      httpCheckFrequency: '20s',
+      fileCheckFrequency: `${(cfg.fileCheckMs ?? 20_000) / 1000}s`,
+      httpCheckFrequency: `${(cfg.httpCheckMs ?? 20_000) / 1000}s`,
       syncFrequency: '1m0s',
       address: cfg.address,
       port: cfg.port ?? 0,
@@ -112,7 +113,7 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
     const sourceOpts = (kind: 'file' | 'http', location: string) => ({
       nodeName: cfg.nodeName,
       runtime: agent.runtime.name,
-      ...(cfg.recheckMs !== undefined ? { recheckMs: cfg.recheckMs } : {}),
+      recheckMs: (kind === 'file' ? cfg.fileCheckMs : cfg.httpCheckMs) ?? 20_000,
       onUpdate: (u: Parameters<PodConfig['apply']>[1]) => podConfig.apply(kind, u),
       onSourceError: (e: string | undefined) => {
         const had = podConfig.sourceErrors.get(location);

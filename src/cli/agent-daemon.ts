@@ -5,6 +5,7 @@ import { defaultNodeName } from '../config/load.js';
 import { isLoopbackAddress } from '../server/access.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentFlagSpecs, agentSettings } from './agent.js';
+import { durationFlag } from './duration.js';
 import { podvisorVersion } from './version.js';
 
 function portFlag(parsed: ParsedArgs, name: string): number | undefined {
@@ -33,6 +34,8 @@ export const agentDaemonCommand = defineCommand({
     ...agentFlagSpecs,
     { name: 'pod-manifest-path', type: 'string', valueName: 'DIR', usage: 'Directory of static pod manifests, as the kubelet\'s staticPodPath.' },
     { name: 'manifest-url', type: 'string', valueName: 'URL', usage: 'URL of a pod manifest to poll, as the kubelet\'s staticPodURL.' },
+    { name: 'file-check-frequency', type: 'string', default: '20s', valueName: 'DURATION', usage: 'How often the static pod directory is re-read besides change notifications.' },
+    { name: 'http-check-frequency', type: 'string', default: '20s', valueName: 'DURATION', usage: 'How often the manifest URL is fetched.' },
     { name: 'node-name', type: 'string', valueName: 'NAME', usage: "The node's name (default: this host's name, lowercased)." },
     { name: 'address', type: 'string', default: '0.0.0.0', valueName: 'IP', usage: 'IP address the TCP listeners bind.' },
     { name: 'port', type: 'string', valueName: 'N', usage: 'Serve HTTPS (TLS and bearer token) on this port; unset: only the unix socket.' },
@@ -75,6 +78,8 @@ async function runDaemon(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       ...(cert && key ? { tlsCertFile: resolve(io.cwd, cert), tlsPrivateKeyFile: resolve(io.cwd, key) } : {}),
       anonymousAuth,
       loggingFormat: parsed.flags['logging-format'] as 'text' | 'json',
+      fileCheckMs: Math.max(1000, durationFlag(parsed, 'file-check-frequency') ?? 20_000),
+      httpCheckMs: Math.max(1000, durationFlag(parsed, 'http-check-frequency') ?? 20_000),
       version: podvisorVersion(),
     };
   } catch (err) {
