@@ -5,6 +5,9 @@ import type { Command } from './args.js';
 import { validateCommand } from './validate.js';
 import { runCommand } from './run.js';
 import { upCommand } from './up.js';
+import { agentCommand } from './agent-cmd.js';
+import { downCommand } from './down.js';
+import { logsCommand } from './logs.js';
 
 export type { Command, CommandIO } from './args.js';
 
@@ -12,6 +15,9 @@ export const commands: Command[] = [
   validateCommand,
   runCommand,
   upCommand,
+  downCommand,
+  logsCommand,
+  agentCommand,
 ];
 
 /** The command named name, if any. */
