@@ -1,6 +1,6 @@
 // `podvisor agent`: the one place that wires the node agent — the runtime, the kubelet core, the pod
-// registry (KubeBackend), the pod sources, the server with its router (kubelet routes, the minimal
-// Kubernetes routes, the agent's status) and the listeners. Swapping the runtime (a CRI client
+// registry (KubeBackend), the pod sources, the server with its router (kubelet routes, the
+// Kubernetes API and its streaming upgrades, the agent's status) and the listeners. Swapping the runtime (a CRI client
 // instead of the in-process process runtime) is the `createRuntime` line below.
 
 import type { Pod } from '../api/types.js';
@@ -16,7 +16,8 @@ import { sendJSON } from '../server/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AgentBackend } from './backend.js';
-import { registerMinimalKubeRoutes } from './minimal-kube-routes.js';
+import { createKubeApiHandler } from '../kubeapi/handler.js';
+import { createStreamingUpgradeHandler } from '../streaming/upgrade.js';
 import { createAgentMetrics, resourceMetricsText, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
@@ -112,7 +113,8 @@ export class NodeAgent implements KubeletView {
     });
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
-    registerMinimalKubeRoutes(this.router, this.backend);
+    this.router.use(createKubeApiHandler(this.backend, { now: () => opts.clock.now() }));
+    this.router.useUpgrade(createStreamingUpgradeHandler(this.backend));
   }
 
   // --- KubeletView ---
