@@ -91,9 +91,9 @@ export function spdyExec(socket: Duplex, head: Buffer, protocol: string, opts: S
     await Promise.all(outs);
     await Promise.all([...['stdout', 'stderr'].map((t) => streams.get(t)).filter((s) => s && !s.writableEnded).map((s) => new Promise((r) => s!.end(r)))]);
     const status = exitStatus(result, opts.command);
+    // v3/v4 write the Status as JSON; older versions only a failure's message.
     if (protocol === 'v4.channel.k8s.io' || protocol === 'v3.channel.k8s.io') {
-      if (status !== undefined && (status as { status: string }).status !== 'Success') errStream.write(JSON.stringify(status));
-      else errStream.write(JSON.stringify(status));
+      errStream.write(JSON.stringify(status));
     } else if ((status as { status: string }).status !== 'Success') {
       errStream.write(String((status as { message?: string }).message ?? ''));
     }
