@@ -28,6 +28,10 @@ import { defaultNodeName, loadManifests, type LoadedManifests, type ValidateMode
 import { shutdownSignals } from './signals.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { reportLoadError, warnUnhonoured } from './output.js';
+import { lockRootDir, type RootDirLock } from '../runtime/root-lock.js';
+import { durationFlag } from './duration.js';
+
+export { durationFlag, parseGoDuration } from './duration.js';
 
 export const supportedRuntimes = ['process', 'containerd'];
 
@@ -73,46 +77,6 @@ export const agentFlagSpecs: FlagSpec[] = [
     usage: `CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock, where the process runtime service is started when nothing answers; ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT} with --runtime=containerd).`,
   },
 ];
-
-const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Milliseconds of a Go duration string (`30s`, `1m30s`, `1.5h`, `300ms`), as time.ParseDuration reads it. */
-export function parseGoDuration(s: string): number {
-  const invalid = () => new Error(`time: invalid duration ${JSON.stringify(s)}`);
-  let rest = s;
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    if (rest[0] === '-') sign = -1;
-    rest = rest.slice(1);
-  }
-  if (rest === '0') return 0;
-  if (rest === '') throw invalid();
-  let total = 0;
-  while (rest !== '') {
-    const m = /^([0-9]*)(\.[0-9]*)?([^0-9.]*)/.exec(rest)!;
-    if (m[1] === '' && (m[2] === undefined || m[2] === '.')) throw invalid();
-    if (m[3] === '') throw new Error(`time: missing unit in duration ${JSON.stringify(s)}`);
-    const unit = unitMs[m[3]!];
-    if (unit === undefined) throw new Error(`time: unknown unit ${JSON.stringify(m[3])} in duration ${JSON.stringify(s)}`);
-    total += Number(`${m[1] || '0'}${m[2] ?? ''}`) * unit;
-    rest = rest.slice(m[0].length);
-  }
-  return sign * total;
-}
-
-/** A DURATION flag in ms, undefined when absent; a usage error (pflag's wording) when malformed or negative. */
-export function durationFlag(parsed: ParsedArgs, name: string): number | undefined {
-  const raw = parsed.flags[name];
-  if (raw === undefined || raw === '') return undefined;
-  let ms: number;
-  try {
-    ms = parseGoDuration(String(raw));
-  } catch (err) {
-    throw new UsageError(`invalid argument "${String(raw)}" for "--${name}" flag: ${(err as Error).message}`);
-  }
-  if (ms < 0) throw new UsageError(`invalid argument "${String(raw)}" for "--${name}" flag: must not be negative`);
-  return ms;
-}
 
 function quantityFlag(parsed: ParsedArgs, name: string, kind: 'cpu' | 'memory'): number | undefined {
   const raw = parsed.flags[name];
@@ -366,6 +330,7 @@ export async function loadAndCreateAgent(
   parsed: ParsedArgs,
   io: CommandIO,
   settings: AgentSettings,
+  command = 'run',
 ): Promise<{ agent: Agent; loaded: LoadedManifests } | number> {
   const nodeName = defaultNodeName();
   let loaded: LoadedManifests;
@@ -383,12 +348,31 @@ export async function loadAndCreateAgent(
     return reportLoadError(err, io.stderr);
   }
   warnUnhonoured(loaded.pods, io.stderr);
+  // One owner per root dir: a second run, up or agent would share sandboxes and delete logs.
+  let lock: RootDirLock;
   try {
-    const agent = await createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr });
+    lock = lockRootDir(settings.rootDir, command);
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+  let agent: Agent | undefined;
+  try {
+    agent = await createAgent({ settings, lookup: loaded, nodeName, stderr: io.stderr });
+    const close = agent.close;
+    agent.close = async () => {
+      try {
+        await close();
+      } finally {
+        lock.release();
+      }
+    };
     // Pods the runtime still runs from an earlier agent are taken over; the others it holds end.
     await agent.kubelet.recover(loaded.pods);
     return { agent, loaded };
   } catch (err) {
+    if (agent) await agent.close().catch(() => undefined);
+    else lock.release();
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }

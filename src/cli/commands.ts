@@ -25,6 +25,9 @@ export const commands: Command[] = [
   lazyCommand('up', 'Run pods in the foreground until interrupted, streaming their events', () => import('./up.js').then((m) => m.upCommand)),
   lazyCommand('runtime', 'Run the process runtime as a CRI service (runtime serve)', () => import('./runtime.js').then((m) => m.runtimeCommand)),
   lazyCommand('images', 'List the images the container runtime holds', () => import('./images.js').then((m) => m.imagesCommand)),
+  lazyCommand('down', 'Delete pods applied with up -d and wait until they are gone', () => import('./down.js').then((m) => m.downCommand)),
+  lazyCommand('logs', 'Print the logs of a container of a pod run by the agent', () => import('./logs.js').then((m) => m.logsCommand)),
+  lazyCommand('agent', 'Run the node agent: static pods, pods applied with up -d, the kubelet HTTP API', () => import('./agent-cmd.js').then((m) => m.agentCommand)),
 ];
 
 /** The command named name, if any. */

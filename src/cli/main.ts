@@ -4,25 +4,15 @@
 // is chosen; `--version` needs nothing else, and each command imports what it uses when it runs.
 
 import { getEventListeners } from 'node:events';
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { closeInheritedFds } from '../runtime/process/inherited-fds.js';
 import { shutdownSignals } from './signals.js';
 import type { Command, CommandIO } from './args.js';
+import { podvisorVersion } from './version.js';
 
-/** The version in package.json (two levels above dist/src/cli, three above src/cli). */
-export function podvisorVersion(): string {
-  for (const rel of ['../../../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'podvisor' && pkg.version) return pkg.version;
-    } catch {
-      // try the next location
-    }
-  }
-  return 'unknown';
-}
+export { podvisorVersion };
 
 export function rootHelp(table: readonly Command[]): string {
   const width = Math.max(...table.map((c) => c.name.length));

@@ -22,11 +22,12 @@ import {
 import { formatObject, toV1List, type ObjectFormat } from './printers/list.js';
 import { formatPodTable, podRow } from './printers/pods.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
+import { detachFlags, upDetached } from './up-detached.js';
 
 export const upCommand = defineCommand({
   name: 'up',
   summary: 'Run pods in the foreground until interrupted, streaming their events',
-  usage: 'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]',
+  usage: 'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]\n  podvisor up -d -f FILENAME... [--wait=running|ready|completed] [--timeout=DURATION] [flags]',
   description:
     'Admit and start the pods and keep them going (restarts, back-off, probes), printing to stderr\n' +
     'their events as `kubectl get events --watch` does and a line for each change of a pod\'s status,\n' +
@@ -42,9 +43,10 @@ export const upCommand = defineCommand({
     { name: 'for', type: 'string', valueName: 'DURATION', usage: 'Stop the pods after this long (e.g. 30s, 5m); unset: until interrupted.' },
     { name: 'logs', type: 'boolean', usage: 'Also print container output, each line prefixed "pod/container | " (to stderr with -o).' },
     { name: 'output', short: 'o', type: 'string', values: ['json', 'yaml'], usage: 'After stopping, print the Pods and Events as one v1 List.' },
+    ...detachFlags,
     ...agentFlagSpecs,
   ],
-  run: upPods,
+  run: (parsed, io) => (parsed.flags.detach === true ? upDetached(parsed, io) : upPods(parsed, io)),
 });
 
 /** Container output with `pod/container | ` prefixes, in the order each container wrote it. */
@@ -141,7 +143,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     throw err;
   }
 
-  const started = await loadAndCreateAgent(files, parsed, io, settings);
+  const started = await loadAndCreateAgent(files, parsed, io, settings, 'up');
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
   const { kubelet, clock } = agent;
@@ -205,7 +207,8 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     });
     io.stderr.write(`${why}: stopping ${running.length} pod${running.length === 1 ? '' : 's'} gracefully\n`);
     try {
-      await kubelet.terminateAll();
+      const grace = parsed.flags['grace-period'] as number | undefined;
+      await kubelet.terminateAll(grace !== undefined ? { gracePeriodSeconds: Math.max(0, grace) } : {});
       io.stderr.write('all pods stopped\n');
     } catch (err) {
       io.stderr.write(`error: stopping pods: ${(err as Error).message}\n`);

@@ -10,6 +10,8 @@ export interface EventObject {
   uid: string;
   /** e.g. `spec.containers{web}` or `spec.initContainers{migrate}`; empty for the pod itself. */
   fieldPath?: string;
+  /** `Pod` when unset; `Node` for what concerns the node itself (e.g. a static-pod manifest). */
+  kind?: 'Pod' | 'Node';
 }
 
 export interface EventRecorder {

@@ -76,7 +76,7 @@ export class EventStore implements EventRecorder {
 
   private objectOf(e: Event): EventObject {
     const o = e.involvedObject;
-    return { namespace: o.namespace ?? '', name: o.name ?? '', uid: o.uid ?? '', fieldPath: o.fieldPath };
+    return { namespace: o.namespace ?? '', name: o.name ?? '', uid: o.uid ?? '', fieldPath: o.fieldPath, ...(o.kind === 'Node' ? { kind: 'Node' as const } : {}) };
   }
 
   private nextName(objectName: string, now: number): string {
@@ -91,7 +91,7 @@ export class EventStore implements EventRecorder {
     const t = rfc3339(now);
     const involvedObject: Event['involvedObject'] = { apiVersion: 'v1' };
     if (obj.fieldPath) involvedObject.fieldPath = obj.fieldPath;
-    involvedObject.kind = 'Pod';
+    involvedObject.kind = obj.kind ?? 'Pod';
     involvedObject.name = obj.name;
     involvedObject.namespace = obj.namespace;
     involvedObject.uid = obj.uid;

@@ -244,6 +244,41 @@ export class PodKubelet implements Kubelet {
     return this.order.map((uid) => this.workers.get(uid)?.currentPod ?? this.given.get(uid)!);
   }
 
+  /** The pod object of a UID as the worker holds it now (deletionTimestamp included). */
+  getPod(podUid: string): Pod | undefined {
+    return this.workers.get(podUid)?.currentPod ?? this.given.get(podUid);
+  }
+
+  /** Hands an allowed change of a running pod (same UID) to its worker. */
+  updatePod(pod: Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    if (this.given.has(uid)) this.given.set(uid, pod);
+    this.workers.get(uid)?.update(pod);
+  }
+
+  /**
+   * Forgets a pod whose worker finished terminating (or that was rejected): its status, its worker
+   * and its sandbox in the runtime, as the kubelet's housekeeping removes them. A pod given again
+   * with the same UID afterwards starts afresh.
+   */
+  async forgetPod(podUid: string): Promise<void> {
+    const w = this.workers.get(podUid);
+    if (w && !w.isTerminal) return;
+    this.workers.delete(podUid);
+    this.given.delete(podUid);
+    const at = this.order.indexOf(podUid);
+    if (at >= 0) this.order.splice(at, 1);
+    this.statusManager.removePod(podUid);
+    const sandboxId = w?.sandboxId;
+    if (sandboxId) {
+      this.workerBySandbox.delete(sandboxId);
+      w.close();
+      await this.opts.runtime.removePodSandbox(sandboxId).catch((e: unknown) => {
+        this.opts.logger.warn('Failed to remove a pod sandbox', { podUid, err: e instanceof Error ? e.message : String(e) });
+      });
+    }
+  }
+
   getPodStatus(podUid: string): PodStatus | undefined {
     return this.statusManager.getPodStatus(podUid);
   }

@@ -167,6 +167,21 @@ export class PodWorker {
     this.deps.onSandbox?.(sandbox.id);
   }
 
+  /**
+   * Takes an updated pod object (same UID; the API server allowed the change): metadata, images,
+   * activeDeadlineSeconds. The next sync restarts a container whose definition changed.
+   */
+  update(pod: Pod): void {
+    if (this.closed || this.terminal) return;
+    const deletion = this.pod.metadata as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number } | undefined;
+    const metadata = { ...pod.metadata } as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
+    if (deletion?.deletionTimestamp) metadata.deletionTimestamp = deletion.deletionTimestamp;
+    if (deletion?.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = deletion.deletionGracePeriodSeconds;
+    this.pod = { ...pod, metadata };
+    this.deps.statusManager.setPod(this.pod);
+    this.trigger();
+  }
+
   /** Stops at once: no more syncs or timers; pending terminations resolve. */
   close(): void {
     this.closed = true;

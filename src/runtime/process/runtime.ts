@@ -72,6 +72,17 @@ export interface ProcessRuntimeOptions {
 export const STATUS_UNKNOWN_REASON = 'ContainerStatusUnknown';
 const STATUS_UNKNOWN_EXIT_CODE = 137;
 
+/** See ProcessRuntime.containerProcess. */
+export interface ContainerProcessContext {
+  pgid: number | undefined;
+  running: boolean;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Registers an exec's process group: killed with the container (at once if it is not running). */
+  trackGroup(pgid: number): void;
+  untrackGroup(pgid: number): void;
+}
+
 /** Receives each record a container writes (a line, or a piece of a line longer than 16 KiB). */
 export type ContainerOutputListener = (containerId: string, stream: LogStream, line: string) => void;
 
@@ -345,6 +356,26 @@ export class ProcessRuntime implements RuntimeService {
       },
       groupGone: (pgid) => c.execGroups.delete(pgid),
     });
+  }
+
+  /**
+   * A container's process context, for what runs beside it (interactive exec sessions, /proc usage):
+   * its main process group, env and working directory; exec groups registered here die with it.
+   */
+  containerProcess(containerId: string): ContainerProcessContext | undefined {
+    const c = this.containers.get(containerId);
+    if (!c) return undefined;
+    return {
+      pgid: c.pgid,
+      running: c.status.state === 'CONTAINER_RUNNING',
+      cwd: c.cwd,
+      env: c.env,
+      trackGroup: (pgid) => {
+        if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
+        else signalGroup(pgid, 'SIGKILL');
+      },
+      untrackGroup: (pgid) => c.execGroups.delete(pgid),
+    };
   }
 
   onContainerEvent(listener: (ev: ContainerEvent) => void): () => void {

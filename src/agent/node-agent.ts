@@ -1,0 +1,198 @@
+// `podvisor agent`: the one place that wires the node agent — the runtime, the kubelet core, the pod
+// registry (KubeBackend), the pod sources, the server with its router (kubelet routes, the
+// Kubernetes API and its streaming upgrades, the agent's status) and the listeners. Swapping the runtime (a CRI client
+// instead of the in-process process runtime) is the `createRuntime` line below.
+
+import type { Pod } from '../api/types.js';
+import type { NodeAllocatable } from '../lifecycle/admission.js';
+import { PodKubelet } from '../lifecycle/kubelet.js';
+import type { ObjectLookup } from '../lifecycle/start.js';
+import { ProcessRuntime } from '../runtime/process/runtime.js';
+import { Registry } from 'prom-client';
+import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
+import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
+import { Router } from '../server/router.js';
+import { sendJSON } from '../server/status.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { AgentBackend } from './backend.js';
+import { createKubeApiHandler } from '../kubeapi/handler.js';
+import { createStreamingUpgradeHandler } from '../streaming/upgrade.js';
+import { createAgentMetrics, resourceMetricsText, statsSummary, type AgentMetrics } from './node-metrics.js';
+import { PodRegistry, type PodStore } from './pod-registry.js';
+import { PodStreams } from './pod-streams.js';
+import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
+
+export interface NodeAgentOptions {
+  rootDir: string;
+  nodeName: string;
+  clock: Clock;
+  logger: Logger;
+  version: string;
+  nodeAllocatable: NodeAllocatable;
+  crashLoopBackOffMaxSeconds?: number;
+  /** API pods kept across restarts. */
+  store?: PodStore;
+  /** ConfigMaps and Secrets env references resolve against (none by default). */
+  lookup?: ObjectLookup;
+  /** Shown by /configz and `agent status`. */
+  config?: Record<string, unknown>;
+  /** Replaces the runtime (tests, or a CRI client). */
+  runtime?: ProcessAwareRuntime;
+}
+
+/** The runtime the agent drives. A CRI client implementing RuntimeService replaces this line. */
+function createRuntime(o: NodeAgentOptions): ProcessAwareRuntime {
+  return new ProcessRuntime({ rootDir: o.rootDir, clock: o.clock, logger: o.logger });
+}
+
+/** Whether the runtime's containers outlive the agent (a CRI service) or die with it (in-process). */
+export function runtimeOutlivesAgent(runtime: ProcessAwareRuntime): boolean {
+  return !(runtime instanceof ProcessRuntime);
+}
+
+const noLookup: ObjectLookup = { configMap: () => undefined, secret: () => undefined };
+
+export class NodeAgent implements KubeletView {
+  readonly nodeName: string;
+  readonly runtime: ProcessAwareRuntime;
+  readonly kubelet: PodKubelet;
+  readonly registry: PodRegistry;
+  readonly backend: AgentBackend;
+  readonly router = new Router();
+  readonly usage: UsageCollector;
+  readonly startedAt: number;
+  private readonly metricsSet: AgentMetrics;
+  private readonly probeRegistry = new Registry();
+  private readonly opts: NodeAgentOptions;
+  /** Extra fields of `agent status` (sources, listeners), filled in by whoever wires them. */
+  readonly statusProviders: Array<() => Record<string, unknown>> = [];
+
+  constructor(opts: NodeAgentOptions) {
+    this.opts = opts;
+    this.nodeName = opts.nodeName;
+    this.startedAt = opts.clock.now();
+    this.runtime = opts.runtime ?? createRuntime(opts);
+    this.kubelet = new PodKubelet({
+      runtime: this.runtime,
+      clock: opts.clock,
+      logger: opts.logger,
+      rootDir: opts.rootDir,
+      nodeName: opts.nodeName,
+      lookup: opts.lookup ?? noLookup,
+      nodeAllocatable: opts.nodeAllocatable,
+      registry: this.probeRegistry,
+      ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}),
+    });
+    this.metricsSet = createAgentMetrics({
+      nodeName: opts.nodeName,
+      runningPods: () => this.registry.list().items.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length,
+      containersByState: async () => {
+        const counts: Record<string, number> = { running: 0, exited: 0, created: 0, unknown: 0 };
+        for (const c of await this.runtime.listContainers()) {
+          const s = c.state.replace('CONTAINER_', '').toLowerCase();
+          counts[s] = (counts[s] ?? 0) + 1;
+        }
+        return counts;
+      },
+    });
+    this.registry = new PodRegistry({
+      kubelet: this.kubelet,
+      clock: opts.clock,
+      logger: opts.logger,
+      ...(opts.store ? { store: opts.store } : {}),
+      onPodStarted: (s) => this.metricsSet.podStartDuration.observe(s),
+    });
+    this.usage = new UsageCollector(this.runtime, opts.clock);
+    this.backend = new AgentBackend({
+      nodeName: opts.nodeName,
+      runtimeName: this.runtime.name,
+      registry: this.registry,
+      streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
+      usage: this.usage,
+    });
+    registerKubeletRoutes(this.router, this);
+    this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
+    this.router.use(createKubeApiHandler(this.backend, { now: () => opts.clock.now() }));
+    this.router.useUpgrade(createStreamingUpgradeHandler(this.backend));
+  }
+
+  // --- KubeletView ---
+
+  pods(): Pod[] {
+    return this.registry.list().items;
+  }
+
+  async runningPods(): Promise<Pod[]> {
+    const byUid = new Map<string, Pod>();
+    for (const c of await this.runtime.listContainers({ state: 'CONTAINER_RUNNING' })) {
+      const uid = c.labels[LABEL_POD_UID] ?? '';
+      let p = byUid.get(uid);
+      if (!p) {
+        p = {
+          metadata: { name: c.labels[LABEL_POD_NAME] ?? '', namespace: c.labels[LABEL_POD_NAMESPACE] ?? '', uid, creationTimestamp: null as unknown as string },
+          spec: { containers: [] },
+          status: {},
+        } as Pod;
+        byUid.set(uid, p);
+      }
+      p.spec!.containers.push({ name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata.name, image: c.image, resources: {} });
+    }
+    return [...byUid.values()];
+  }
+
+  syncLoopHealthy(): boolean {
+    return true;
+  }
+
+  async metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
+    if (which === 'resource') return { contentType: 'text/plain; version=0.0.4; charset=utf-8', text: resourceMetricsText(await this.usage.sample()) };
+    const reg = which === 'agent' ? this.metricsSet.registry : this.probeRegistry;
+    return { contentType: reg.contentType, text: await reg.metrics() };
+  }
+
+  async statsSummary(): Promise<unknown> {
+    return statsSummary(await this.usage.sample(), this.nodeName, this.startedAt);
+  }
+
+  containerLog(namespace: string, pod: string, container: string, q: ContainerLogQuery) {
+    return this.backend.podLog(namespace, pod, { container, ...q });
+  }
+
+  configz(): unknown {
+    return { nodeName: this.nodeName, rootDirectory: this.opts.rootDir, ...(this.opts.config ?? {}) };
+  }
+
+  // --- the agent itself ---
+
+  status(): Record<string, unknown> {
+    const pods = this.registry.list().items;
+    const phases: Record<string, number> = {};
+    for (const p of pods) {
+      const ph = p.metadata?.deletionTimestamp ? 'Terminating' : (p.status?.phase ?? 'Pending');
+      phases[ph] = (phases[ph] ?? 0) + 1;
+    }
+    const out: Record<string, unknown> = {
+      pid: process.pid,
+      version: this.opts.version,
+      nodeName: this.nodeName,
+      rootDir: this.opts.rootDir,
+      runtime: this.runtime.name,
+      startTime: new Date(this.startedAt).toISOString(),
+      uptimeSeconds: Math.floor((this.opts.clock.now() - this.startedAt) / 1000),
+      pods: { total: pods.length, ...phases },
+    };
+    for (const p of this.statusProviders) Object.assign(out, p());
+    return out;
+  }
+
+  /**
+   * Shuts down: with a runtime whose containers die with the agent, every pod is first stopped
+   * gracefully; then the registry and the kubelet are closed.
+   */
+  async stop(): Promise<void> {
+    if (!runtimeOutlivesAgent(this.runtime)) await this.kubelet.terminateAll();
+    this.registry.close();
+    await this.kubelet.close();
+  }
+}

@@ -1,0 +1,354 @@
+// The node's pod registry, as the API server's storage is for pods bound to this node: every pod from
+// every source (static files, a manifest URL, the API) by namespace/name, with a resourceVersion
+// counter shared with events, a bounded history of watch events (a watch from a version older than it
+// holds gets 410 Expired), graceful deletion (deletionTimestamp until the pod is terminated, then
+// DELETED), and persistence of API pods.
+
+import { randomUUID } from 'node:crypto';
+import type { Event, Pod, PodStatus } from '../api/types.js';
+import { ApiError, type KubeEvent, type ListResult, type Watch, type WatchEvent } from '../kubeapi/backend.js';
+import type { PodKubelet } from '../lifecycle/kubelet.js';
+import { getPodQOS } from '../status/qos.js';
+import { toRFC3339 } from '../status/time.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+/** Where a pod came from: a static-pod file, a manifest URL, or the API. */
+export interface PodOrigin {
+  source: 'file' | 'http' | 'api';
+  /** The file path or URL; `api` for API pods. */
+  from: string;
+}
+
+/** Keeps API pods across agent restarts. */
+export interface PodStore {
+  save(pod: Pod): Promise<void>;
+  remove(pod: Pod): Promise<void>;
+}
+
+export interface PodRegistryOptions {
+  kubelet: PodKubelet;
+  clock: Clock;
+  logger: Logger;
+  store?: PodStore;
+  /** Watch events kept for resuming watches (default 1000 per kind). */
+  historyLimit?: number;
+  /** Told once per pod when it first reaches Running, with the seconds since the agent took it. */
+  onPodStarted?: (seconds: number) => void;
+}
+
+interface Entry {
+  key: string;
+  pod: Pod;
+  origin: PodOrigin;
+  rv: number;
+  /** When the agent took the pod (for the start-duration metric). */
+  seenAt: number;
+  started?: boolean;
+  /** Set once deletion began; resolves when the pod is gone. */
+  deleting?: Promise<void>;
+  /** A pod of the same name waiting for this one to terminate (a static pod's new version). */
+  next?: { pod: Pod; origin: PodOrigin };
+}
+
+interface History<T> {
+  items: Array<{ rv: number; ev: WatchEvent<T> }>;
+  /** Lowest resourceVersion a watch may resume from. */
+  floor: number;
+  watchers: Set<(ev: WatchEvent<T>) => void>;
+}
+
+export const podKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+const keyOf = (pod: Pod) => podKey(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '');
+const uidOf = (pod: Pod) => pod.metadata?.uid ?? '';
+
+export function notFound(name: string): ApiError {
+  return new ApiError(404, 'NotFound', `pods ${JSON.stringify(name)} not found`, { name, kind: 'pods' });
+}
+
+export class PodRegistry {
+  private readonly opts: PodRegistryOptions;
+  private readonly byKey = new Map<string, Entry>();
+  private readonly byUid = new Map<string, Entry>();
+  private rv = 1;
+  private readonly limit: number;
+  private readonly podHistory: History<Pod> = { items: [], floor: 0, watchers: new Set() };
+  private readonly eventHistory: History<KubeEvent> = { items: [], floor: 0, watchers: new Set() };
+  private readonly eventMeta = new Map<string, { rv: number; uid: string }>();
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(opts: PodRegistryOptions) {
+    this.opts = opts;
+    this.limit = opts.historyLimit ?? 1000;
+    const { kubelet } = opts;
+    this.unsubscribe.push(
+      kubelet.onPodStatus((pod, status) => {
+        const e = this.byUid.get(uidOf(pod));
+        if (!e) return;
+        if (!e.started && status.phase === 'Running') {
+          e.started = true;
+          opts.onPodStarted?.((opts.clock.now() - e.seenAt) / 1000);
+        }
+        this.modified(e);
+      }),
+      kubelet.events.onEvent((ev) => this.recordEvent(ev)),
+    );
+  }
+
+  get resourceVersion(): string {
+    return String(this.rv);
+  }
+
+  // --- reads ---
+
+  list(): ListResult<Pod> {
+    return { items: [...this.byKey.values()].map((e) => this.view(e)), resourceVersion: String(this.rv) };
+  }
+
+  get(namespace: string, name: string): Pod | undefined {
+    const e = this.byKey.get(podKey(namespace, name));
+    return e && this.view(e);
+  }
+
+  origin(namespace: string, name: string): PodOrigin | undefined {
+    return this.byKey.get(podKey(namespace, name))?.origin;
+  }
+
+  /** Every pod's namespace, plus `default`. */
+  namespaces(): string[] {
+    return [...new Set(['default', ...[...this.byKey.values()].map((e) => e.pod.metadata?.namespace ?? 'default')])].sort();
+  }
+
+  /** Pods of one origin (a file, a URL, the API), by UID. */
+  podsFrom(origin: PodOrigin): Map<string, Pod> {
+    const out = new Map<string, Pod>();
+    for (const e of this.byKey.values()) {
+      if (e.origin.source === origin.source && e.origin.from === origin.from && !e.deleting) out.set(uidOf(e.pod), e.pod);
+      if (e.next && e.next.origin.source === origin.source && e.next.origin.from === origin.from) out.set(uidOf(e.next.pod), e.next.pod);
+    }
+    return out;
+  }
+
+  // --- writes ---
+
+  /** Takes a new pod (already defaulted and validated, with its UID): admits and starts it. 409 if the name is taken. */
+  async add(pod: Pod, origin: PodOrigin): Promise<Pod> {
+    const key = keyOf(pod);
+    const existing = this.byKey.get(key);
+    if (existing) {
+      throw new ApiError(409, 'AlreadyExists', `pods ${JSON.stringify(pod.metadata?.name ?? '')} already exists`, { name: pod.metadata?.name ?? '', kind: 'pods' });
+    }
+    const meta = pod.metadata as { creationTimestamp?: string };
+    meta.creationTimestamp ??= toRFC3339(this.opts.clock.now());
+    if (origin.source === 'api') await this.opts.store?.save(pod);
+    const e: Entry = { key, pod, origin, rv: this.next(), seenAt: this.opts.clock.now() };
+    this.byKey.set(key, e);
+    this.byUid.set(uidOf(pod), e);
+    const { kubelet } = this.opts;
+    const admit = kubelet.admit(pod);
+    if (admit.admit) kubelet.startPod(pod);
+    else kubelet.rejectPod(pod, admit.reason ?? 'UnknownReason', admit.message ?? '');
+    this.publish(this.podHistory, e.rv, { type: 'ADDED', object: this.view(e) });
+    return this.view(e);
+  }
+
+  /**
+   * A source's pod whose content changed (a new UID, same name): the old pod is terminated
+   * gracefully, then the new one is started, as the kubelet orders static pod updates.
+   */
+  replace(oldUid: string, pod: Pod, origin: PodOrigin): void {
+    const e = this.byUid.get(oldUid);
+    if (!e) {
+      void this.add(pod, origin).catch((err: Error) => this.opts.logger.error('Failed to add pod', { pod: keyOf(pod), err: err.message }));
+      return;
+    }
+    e.next = { pod, origin };
+    void this.delete(e.pod.metadata?.namespace ?? 'default', e.pod.metadata?.name ?? '', {}, true);
+  }
+
+  /** Applies an allowed change to a live pod (validated by the caller); the worker restarts changed containers. */
+  async update(pod: Pod): Promise<Pod> {
+    const e = this.byKey.get(keyOf(pod));
+    if (!e || uidOf(e.pod) !== uidOf(pod)) throw notFound(pod.metadata?.name ?? '');
+    if (e.origin.source === 'api') await this.opts.store?.save(pod);
+    e.pod = pod;
+    this.opts.kubelet.updatePod(pod);
+    this.modified(e);
+    return this.view(e);
+  }
+
+  /**
+   * Begins graceful deletion (gracePeriodSeconds overrides the pod's; 0 kills at once); resolves to
+   * the pod with its deletionTimestamp, or as it was when it is gone already. `internal` skips the
+   * check that only API pods may be deleted through the API.
+   */
+  async delete(
+    namespace: string,
+    name: string,
+    opts: { gracePeriodSeconds?: number; preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: boolean } = {},
+    internal = false,
+  ): Promise<Pod> {
+    const e = this.byKey.get(podKey(namespace, name));
+    if (!e) throw notFound(name);
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== uidOf(e.pod)) {
+      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on pods ${JSON.stringify(name)}: Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uidOf(e.pod)}`, { name, kind: 'pods' });
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== String(e.rv)) {
+      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on pods ${JSON.stringify(name)}: Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${e.rv}`, { name, kind: 'pods' });
+    }
+    if (!internal && e.origin.source !== 'api') {
+      throw new ApiError(403, 'Forbidden', `pods ${JSON.stringify(name)} is forbidden: a static pod from ${e.origin.from} is removed by removing it from its source`, { name, kind: 'pods' });
+    }
+    if (opts.dryRun) return this.view(e);
+    const uid = uidOf(e.pod);
+    const { kubelet } = this.opts;
+    const grace = opts.gracePeriodSeconds;
+    if (e.deleting) {
+      if (grace !== undefined) void kubelet.terminatePod(uid, { gracePeriodSeconds: grace });
+      return this.view(e);
+    }
+    const terminated = kubelet.terminatePod(uid, grace !== undefined ? { gracePeriodSeconds: grace } : {});
+    e.deleting = terminated.then(
+      () => this.finishDeletion(e),
+      (err: Error) => {
+        this.opts.logger.error('Pod termination failed', { pod: e.key, err: err.message });
+        return this.finishDeletion(e);
+      },
+    );
+    // A pod that never ran (rejected) or has finished is gone at once.
+    const meta = kubelet.getPod(uid)?.metadata as { deletionTimestamp?: string } | undefined;
+    if (!meta?.deletionTimestamp) {
+      await e.deleting;
+      return this.view(e);
+    }
+    this.modified(e);
+    return this.view(e);
+  }
+
+  /** Resolves once the pod of that name (as it is now) is gone; at once when there is none. */
+  async whenGone(namespace: string, name: string): Promise<void> {
+    const e = this.byKey.get(podKey(namespace, name));
+    if (e?.deleting) await e.deleting;
+  }
+
+  // --- watches ---
+
+  watchPods(resourceVersion: string, onEvent: (ev: WatchEvent<Pod>) => void): Watch {
+    return this.watch(this.podHistory, resourceVersion, onEvent, () => [...this.byKey.values()].map((e) => this.view(e)));
+  }
+
+  listEvents(): ListResult<KubeEvent> {
+    return { items: this.opts.kubelet.events.list().map((ev) => this.kubeEvent(ev)), resourceVersion: String(this.rv) };
+  }
+
+  watchEvents(resourceVersion: string, onEvent: (ev: WatchEvent<KubeEvent>) => void): Watch {
+    return this.watch(this.eventHistory, resourceVersion, onEvent, () => this.listEvents().items);
+  }
+
+  close(): void {
+    for (const u of this.unsubscribe.splice(0)) u();
+    this.podHistory.watchers.clear();
+    this.eventHistory.watchers.clear();
+  }
+
+  // --- internals ---
+
+  private next(): number {
+    return ++this.rv;
+  }
+
+  private view(e: Entry): Pod {
+    const uid = uidOf(e.pod);
+    const current = this.opts.kubelet.getPod(uid) ?? e.pod;
+    const status: PodStatus = this.opts.kubelet.getPodStatus(uid) ?? { phase: 'Pending', qosClass: getPodQOS(e.pod) };
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { ...current.metadata, resourceVersion: String(e.rv) },
+      spec: current.spec,
+      status,
+    } as Pod;
+  }
+
+  private modified(e: Entry): void {
+    if (this.byKey.get(e.key) !== e) return;
+    e.rv = this.next();
+    this.publish(this.podHistory, e.rv, { type: 'MODIFIED', object: this.view(e) });
+  }
+
+  private async finishDeletion(e: Entry): Promise<void> {
+    if (this.byKey.get(e.key) !== e) return;
+    const last = this.view(e);
+    this.byKey.delete(e.key);
+    this.byUid.delete(uidOf(e.pod));
+    const rv = this.next();
+    last.metadata = { ...last.metadata, resourceVersion: String(rv) };
+    this.publish(this.podHistory, rv, { type: 'DELETED', object: last });
+    if (e.origin.source === 'api') {
+      await this.opts.store?.remove(e.pod).catch((err: Error) => this.opts.logger.error('Failed to remove a persisted pod', { pod: e.key, err: err.message }));
+    }
+    await this.opts.kubelet.forgetPod(uidOf(e.pod));
+    if (e.next) {
+      await this.add(e.next.pod, e.next.origin).catch((err: Error) => this.opts.logger.error('Failed to add pod', { pod: e.key, err: err.message }));
+    }
+  }
+
+  private kubeEvent(ev: Event): KubeEvent {
+    const name = ev.metadata?.name ?? '';
+    let meta = this.eventMeta.get(name);
+    if (!meta) {
+      meta = { rv: this.next(), uid: randomUUID() };
+      this.eventMeta.set(name, meta);
+    }
+    return {
+      ...(ev as unknown as Record<string, unknown>),
+      metadata: { ...ev.metadata, name, namespace: ev.metadata?.namespace ?? 'default', resourceVersion: String(meta.rv), uid: meta.uid, creationTimestamp: ev.firstTimestamp ?? undefined },
+    } as KubeEvent;
+  }
+
+  private recordEvent(ev: Event): void {
+    const name = ev.metadata?.name ?? '';
+    const known = this.eventMeta.get(name);
+    const rv = this.next();
+    this.eventMeta.set(name, { rv, uid: known?.uid ?? randomUUID() });
+    this.publish(this.eventHistory, rv, { type: known ? 'MODIFIED' : 'ADDED', object: this.kubeEvent(ev) });
+    // Names of events the store no longer holds are not kept forever.
+    if (this.eventMeta.size > 4 * this.limit + 1000) {
+      const live = new Set(this.opts.kubelet.events.list().map((x) => x.metadata?.name ?? ''));
+      for (const n of this.eventMeta.keys()) if (!live.has(n)) this.eventMeta.delete(n);
+    }
+  }
+
+  private publish<T>(h: History<T>, rv: number, ev: WatchEvent<T>): void {
+    h.items.push({ rv, ev });
+    if (h.items.length > this.limit) {
+      const dropped = h.items.splice(0, h.items.length - this.limit);
+      h.floor = dropped[dropped.length - 1]!.rv;
+    }
+    for (const w of [...h.watchers]) {
+      try {
+        w(ev);
+      } catch (err) {
+        this.opts.logger.warn('Watch listener failed', { err: (err as Error).message });
+      }
+    }
+  }
+
+  private watch<T>(h: History<T>, resourceVersion: string, onEvent: (ev: WatchEvent<T>) => void, current: () => T[]): Watch {
+    if (resourceVersion === '' || resourceVersion === '0') {
+      for (const object of current()) onEvent({ type: 'ADDED', object });
+    } else {
+      if (!/^[0-9]+$/.test(resourceVersion)) {
+        throw new ApiError(400, 'BadRequest', `invalid resource version "${resourceVersion}"`);
+      }
+      const from = Number(resourceVersion);
+      if (from < h.floor) {
+        throw new ApiError(410, 'Expired', `too old resource version: ${from} (${h.floor})`);
+      }
+      for (const { rv, ev } of h.items) if (rv > from) onEvent(ev);
+    }
+    h.watchers.add(onEvent);
+    return { stop: () => void h.watchers.delete(onEvent) };
+  }
+}

@@ -1,0 +1,153 @@
+// A pod's container streams for the API and the kubelet routes: logs (the container chosen as the
+// API server chooses it, the current or previous instance, followed until it stops), interactive exec
+// and attach through the runtime, and port-forward as a TCP connection to the pod's port.
+
+import { connect, type Socket } from 'node:net';
+import { PassThrough, type Duplex, type Readable } from 'node:stream';
+import type { ContainerStatus, Pod } from '../api/types.js';
+import { ApiError, type ExecSession, type LogOptions, type StreamOptions } from '../kubeapi/backend.js';
+import { containerLogStream } from '../runtime/logs/log-stream.js';
+import { startExecSession } from '../runtime/process/exec-session.js';
+import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
+import { toRFC3339 } from '../status/time.js';
+import type { Clock } from '../util/clock.js';
+import type { ProcessAwareRuntime } from './usage.js';
+
+const bad = (message: string) => new ApiError(400, 'BadRequest', message);
+const stripScheme = (id: string | undefined) => (id ?? '').replace(/^[a-z]+:\/\//, '');
+
+/** kubectl's default container: the annotation, the only one, or an error naming the choices. */
+export function defaultContainerName(pod: Pod): string {
+  const names = (pod.spec?.containers ?? []).map((c) => c.name);
+  const annotated = pod.metadata?.annotations?.['kubectl.kubernetes.io/default-container'];
+  if (annotated && names.includes(annotated)) return annotated;
+  if (names.length === 1) return names[0]!;
+  const inits = (pod.spec?.initContainers ?? []).map((c) => c.name);
+  throw bad(
+    `a container name must be specified for pod ${pod.metadata?.name ?? ''}, choose one of: [${names.join(' ')}]` +
+      (inits.length ? ` or one of the init containers: [${inits.join(' ')}]` : ''),
+  );
+}
+
+function containerStatusOf(pod: Pod, name: string): ContainerStatus | undefined {
+  const st = pod.status;
+  return [...(st?.containerStatuses ?? []), ...(st?.initContainerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].find((s) => s.name === name);
+}
+
+function checkContainer(pod: Pod, name: string): void {
+  const spec = pod.spec;
+  const all = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])].map((c) => c.name);
+  if (!all.includes(name)) throw bad(`container ${name} is not valid for pod ${pod.metadata?.name ?? ''}`);
+}
+
+export class PodStreams {
+  constructor(
+    private readonly runtime: ProcessAwareRuntime,
+    private readonly rootDir: string,
+    private readonly clock: Clock,
+  ) {}
+
+  async log(pod: Pod, opts: LogOptions): Promise<Readable> {
+    const podName = pod.metadata?.name ?? '';
+    checkContainer(pod, opts.container);
+    const cs = containerStatusOf(pod, opts.container);
+    let id: string;
+    let restart = cs?.restartCount ?? 0;
+    if (opts.previous) {
+      id = stripScheme(cs?.lastState?.terminated?.containerID);
+      restart -= 1;
+      if (!id || restart < 0) throw bad(`previous terminated container ${JSON.stringify(opts.container)} in pod ${JSON.stringify(podName)} not found`);
+    } else {
+      id = stripScheme(cs?.containerID);
+      if (!id) {
+        const reason = cs?.state?.waiting?.reason ?? 'ContainerCreating';
+        throw bad(`container ${JSON.stringify(opts.container)} in pod ${JSON.stringify(podName)} is waiting to start: ${reason}`);
+      }
+    }
+    let path: string | undefined;
+    try {
+      path = (await this.runtime.containerStatus(id)).logPath || undefined;
+    } catch {
+      // removed already: the log layout still finds it
+    }
+    const m = pod.metadata ?? {};
+    path ??= `${podLogDir(this.rootDir, m.namespace ?? 'default', podName, m.uid ?? '')}/${containerLogPath(opts.container, restart)}`;
+    const sinceTime = opts.sinceTime ?? (opts.sinceSeconds !== undefined ? toRFC3339(this.clock.now() - opts.sinceSeconds * 1000) : undefined);
+    return containerLogStream(path, {
+      ...(opts.tailLines !== undefined ? { tailLines: opts.tailLines } : {}),
+      ...(sinceTime !== undefined ? { sinceTime } : {}),
+      ...(opts.timestamps ? { timestamps: true } : {}),
+      ...(opts.limitBytes !== undefined ? { limitBytes: opts.limitBytes } : {}),
+      follow: !!opts.follow && !opts.previous,
+      isRunning: async () => {
+        try {
+          return (await this.runtime.containerStatus(id)).state === 'CONTAINER_RUNNING';
+        } catch {
+          return false;
+        }
+      },
+    });
+  }
+
+  private runningContainer(pod: Pod, name: string): string {
+    checkContainer(pod, name);
+    const cs = containerStatusOf(pod, name);
+    const id = stripScheme(cs?.containerID);
+    if (!id || !cs?.state?.running) {
+      throw bad(`unable to upgrade connection: container not found (${JSON.stringify(name)})`);
+    }
+    return id;
+  }
+
+  async exec(pod: Pod, opts: StreamOptions): Promise<ExecSession> {
+    const id = this.runningContainer(pod, opts.container);
+    const ctx = this.runtime.containerProcess?.(id);
+    if (!ctx) throw new ApiError(500, 'InternalError', `the ${this.runtime.name} runtime does not support interactive exec`);
+    return startExecSession(ctx, opts.command, opts);
+  }
+
+  /** Attach: the container's output as it is written (the process runtime gives containers no stdin). */
+  async attach(pod: Pod, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession> {
+    const id = this.runningContainer(pod, opts.container);
+    if (opts.stdin) throw bad(`the ${this.runtime.name} runtime does not give containers a stdin to attach to`);
+    if (!this.runtime.onContainerOutput) throw new ApiError(500, 'InternalError', `the ${this.runtime.name} runtime does not support attach`);
+    const stdout = opts.stdout ? new PassThrough() : undefined;
+    const stderr = opts.stderr ? new PassThrough() : undefined;
+    let resolveExit!: (code: number) => void;
+    const exit = new Promise<number>((r) => (resolveExit = r));
+    const stopOutput = this.runtime.onContainerOutput((cid, stream, line) => {
+      if (cid !== id) return;
+      (stream === 'stdout' ? stdout : (stderr ?? stdout))?.write(`${line}\n`);
+    });
+    const end = (code: number) => {
+      stopOutput();
+      stopEvents();
+      stdout?.end();
+      stderr?.end();
+      resolveExit(code);
+    };
+    const stopEvents = this.runtime.onContainerEvent((ev) => {
+      if (ev.containerId !== id || ev.type !== 'CONTAINER_STOPPED_EVENT') return;
+      void this.runtime.containerStatus(id).then(
+        (s) => end(s.exitCode),
+        () => end(0),
+      );
+    });
+    return { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}), resize() {}, exit, kill: () => end(0) };
+  }
+
+  portForward(pod: Pod, port: number): Promise<Duplex> {
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return Promise.reject(bad(`invalid port ${port}`));
+    const ip = pod.status?.podIP || '127.0.0.1';
+    return new Promise((resolve, reject) => {
+      const sock: Socket = connect({ host: ip, port });
+      sock.once('connect', () => {
+        sock.removeAllListeners('error');
+        resolve(sock);
+      });
+      sock.once('error', (err) =>
+        reject(new ApiError(500, 'InternalError', `error forwarding port ${port} to pod ${pod.metadata?.name ?? ''}, uid ${pod.metadata?.uid ?? ''}: ${err.message}`)),
+      );
+    });
+  }
+}

@@ -1,0 +1,196 @@
+// The life of `podvisor agent`: take the root dir, restore API pods, start the pod sources and the
+// listeners (unix socket always; TLS+token TCP and the read-only port when asked), write the
+// kubeconfig, serve until SIGTERM/SIGINT, then stop serving and — the process runtime dying with the
+// agent — stop every pod gracefully.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { NodeAllocatable } from '../lifecycle/admission.js';
+import { APIPodStore } from '../config/api-pod-store.js';
+import { ManifestURLSource, StaticPodDirSource } from '../config/static-source.js';
+import { lockRootDir, RootDirLockedError, type RootDirLock } from '../runtime/root-lock.js';
+import { ProcessRuntime } from '../runtime/process/runtime.js';
+import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
+import { ensureServingCert, ensureToken, writeKubeconfig } from '../server/pki.js';
+import { RealClock, type Clock } from '../util/clock.js';
+import { klogLogger } from '../util/klog.js';
+import { NodeAgent, runtimeOutlivesAgent } from './node-agent.js';
+import { PodConfig } from './pod-config.js';
+
+export interface AgentConfig {
+  rootDir: string;
+  nodeName: string;
+  node: NodeAllocatable;
+  crashLoopBackOffMaxSeconds?: number;
+  podManifestPath?: string;
+  manifestURL?: string;
+  address: string;
+  /** TCP port with TLS and the token; undefined = no TCP listener (0 = an ephemeral port). */
+  port?: number;
+  /** 0 = off. */
+  readOnlyPort: number;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  anonymousAuth: boolean;
+  loggingFormat: 'text' | 'json';
+  version: string;
+  /** Re-read periods of the sources (the kubelet's fileCheckFrequency and httpCheckFrequency, 20 s). */
+  fileCheckMs?: number;
+  httpCheckMs?: number;
+}
+
+export interface AgentIO {
+  stderr: NodeJS.WritableStream;
+  /** Aborted on SIGTERM/SIGINT. */
+  signal?: AbortSignal;
+  clock?: Clock;
+}
+
+export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
+  const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
+  let lock: RootDirLock;
+  try {
+    lock = lockRootDir(cfg.rootDir, 'agent');
+  } catch (err) {
+    if (err instanceof RootDirLockedError) {
+      io.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const clock = io.clock ?? new RealClock();
+  const store = new APIPodStore(cfg.rootDir);
+  const agent = new NodeAgent({
+    rootDir: cfg.rootDir,
+    nodeName: cfg.nodeName,
+    clock,
+    logger: log,
+    version: cfg.version,
+    nodeAllocatable: cfg.node,
+    store,
+    ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
+    config: {
+      staticPodPath: cfg.podManifestPath ?? '',
+      staticPodURL: cfg.manifestURL ?? '',
+      fileCheckFrequency: `${(cfg.fileCheckMs ?? 20_000) / 1000}s`,
+      httpCheckFrequency: `${(cfg.httpCheckMs ?? 20_000) / 1000}s`,
+      syncFrequency: '1m0s',
+      address: cfg.address,
+      port: cfg.port ?? 0,
+      readOnlyPort: cfg.readOnlyPort,
+      maxPods: cfg.node.pods,
+      authentication: { anonymous: { enabled: cfg.anonymousAuth } },
+      containerLogMaxSize: '10Mi',
+      containerLogMaxFiles: 5,
+    },
+  });
+  // Whatever ends the process, no container of the in-process runtime outlives it.
+  const killOnExit = () => (agent.runtime as ProcessRuntime).killAllSync?.();
+  if (agent.runtime instanceof ProcessRuntime) process.once('exit', killOnExit);
+
+  const sources: Array<{ stop(): void }> = [];
+  let listening: Listening | undefined;
+  const podConfig = new PodConfig(agent.registry, agent.kubelet.events, log, cfg.nodeName);
+  const listenInfo: Record<string, unknown> = { socket: join(cfg.rootDir, SOCKET_NAME) };
+  agent.statusProviders.push(() => ({
+    listen: listenInfo,
+    sources: [
+      { kind: 'api', location: store.dir },
+      ...(cfg.podManifestPath ? [{ kind: 'file', location: cfg.podManifestPath, ...(podConfig.sourceErrors.get(cfg.podManifestPath) ? { error: podConfig.sourceErrors.get(cfg.podManifestPath) } : {}) }] : []),
+      ...(cfg.manifestURL ? [{ kind: 'http', location: cfg.manifestURL, ...(podConfig.sourceErrors.get(cfg.manifestURL) ? { error: podConfig.sourceErrors.get(cfg.manifestURL) } : {}) }] : []),
+    ],
+    manifests: podConfig.states(),
+  }));
+
+  let code = 0;
+  try {
+    const restored = await store.load((file, err) => log.error('Skipping an unreadable persisted pod', { file, err }));
+    for (const pod of restored) {
+      await agent.registry.add(pod, { source: 'api', from: 'api' }).catch((err: Error) => log.error('Failed to restore pod', { pod: pod.metadata?.name, err: err.message }));
+    }
+    if (restored.length) log.info('Restored pods applied through the API', { count: restored.length });
+
+    const sourceOpts = (kind: 'file' | 'http', location: string) => ({
+      nodeName: cfg.nodeName,
+      runtime: agent.runtime.name,
+      recheckMs: (kind === 'file' ? cfg.fileCheckMs : cfg.httpCheckMs) ?? 20_000,
+      onUpdate: (u: Parameters<PodConfig['apply']>[1]) => podConfig.apply(kind, u),
+      onSourceError: (e: string | undefined) => {
+        const had = podConfig.sourceErrors.get(location);
+        if (e === undefined) podConfig.sourceErrors.delete(location);
+        else {
+          podConfig.sourceErrors.set(location, e);
+          if (had !== e) log.error('Pod source unavailable; its pods keep running', { source: location, err: e });
+        }
+      },
+    });
+    if (cfg.podManifestPath) {
+      const s = new StaticPodDirSource(cfg.podManifestPath, sourceOpts('file', cfg.podManifestPath));
+      sources.push(s);
+      await s.start();
+    }
+    if (cfg.manifestURL) {
+      const s = new ManifestURLSource(cfg.manifestURL, sourceOpts('http', cfg.manifestURL));
+      sources.push(s);
+      await s.start();
+    }
+
+    let tcp: Parameters<typeof listen>[0]['tcp'];
+    let caFile: string | undefined;
+    if (cfg.port !== undefined) {
+      let certFile = cfg.tlsCertFile;
+      let keyFile = cfg.tlsPrivateKeyFile;
+      if (!certFile || !keyFile) {
+        const gen = await ensureServingCert(cfg.rootDir, cfg.address, cfg.nodeName);
+        certFile = gen.certFile;
+        keyFile = gen.keyFile;
+        caFile = gen.caFile;
+      }
+      const token = await ensureToken(cfg.rootDir);
+      tcp = { address: cfg.address, port: cfg.port, cert: await readFile(certFile), key: await readFile(keyFile), token, anonymous: cfg.anonymousAuth };
+    }
+    listening = await listen({
+      router: agent.router,
+      socketPath: join(cfg.rootDir, SOCKET_NAME),
+      ...(tcp ? { tcp } : {}),
+      ...(cfg.readOnlyPort > 0 ? { readOnly: { address: cfg.address, port: cfg.readOnlyPort } } : {}),
+    });
+    if (listening.tcpPort !== undefined) {
+      const host = cfg.address === '0.0.0.0' || cfg.address === '::' ? '127.0.0.1' : cfg.address.includes(':') ? `[${cfg.address}]` : cfg.address;
+      listenInfo.https = `https://${host}:${listening.tcpPort}`;
+      if (caFile) {
+        listenInfo.kubeconfig = await writeKubeconfig(cfg.rootDir, listenInfo.https as string, caFile, tcp!.token);
+      }
+    }
+    if (listening.readOnlyPort !== undefined) listenInfo.readOnly = `http://${cfg.address}:${listening.readOnlyPort}`;
+    log.info('podvisor agent started', {
+      pid: process.pid,
+      version: cfg.version,
+      rootDir: cfg.rootDir,
+      nodeName: cfg.nodeName,
+      runtime: agent.runtime.name,
+      ...listenInfo,
+    });
+
+    if (io.signal && !io.signal.aborted) {
+      await new Promise<void>((resolve) => io.signal!.addEventListener('abort', () => resolve(), { once: true }));
+    }
+    log.info('Shutting down: no longer serving', { signal: String(io.signal?.reason ?? 'SIGTERM') });
+  } catch (err) {
+    log.error('Agent failed', { err: (err as Error).message });
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    code = 1;
+  } finally {
+    for (const s of sources) s.stop();
+    await listening?.close().catch(() => {});
+    if (!runtimeOutlivesAgent(agent.runtime)) {
+      const n = agent.registry.list().items.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length;
+      log.info(`The ${agent.runtime.name} runtime does not outlive the agent: stopping its pods gracefully`, { pods: n });
+    }
+    await agent.stop().catch((err: Error) => log.error('Stopping pods failed', { err: err.message }));
+    process.removeListener('exit', killOnExit);
+    lock.release();
+    log.info('podvisor agent stopped');
+  }
+  return code;
+}

@@ -1,0 +1,125 @@
+// How commands reach the agent of a root dir: HTTP over its unix socket, starting the agent on demand
+// (detached, its output appended to `<root>/agent.log`) when none runs there.
+
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { request, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lockOwner } from '../runtime/root-lock.js';
+
+export const SOCKET_NAME = 'podvisor.sock';
+export const AGENT_LOG = 'agent.log';
+
+export interface AgentReply {
+  status: number;
+  body: string;
+  json<T = unknown>(): T;
+}
+
+/** No agent answers on the root dir's socket. */
+export class NoAgentError extends Error {
+  constructor(readonly rootDir: string) {
+    super(`no podvisor agent runs for root dir ${rootDir} (start one with "podvisor agent --root-dir ${rootDir}" or "podvisor up -d")`);
+    this.name = 'NoAgentError';
+  }
+}
+
+const socketOf = (rootDir: string) => join(rootDir, SOCKET_NAME);
+
+function isNoAgent(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK';
+}
+
+/** The response itself, for streams (logs -f). Rejects with NoAgentError when nothing listens. */
+export function agentStream(rootDir: string, method: string, path: string, body?: unknown): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      {
+        socketPath: socketOf(rootDir),
+        method,
+        path,
+        agent: false,
+        headers: data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {},
+      },
+      resolve,
+    );
+    req.on('error', (err) => reject(isNoAgent(err) ? new NoAgentError(rootDir) : err));
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+export async function agentRequest(rootDir: string, method: string, path: string, body?: unknown): Promise<AgentReply> {
+  const res = await agentStream(rootDir, method, path, body);
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return { status: res.statusCode ?? 0, body: text, json: <T>() => JSON.parse(text) as T };
+}
+
+/** The Status message of a failed reply (its body when not a Status). */
+export function replyMessage(r: AgentReply): { reason: string; message: string } {
+  try {
+    const s = r.json<{ kind?: string; reason?: string; message?: string }>();
+    if (s.kind === 'Status') return { reason: s.reason ?? 'Unknown', message: s.message ?? '' };
+  } catch {
+    // not JSON
+  }
+  return { reason: 'Unknown', message: r.body.trim() || `HTTP ${r.status}` };
+}
+
+export async function agentRunning(rootDir: string): Promise<boolean> {
+  try {
+    return (await agentRequest(rootDir, 'GET', '/healthz')).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes sure an agent serves rootDir: when none answers, starts `podvisor agent --root-dir DIR
+ * [agentArgs]` detached with its output in `<root>/agent.log`, and waits until it answers.
+ */
+export async function ensureAgent(rootDir: string, agentArgs: string[], timeoutMs = 30_000): Promise<{ started: boolean; pid?: number }> {
+  if (await agentRunning(rootDir)) return { started: false };
+  const owner = lockOwner(rootDir);
+  if (owner && owner.command !== 'agent') {
+    throw new Error(`root dir ${rootDir} is in use by "podvisor ${owner.command}" (pid ${owner.pid}); stop it or pass another --root-dir`);
+  }
+  let pid: number | undefined;
+  let exited: string | undefined;
+  if (!owner) {
+    mkdirSync(rootDir, { recursive: true, mode: 0o700 });
+    const logPath = join(rootDir, AGENT_LOG);
+    const fd = openSync(logPath, 'a', 0o600);
+    try {
+      const main = fileURLToPath(new URL('./main.js', import.meta.url));
+      const child = spawn(process.execPath, [main, 'agent', '--root-dir', rootDir, ...agentArgs], {
+        detached: true,
+        stdio: ['ignore', fd, fd],
+        cwd: rootDir,
+      });
+      pid = child.pid;
+      child.once('exit', (code) => (exited = `the agent exited with status ${code ?? 'unknown'}`));
+      child.unref();
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await agentRunning(rootDir)) return { started: true, ...(pid !== undefined ? { pid } : {}) };
+    if (exited) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  let tail = '';
+  try {
+    tail = readFileSync(join(rootDir, AGENT_LOG), 'utf8').trim().split('\n').slice(-5).join('\n');
+  } catch {
+    // no log
+  }
+  throw new Error(`${exited ?? 'the agent did not answer in time'}; see ${join(rootDir, AGENT_LOG)}${tail ? `:\n${tail}` : ''}`);
+}

@@ -1,0 +1,92 @@
+// `podvisor agent`: the node agent in the foreground, with the kubelet's flag names.
+
+import { resolve } from 'node:path';
+import { defaultNodeName } from '../config/load.js';
+import { isLoopbackAddress } from '../server/access.js';
+import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
+import { agentFlagSpecs, agentSettings } from './agent.js';
+import { durationFlag } from './duration.js';
+import { podvisorVersion } from './version.js';
+
+function portFlag(parsed: ParsedArgs, name: string): number | undefined {
+  const raw = parsed.flags[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!/^[0-9]+$/.test(String(raw)) || n > 65535) throw new UsageError(`invalid argument "${String(raw)}" for "--${name}" flag: must be a port number (0-65535)`);
+  return n;
+}
+
+export const agentDaemonCommand = defineCommand({
+  name: 'agent',
+  summary: 'Run the node agent: static pods, pods applied with up -d, the kubelet HTTP API',
+  usage: 'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]',
+  description:
+    'Run podvisor as a node agent in the foreground, as the kubelet runs. Pods come from a static-pod\n' +
+    'directory (--pod-manifest-path, watched and re-read every 20s), a manifest URL (--manifest-url,\n' +
+    'polled every 20s) and the API (`podvisor up -d`; kept in the root dir across restarts). The agent\n' +
+    'serves the kubelet API on <root>/podvisor.sock (mode 0600) and, with --port, on TCP with TLS and the\n' +
+    'bearer token in <root>/token (a kubeconfig for kubectl is written to <root>/kubeconfig).\n' +
+    'A manifest that fails to load is reported and changes nothing: the pods it had keep running.\n' +
+    'On SIGTERM or SIGINT the agent stops serving; the process runtime cannot outlive it, so its pods\n' +
+    'are stopped gracefully. One agent per root dir: a second one exits 1 naming the first.',
+  examples: ['podvisor agent --pod-manifest-path /etc/podvisor/manifests', 'podvisor agent --port 10250 --logging-format json', 'podvisor agent status'],
+  flags: [
+    ...agentFlagSpecs,
+    { name: 'pod-manifest-path', type: 'string', valueName: 'DIR', usage: 'Directory of static pod manifests, as the kubelet\'s staticPodPath.' },
+    { name: 'manifest-url', type: 'string', valueName: 'URL', usage: 'URL of a pod manifest to poll, as the kubelet\'s staticPodURL.' },
+    { name: 'file-check-frequency', type: 'string', default: '20s', valueName: 'DURATION', usage: 'How often the static pod directory is re-read besides change notifications.' },
+    { name: 'http-check-frequency', type: 'string', default: '20s', valueName: 'DURATION', usage: 'How often the manifest URL is fetched.' },
+    { name: 'node-name', type: 'string', valueName: 'NAME', usage: "The node's name (default: this host's name, lowercased)." },
+    { name: 'address', type: 'string', default: '0.0.0.0', valueName: 'IP', usage: 'IP address the TCP listeners bind.' },
+    { name: 'port', type: 'string', valueName: 'N', usage: 'Serve HTTPS (TLS and bearer token) on this port; unset: only the unix socket.' },
+    { name: 'read-only-port', type: 'string', default: '0', valueName: 'N', usage: 'Unauthenticated read-only port (health, pods, stats, metrics); 0 disables it.' },
+    { name: 'tls-cert-file', type: 'string', valueName: 'FILE', usage: 'Serving certificate (default: one generated into <root>/pki).' },
+    { name: 'tls-private-key-file', type: 'string', valueName: 'FILE', usage: 'Private key of --tls-cert-file.' },
+    { name: 'anonymous-auth', type: 'boolean', default: false, usage: 'Serve TCP requests without a token (only with a loopback --address).' },
+    { name: 'logging-format', type: 'string', values: ['text', 'json'], default: 'text', usage: 'Log format on stderr: klog text or JSON.' },
+  ],
+  run: runDaemon,
+});
+
+async function runDaemon(parsed: ParsedArgs, io: CommandIO): Promise<number> {
+  let cfg;
+  try {
+    const settings = agentSettings(parsed, io);
+    const port = portFlag(parsed, 'port');
+    const readOnlyPort = portFlag(parsed, 'read-only-port') ?? 0;
+    const address = String(parsed.flags.address);
+    const anonymousAuth = parsed.flags['anonymous-auth'] === true;
+    if (anonymousAuth && !isLoopbackAddress(address)) {
+      throw new UsageError(`--anonymous-auth=true needs a loopback --address (127.0.0.1 or ::1), not "${address}"`);
+    }
+    const cert = parsed.flags['tls-cert-file'] as string | undefined;
+    const key = parsed.flags['tls-private-key-file'] as string | undefined;
+    if (!!cert !== !!key) throw new UsageError('--tls-cert-file and --tls-private-key-file go together');
+    const manifestPath = parsed.flags['pod-manifest-path'] as string | undefined;
+    const url = parsed.flags['manifest-url'] as string | undefined;
+    if (url && !/^https?:\/\//.test(url)) throw new UsageError(`invalid argument "${url}" for "--manifest-url" flag: must be an http or https URL`);
+    cfg = {
+      rootDir: settings.rootDir,
+      nodeName: String(parsed.flags['node-name'] || defaultNodeName()),
+      node: settings.node,
+      ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
+      ...(manifestPath ? { podManifestPath: resolve(io.cwd, manifestPath) } : {}),
+      ...(url ? { manifestURL: url } : {}),
+      address,
+      ...(port !== undefined ? { port } : {}),
+      readOnlyPort,
+      ...(cert && key ? { tlsCertFile: resolve(io.cwd, cert), tlsPrivateKeyFile: resolve(io.cwd, key) } : {}),
+      anonymousAuth,
+      loggingFormat: parsed.flags['logging-format'] as 'text' | 'json',
+      fileCheckMs: Math.max(1000, durationFlag(parsed, 'file-check-frequency') ?? 20_000),
+      httpCheckMs: Math.max(1000, durationFlag(parsed, 'http-check-frequency') ?? 20_000),
+      version: podvisorVersion(),
+    };
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(io, err.message, 'agent');
+    throw err;
+  }
+  const { runAgent } = await import('../agent/run-agent.js');
+  return runAgent(cfg, { stderr: io.stderr, ...(io.signal ? { signal: io.signal } : {}) });
+}
+

@@ -1,0 +1,67 @@
+// `podvisor agent status`: what the agent of a root dir runs — pid, version, uptime, pods by phase,
+// listeners, sources and the manifests that failed to load.
+
+import { defineCommand } from './args.js';
+import { agentRequest, NoAgentError } from './agent-client.js';
+import { rootDirFlag, rootDirOf } from './root-flag.js';
+
+export const agentStatusCommand = defineCommand({
+  name: 'agent status',
+  summary: 'Show what the agent of a root dir runs',
+  usage: 'podvisor agent status [--root-dir DIR] [-o json]',
+  flags: [
+    rootDirFlag,
+    { name: 'output', short: 'o', type: 'string', values: ['json'], usage: 'Print the status as JSON.' },
+  ],
+  run: async (parsed, io) => {
+    const rootDir = rootDirOf(parsed, io);
+    let st: Record<string, any>;
+    try {
+      const r = await agentRequest(rootDir, 'GET', '/podvisor/v1/status');
+      st = r.json();
+    } catch (err) {
+      if (err instanceof NoAgentError) {
+        io.stderr.write(`error: ${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    }
+    if (parsed.flags.output === 'json') {
+      io.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
+      return 0;
+    }
+    io.stdout.write(formatStatus(st));
+    return 0;
+  },
+});
+
+function duration(s: number): string {
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return d ? `${d}d${h}h` : h ? `${h}h${m}m` : m ? `${m}m${s % 60}s` : `${s}s`;
+}
+
+function formatStatus(st: Record<string, any>): string {
+  const pods = st.pods as Record<string, number>;
+  const byPhase = Object.entries(pods).filter(([k]) => k !== 'total').map(([k, v]) => `${v} ${k}`).join(', ');
+  const lines = [
+    `pid:       ${st.pid}`,
+    `version:   ${st.version}`,
+    `uptime:    ${duration(st.uptimeSeconds)}`,
+    `node:      ${st.nodeName}`,
+    `root dir:  ${st.rootDir}`,
+    `runtime:   ${st.runtime}`,
+    `pods:      ${pods.total}${byPhase ? ` (${byPhase})` : ''}`,
+    `listening: ${[st.listen?.socket, st.listen?.https, st.listen?.readOnly].filter(Boolean).join(', ')}`,
+    'sources:',
+    ...(st.sources as Array<Record<string, string>>).map((s) => `  ${s.kind.padEnd(5)} ${s.location}${s.error ? `  error: ${s.error}` : ''}`),
+  ];
+  const broken = (st.manifests as Array<{ origin: string; pods: number; error?: string }>).filter((m) => m.error);
+  if (broken.length) {
+    lines.push('manifest errors (their pods keep running as they were):');
+    for (const m of broken) lines.push(`  ${m.origin}:`, ...m.error!.split('\n').map((l) => `    ${l}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+

@@ -1,0 +1,111 @@
+// `podvisor down`: delete pods from the agent of the root dir — those of the given manifests, or every
+// pod applied through the API (--all) — and wait until they are gone. --grace-period overrides each
+// pod's grace; 0 kills at once, as `kubectl delete --grace-period=0 --force`.
+
+import type { Pod } from '../api/types.js';
+import { configSourceAnnotation } from '../api/defaults.js';
+import { defaultNodeName, loadManifests } from '../config/load.js';
+import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
+import { durationFlag } from './duration.js';
+import { rootDirFlag, rootDirOf } from './root-flag.js';
+import { agentRequest, NoAgentError, replyMessage } from './agent-client.js';
+import { reportLoadError } from './output.js';
+import { manifestFlags } from './validate.js';
+
+export const downCommand = defineCommand({
+  name: 'down',
+  summary: 'Delete pods applied with up -d and wait until they are gone',
+  usage: 'podvisor down (-f FILENAME... | --all) [--grace-period N] [--timeout DURATION] [flags]',
+  description:
+    'Delete the pods named in the manifests (or, with --all, every pod applied through the agent\'s API)\n' +
+    'from the agent of the root dir, stopping each gracefully, and wait until they are gone.\n' +
+    'Static pods are not deleted this way: remove their manifest from the agent\'s directory.',
+  examples: ['podvisor down -f ci/services.yaml', 'podvisor down --all --grace-period 0'],
+  flags: [
+    ...manifestFlags,
+    { name: 'all', type: 'boolean', usage: 'Delete every pod applied through the API.' },
+    { name: 'grace-period', type: 'int', usage: 'Seconds each pod gets to stop (0: kill at once); default: its terminationGracePeriodSeconds.' },
+    { name: 'timeout', type: 'string', valueName: 'DURATION', usage: 'Give up waiting after this long (default 5m).' },
+    rootDirFlag,
+  ],
+  run: down,
+});
+
+async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
+  const files = parsed.flags.filename as string[];
+  let timeoutMs: number;
+  let rootDir: string;
+  try {
+    if ((files.length === 0) === (parsed.flags.all !== true)) throw new UsageError('specify either -f or --all');
+    timeoutMs = durationFlag(parsed, 'timeout') ?? 300_000;
+    rootDir = rootDirOf(parsed, io);
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(io, err.message, 'down');
+    throw err;
+  }
+  const grace = parsed.flags['grace-period'] as number | undefined;
+  let targets: Array<{ ns: string; name: string }>;
+  try {
+    if (files.length > 0) {
+      const loaded = await loadManifests(files, { stdin: io.stdin, cwd: io.cwd, validate: 'ignore', nodeName: defaultNodeName() });
+      targets = loaded.pods.map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
+    } else {
+      const list = await agentRequest(rootDir, 'GET', '/api/v1/pods');
+      targets = list
+        .json<{ items: Pod[] }>()
+        .items.filter((p) => p.metadata?.annotations?.[configSourceAnnotation] === 'api')
+        .map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
+    }
+  } catch (err) {
+    if (err instanceof NoAgentError) {
+      io.stderr.write(`no podvisor agent runs for root dir ${rootDir}: nothing to delete\n`);
+      return 0;
+    }
+    return reportLoadError(err, io.stderr);
+  }
+
+  let code = 0;
+  const deleting: typeof targets = [];
+  for (const t of targets) {
+    const q = grace !== undefined ? `?gracePeriodSeconds=${Math.max(0, grace)}` : '';
+    let r;
+    try {
+      r = await agentRequest(rootDir, 'DELETE', `/api/v1/namespaces/${encodeURIComponent(t.ns)}/pods/${encodeURIComponent(t.name)}${q}`);
+    } catch (err) {
+      if (err instanceof NoAgentError) {
+        io.stderr.write(`no podvisor agent runs for root dir ${rootDir}: nothing to delete\n`);
+        return 0;
+      }
+      throw err;
+    }
+    if (r.status === 200) {
+      deleting.push(t);
+      continue;
+    }
+    if (r.status === 404) {
+      io.stderr.write(`pod/${t.name} not found: nothing to delete\n`);
+      continue;
+    }
+    const m = replyMessage(r);
+    io.stderr.write(`Error from server (${m.reason}): ${m.message}\n`);
+    code = 1;
+  }
+  const deadline = Date.now() + timeoutMs;
+  const left = new Map(deleting.map((t) => [`${t.ns}/${t.name}`, t]));
+  while (left.size > 0) {
+    for (const [k, t] of left) {
+      const r = await agentRequest(rootDir, 'GET', `/api/v1/namespaces/${encodeURIComponent(t.ns)}/pods/${encodeURIComponent(t.name)}`);
+      if (r.status === 404) {
+        io.stdout.write(`pod "${t.name}" deleted\n`);
+        left.delete(k);
+      }
+    }
+    if (left.size === 0) break;
+    if (Date.now() > deadline) {
+      for (const t of left.values()) io.stderr.write(`pod/${t.name}: still terminating after ${String(parsed.flags.timeout ?? '5m')}\n`);
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return code;
+}

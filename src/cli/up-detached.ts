@@ -1,0 +1,167 @@
+// `podvisor up -d`: apply the pods to the agent of the root dir (started on demand), as kubectl apply
+// would — create, or replace an existing pod where the API server's update rules allow — then wait
+// until each pod is running, ready or completed, and exit as `run` does (0 all made it, 1 any failed,
+// 2 invalid input).
+
+import type { Pod } from '../api/types.js';
+import { configHashAnnotation, configSourceAnnotation } from '../api/defaults.js';
+import { canonicalJSON } from '../api/defaults.js';
+import { defaultNodeName, loadManifests, type ValidateMode } from '../config/load.js';
+import { allContainersRunning, decideTerminal, type WaitFor } from '../lifecycle/runonce.js';
+import { usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
+import { agentFlagSpecs, agentSettings, durationFlag } from './agent.js';
+import { agentRequest, ensureAgent, replyMessage } from './agent-client.js';
+import { reportLoadError } from './output.js';
+
+/** The flags `up` gains for -d (the foreground `up` ignores them but --grace-period). */
+export const detachFlags = [
+  { name: 'detach', short: 'd', type: 'boolean' as const, usage: 'Apply the pods to the agent (started if none runs) and return once --wait holds.' },
+  { name: 'wait', type: 'string' as const, values: ['running', 'ready', 'completed'], valueName: 'CONDITION', usage: 'With -d: what to wait for in each pod (default running).' },
+  { name: 'timeout', type: 'string' as const, valueName: 'DURATION', usage: 'With -d: give up waiting after this long (default 5m).' },
+  { name: 'grace-period', type: 'int' as const, usage: 'Seconds each pod gets to stop when it is torn down (default: its terminationGracePeriodSeconds).' },
+];
+
+/** The agent flags given on this command line, passed on to an agent started on demand. */
+export function agentArgsFrom(parsed: ParsedArgs): string[] {
+  const out: string[] = [];
+  for (const spec of agentFlagSpecs) {
+    if (spec.name === 'root-dir' || !parsed.given.has(spec.name)) continue;
+    out.push(`--${spec.name}=${String(parsed.flags[spec.name])}`);
+  }
+  return out;
+}
+
+/** The pod as sent to the API: what the file loader derived for static pods taken off again. */
+function forAPI(pod: Pod): Pod {
+  const p = structuredClone(pod);
+  const m = p.metadata as { uid?: string; annotations?: Record<string, string> };
+  delete m.uid;
+  if (m.annotations) {
+    delete m.annotations[configHashAnnotation];
+    delete m.annotations[configSourceAnnotation];
+    if (Object.keys(m.annotations).length === 0) delete m.annotations;
+  }
+  return p;
+}
+
+const podPath = (ns: string, name?: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/pods${name ? `/${encodeURIComponent(name)}` : ''}`;
+
+function waitHolds(pod: Pod, wait: WaitFor): { ok: boolean; error?: string } | undefined {
+  const st = pod.status;
+  const terminal = decideTerminal(pod, st);
+  if (terminal) return terminal;
+  if (!st) return undefined;
+  if (wait === 'running' && allContainersRunning(pod, st)) return { ok: true };
+  if (wait === 'ready' && (st.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')) return { ok: true };
+  return undefined;
+}
+
+export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<number> {
+  const files = parsed.flags.filename as string[];
+  if (files.length === 0) return usageFailure(io, 'must specify one of -f and -k', 'up');
+  let settings;
+  let timeoutMs: number;
+  try {
+    if (parsed.given.has('for') || parsed.given.has('logs') || parsed.given.has('output')) {
+      throw new UsageError('--for, --logs and -o apply to the foreground up, not to up -d');
+    }
+    settings = agentSettings(parsed, io);
+    timeoutMs = durationFlag(parsed, 'timeout') ?? 300_000;
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(io, err.message, 'up');
+    throw err;
+  }
+  const wait = (parsed.flags.wait as WaitFor | undefined) ?? 'running';
+  let pods: Pod[];
+  try {
+    const loaded = await loadManifests(files, {
+      stdin: io.stdin,
+      cwd: io.cwd,
+      validate: parsed.flags.validate as ValidateMode,
+      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
+      runtime: settings.runtime,
+      nodeName: defaultNodeName(),
+    });
+    pods = loaded.pods.map(forAPI);
+  } catch (err) {
+    return reportLoadError(err, io.stderr);
+  }
+  const root = settings.rootDir;
+  try {
+    const { started } = await ensureAgent(root, agentArgsFrom(parsed));
+    if (started) io.stderr.write(`started the podvisor agent for ${root} (log: ${root}/agent.log)\n`);
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+
+  let code = 0;
+  const applied: Array<{ ns: string; name: string }> = [];
+  for (const pod of pods) {
+    const ns = pod.metadata?.namespace ?? 'default';
+    const name = pod.metadata?.name ?? '';
+    const created = await agentRequest(root, 'POST', podPath(ns), pod);
+    if (created.status === 201) {
+      io.stdout.write(`pod/${name} created\n`);
+      applied.push({ ns, name });
+      continue;
+    }
+    if (created.status !== 409) {
+      const m = replyMessage(created);
+      io.stderr.write(created.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`);
+      code = Math.max(code, created.status === 422 || created.status === 400 ? 2 : 1);
+      continue;
+    }
+    // It exists: replace it where the update rules allow (image, activeDeadlineSeconds, metadata).
+    const current = await agentRequest(root, 'GET', podPath(ns, name));
+    if (current.status !== 200) {
+      io.stderr.write(`Error from server (${replyMessage(current).reason}): ${replyMessage(current).message}\n`);
+      code = Math.max(code, 1);
+      continue;
+    }
+    const cur = current.json<Pod>();
+    const next = { ...pod, metadata: { ...pod.metadata, resourceVersion: cur.metadata?.resourceVersion } } as Pod;
+    const replaced = await agentRequest(root, 'PUT', podPath(ns, name), next);
+    if (replaced.status !== 200) {
+      const m = replyMessage(replaced);
+      io.stderr.write(replaced.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`);
+      code = Math.max(code, replaced.status === 422 ? 2 : 1);
+      continue;
+    }
+    const after = replaced.json<Pod>();
+    const same = after.metadata?.resourceVersion === cur.metadata?.resourceVersion && canonicalJSON(after.spec) === canonicalJSON(cur.spec);
+    io.stdout.write(`pod/${name} ${same ? 'unchanged' : 'configured'}\n`);
+    applied.push({ ns, name });
+  }
+
+  // The wait, as run's: every applied pod reaches the condition, or fails.
+  const pending = new Map(applied.map((p) => [`${p.ns}/${p.name}`, p]));
+  const deadline = Date.now() + timeoutMs;
+  while (pending.size > 0) {
+    const list = (await agentRequest(root, 'GET', '/api/v1/pods')).json<{ items: Pod[] }>().items;
+    const byKey = new Map(list.map((p) => [`${p.metadata?.namespace}/${p.metadata?.name}`, p]));
+    for (const [key, p] of pending) {
+      const pod = byKey.get(key);
+      if (!pod) {
+        io.stderr.write(`pod/${p.name}: deleted while waiting\n`);
+        pending.delete(key);
+        code = Math.max(code, 1);
+        continue;
+      }
+      const held = waitHolds(pod, wait);
+      if (!held) continue;
+      pending.delete(key);
+      if (held.ok) continue;
+      io.stderr.write(`pod/${p.name}: ${held.error ?? 'failed'}\n`);
+      code = Math.max(code, 1);
+    }
+    if (pending.size === 0) break;
+    if (Date.now() > deadline) {
+      for (const p of pending.values()) io.stderr.write(`pod/${p.name}: not ${wait === 'completed' ? 'completed' : wait} after ${String(parsed.flags.timeout ?? '5m')}\n`);
+      return 1;
+    }
+    if (io.signal?.aborted) return 130;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return code;
+}

@@ -1,0 +1,91 @@
+// Watch responses: chunked NDJSON, one {"type","object"} per line, as the API server frames them.
+// Selector transitions become ADDED/DELETED as for a filtered watch on a cluster; bookmarks and
+// timeoutSeconds end or mark the stream; an expired resourceVersion is an ERROR event with a 410 Status.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, type Watch, type WatchEvent } from './backend.js';
+import { statusOf, toApiError } from './status.js';
+
+export interface WatchServeOptions<T> {
+  resourceVersion: string;
+  /** Starts the backend's watch. */
+  start(rv: string, onEvent: (ev: WatchEvent<T>) => void): Watch;
+  matches(obj: T): boolean;
+  key(obj: T): string;
+  /** The object a line carries (a Table row, or the object itself). */
+  render(obj: T, type: WatchEvent<T>['type']): unknown;
+  timeoutSeconds?: number;
+  /** Bookmark interval in ms when the client allows bookmarks; undefined: none. */
+  bookmarkMs?: number;
+  /** The bookmark's object for a resourceVersion. */
+  bookmark(rv: string): unknown;
+}
+
+function rvOf(obj: unknown): string | undefined {
+  return (obj as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion;
+}
+
+/** Serves one watch on res until the client leaves, the timeout passes, or the backend refuses. */
+export function serveWatch<T>(req: IncomingMessage, res: ServerResponse, o: WatchServeOptions<T>): void {
+  const seen = new Map<string, boolean>();
+  let lastRV = o.resourceVersion;
+  let watch: Watch | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let bookmarks: NodeJS.Timeout | undefined;
+  let done = false;
+
+  const write = (type: string, object: unknown) => {
+    if (!done) res.write(JSON.stringify({ type, object }) + '\n');
+  };
+  const finish = () => {
+    if (done) return;
+    done = true;
+    watch?.stop();
+    if (timer) clearTimeout(timer);
+    if (bookmarks) clearInterval(bookmarks);
+    if (!res.writableEnded) res.end();
+  };
+
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+  res.flushHeaders();
+  req.on('close', finish);
+  res.on('close', finish);
+
+  const onEvent = (ev: WatchEvent<T>) => {
+    if (done) return;
+    const rv = rvOf(ev.object);
+    if (rv) lastRV = rv;
+    if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') {
+      if (ev.type === 'ERROR') write('ERROR', ev.object);
+      else if (o.bookmarkMs !== undefined) write('BOOKMARK', o.bookmark(lastRV));
+      return;
+    }
+    const k = o.key(ev.object);
+    const now = ev.type !== 'DELETED' && o.matches(ev.object);
+    const before = seen.get(k);
+    let type: string | undefined;
+    if (ev.type === 'DELETED') {
+      type = before === false || (before === undefined && !o.matches(ev.object)) ? undefined : 'DELETED';
+      seen.delete(k);
+    } else {
+      seen.set(k, now);
+      if (ev.type === 'ADDED') type = now ? 'ADDED' : undefined;
+      else if (now) type = before === false ? 'ADDED' : 'MODIFIED';
+      else type = before === true ? 'DELETED' : undefined;
+    }
+    if (type) write(type, o.render(ev.object, type as WatchEvent<T>['type']));
+  };
+
+  try {
+    watch = o.start(o.resourceVersion, onEvent);
+  } catch (err) {
+    const e = toApiError(err);
+    const status = e.code === 410 ? e : new ApiError(e.code, e.reason, e.message, e.details);
+    write('ERROR', statusOf(status));
+    finish();
+    return;
+  }
+  if (done) watch.stop();
+  if (o.timeoutSeconds !== undefined && o.timeoutSeconds > 0) timer = setTimeout(finish, o.timeoutSeconds * 1000);
+  if (o.bookmarkMs !== undefined) bookmarks = setInterval(() => write('BOOKMARK', o.bookmark(lastRV)), o.bookmarkMs);
+}

@@ -1,0 +1,117 @@
+// The agent server's router. Handlers are tried in the order they were added; each answers the
+// request and returns true, or returns false to pass it on (the Kubernetes API layer mounts `/api`,
+// `/apis`, `/version`, `/openapi` this way). Upgrade handlers (SPDY, WebSocket) likewise. What no
+// handler takes gets a 404 Status. Authentication runs before any handler (see access.ts).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { rawStatusResponse, sendError, sendStatus, statusBody, statusOf } from './status.js';
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+export type RouteParams = Record<string, string>;
+export type RouteFn = (req: IncomingMessage, res: ServerResponse, params: RouteParams, url: URL) => void | Promise<void>;
+
+/** Who made a request and through which listener; set by the access filter before routing. */
+export interface RequestInfo {
+  listener: 'unix' | 'tcp' | 'read-only';
+  /** `system:admin` (socket owner or token holder) or `system:anonymous`. */
+  user: string;
+}
+
+const infos = new WeakMap<IncomingMessage, RequestInfo>();
+
+export function setRequestInfo(req: IncomingMessage, info: RequestInfo): void {
+  infos.set(req, info);
+}
+
+export function requestInfo(req: IncomingMessage): RequestInfo | undefined {
+  return infos.get(req);
+}
+
+/** The request's URL (path and query), parsed against a dummy origin. */
+export function requestURL(req: IncomingMessage): URL {
+  return new URL(req.url ?? '/', 'http://podvisor.invalid');
+}
+
+/** Compiles `/containerLogs/:namespace/:pod/:container` into a matcher of decoded segments. */
+function compile(pattern: string): (path: string) => RouteParams | undefined {
+  const parts = pattern.split('/');
+  return (path) => {
+    const segs = path.split('/');
+    if (segs.length !== parts.length) return undefined;
+    const params: RouteParams = {};
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      let s: string;
+      try {
+        s = decodeURIComponent(segs[i]!);
+      } catch {
+        return undefined;
+      }
+      if (p.startsWith(':')) {
+        if (s === '') return undefined;
+        params[p.slice(1)] = s;
+      } else if (p !== s) return undefined;
+    }
+    return params;
+  };
+}
+
+export class Router {
+  private readonly handlers: RequestHandler[] = [];
+  private readonly upgrades: UpgradeHandler[] = [];
+
+  /** Adds a handler, tried after those added before it. */
+  use(handler: RequestHandler): void {
+    this.handlers.push(handler);
+  }
+
+  /** Adds an upgrade handler (Connection: Upgrade requests). */
+  useUpgrade(handler: UpgradeHandler): void {
+    this.upgrades.push(handler);
+  }
+
+  /**
+   * A route on one path pattern (`:name` segments, decoded) for the given methods; another method on
+   * the same path is a 405 Status.
+   */
+  route(methods: string | string[], pattern: string, fn: RouteFn): void {
+    const allowed = Array.isArray(methods) ? methods : [methods];
+    const match = compile(pattern);
+    this.use(async (req, res) => {
+      const url = requestURL(req);
+      const params = match(url.pathname);
+      if (!params) return false;
+      if (!allowed.includes(req.method ?? 'GET')) {
+        sendStatus(res, statusBody(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`));
+        return true;
+      }
+      await fn(req, res, params, url);
+      return true;
+    });
+  }
+
+  /** Runs the handlers; a thrown error becomes its Status, nothing taken becomes 404. */
+  async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      for (const h of this.handlers) {
+        if (await h(req, res)) return;
+      }
+      sendStatus(res, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
+    } catch (err) {
+      sendError(res, err);
+    }
+  }
+
+  dispatchUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    try {
+      for (const h of this.upgrades) {
+        if (h(req, socket, head)) return;
+      }
+      socket.end(rawStatusResponse(statusBody(404, 'NotFound', 'the server could not find the requested resource')));
+    } catch (err) {
+      socket.end(rawStatusResponse(statusOf(err)));
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// Shared pieces of the agent tests: HTTP over the agent's unix socket, pod manifests, and waiting for a
+// condition with a generous deadline.
+
+import { request } from 'node:http';
+import type { Pod } from '../../src/api/types.js';
+
+export interface Reply {
+  status: number;
+  body: string;
+  json(): any;
+}
+
+export function call(socketPath: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const req = request(
+      { socketPath, method, path, agent: false, headers: { ...(data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, body: text, json: () => JSON.parse(text) });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    // A refused upload (413) may close the connection while the body is still being written.
+    req.on('socket', (s) => s.on('error', () => {}));
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+export function shellPod(name: string, script: string, extra: Partial<Pod['spec']> = {}): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'main', image: 'busybox', command: ['/bin/sh', '-c', script] }], ...extra },
+  } as Pod;
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,120 @@
+// Test harness: serves the API layer (and its streaming upgrades) on a real HTTP server on an
+// ephemeral port, writes a kubeconfig for it, and runs the real kubectl with a per-test cache dir.
+
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeBackend } from '../../src/kubeapi/backend.js';
+import { createKubeApiHandler, type KubeApiOptions } from '../../src/kubeapi/handler.js';
+import { createStreamingUpgradeHandler } from '../../src/streaming/upgrade.js';
+
+/** kubectl 1.20 (Debian's kubernetes-client) from $KUBECTL or PATH; undefined when absent. */
+export const kubectlPath: string | undefined = process.env.KUBECTL || findOnPath('kubectl');
+
+function findOnPath(name: string): string | undefined {
+  return (process.env.PATH ?? '').split(':').map((d) => join(d, name)).find((p) => existsSync(p));
+}
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  dir: string;
+  kubeconfig: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startApiServer(backend: KubeBackend, opts: KubeApiOptions = {}): Promise<ApiServer> {
+  const handler = createKubeApiHandler(backend, opts);
+  const upgrade = createStreamingUpgradeHandler(backend);
+  const server = createServer((req, res) => {
+    void handler(req, res).then((handled) => {
+      if (!handled) {
+        res.writeHead(404);
+        res.end();
+      }
+    });
+  });
+  server.on('upgrade', (req, socket, head) => {
+    if (!upgrade(req, socket, head)) socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const dir = mkdtempSync(join(tmpdir(), 'podvisor-kubeapi-'));
+  const url = `http://127.0.0.1:${port}`;
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: podvisor',
+      '  cluster:',
+      `    server: ${url}`,
+      'users:',
+      '- name: podvisor',
+      '  user: {}',
+      'contexts:',
+      '- name: podvisor',
+      '  context: {cluster: podvisor, user: podvisor, namespace: default}',
+      'current-context: podvisor',
+      '',
+    ].join('\n'),
+  );
+  return {
+    url,
+    port,
+    dir,
+    kubeconfig,
+    server,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function kubectlArgs(api: { kubeconfig: string; dir: string }, args: string[]): string[] {
+  return ['--kubeconfig', api.kubeconfig, '--cache-dir', join(api.dir, 'cache'), ...args];
+}
+
+/** Runs kubectl to completion (generous deadline), optionally feeding stdin. */
+export function kubectl(api: { kubeconfig: string; dir: string }, args: string[], input?: string): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = execFile(kubectlPath!, kubectlArgs(api, args), { timeout: 60_000, env: { ...process.env, HOME: api.dir } }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin!.end(input);
+    else child.stdin!.end();
+  });
+}
+
+/** Starts a long-running kubectl (watch, logs -f, port-forward); the caller kills it. */
+export function kubectlSpawn(api: { kubeconfig: string; dir: string }, args: string[]): ChildProcess & { out: () => string } {
+  const child = spawn(kubectlPath!, kubectlArgs(api, args), { env: { ...process.env, HOME: api.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return Object.assign(child, { out: () => out });
+}
+
+/** Resolves once check() holds, polling; rejects after the deadline with what was seen. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
