@@ -15,7 +15,7 @@ import type { ApiClient } from './client.js';
 import { EventSink } from './events-sink.js';
 import { NodeLease } from './lease.js';
 import type { ApiObjectLookup } from './lookup.js';
-import { MirrorPods } from './mirror.js';
+import { MirrorPods, nameStaticPod } from './mirror.js';
 import { DEFAULT_KUBELET_PORT, NodeStatusReporter, type NodeSpecOptions } from './node-status.js';
 import { ApiPodSource, type PodHandler } from './pod-source.js';
 import type { ChangeType } from './reflector.js';
@@ -44,7 +44,7 @@ export interface ClusterNodeOptions {
   nodeStatusUpdateFrequencyMs?: number;
   leaseDurationSeconds?: number;
   leaseRenewIntervalMs?: number;
-  /** Static pods (from --pod-manifest-path): run here, mirrored in the API server. */
+  /** Static pods (from --pod-manifest-path, defaulted): run here as `<name>-<node>`, mirrored in the API server. */
   staticPods?: Pod[];
   /** Runtime-specific checks; by default the process runtime's (every container needs a command). */
   validatePod?: (pod: Pod) => FieldError[];
@@ -123,7 +123,7 @@ export class ClusterNode implements PodHandler {
       // Pods are taken once the Node exists, as the kubelet's sources start after registration.
       if (this.stopped) return;
       this.source.start();
-      for (const p of this.o.staticPods ?? []) this.runStatic(p);
+      for (const p of this.o.staticPods ?? []) this.runStatic(nameStaticPod(p, this.o.nodeName));
     });
   }
 

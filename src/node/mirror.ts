@@ -12,6 +12,17 @@ import type { StatusTarget } from './status-sync.js';
 export const CONFIG_MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 export const CONFIG_HASH_ANNOTATION = 'kubernetes.io/config.hash';
 
+/**
+ * A static pod as the kubelet's file source names it on a node: `<name>-<node name>` (its uid, computed
+ * before, stays), so pods from the same manifest on different nodes do not collide in the API server.
+ */
+export function nameStaticPod(pod: Pod, nodeName: string): Pod {
+  const suffix = `-${nodeName.toLowerCase()}`;
+  const name = pod.metadata?.name ?? '';
+  if (name.endsWith(suffix)) return pod;
+  return { ...pod, metadata: { ...pod.metadata, name: `${name}${suffix}` }, spec: { ...pod.spec!, nodeName } };
+}
+
 export function isMirrorPod(pod: Pod): boolean {
   return pod.metadata?.annotations?.[CONFIG_MIRROR_ANNOTATION] !== undefined;
 }
