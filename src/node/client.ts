@@ -147,7 +147,7 @@ export class ApiClient {
       this.open.add(req);
       onRequest?.(req);
       req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
-      req.once('error', (err) => {
+      req.on('error', (err) => {
         this.open.delete(req);
         reject(err);
       });
@@ -161,7 +161,7 @@ function readBody(res: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));
     res.once('end', () => resolve(Buffer.concat(chunks)));
-    res.once('error', reject);
+    res.on('error', reject);
     res.once('aborted', () => reject(new Error('response aborted')));
   });
 }

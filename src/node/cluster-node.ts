@@ -118,12 +118,15 @@ export class ClusterNode implements PodHandler {
     );
     this.nodeStatus.start();
     this.lease.start();
+    // Static pods run whether or not the API server answers; their mirrors wait for the Node.
+    const statics = (this.o.staticPods ?? []).map((p) => nameStaticPod(p, this.o.nodeName));
+    for (const p of statics) this.runStatic(p);
     void this.nodeStatus.whenRegistered().then((uid) => {
       this.nodeUid = uid;
-      // Pods are taken once the Node exists, as the kubelet's sources start after registration.
       if (this.stopped) return;
+      // API pods are taken once the Node exists, as the kubelet's API source starts after registration.
       this.source.start();
-      for (const p of this.o.staticPods ?? []) this.runStatic(nameStaticPod(p, this.o.nodeName));
+      for (const p of statics) this.mirrors.addStatic(p);
     });
   }
 
@@ -248,7 +251,6 @@ export class ClusterNode implements PodHandler {
 
   private runStatic(pod: Pod): void {
     const k = this.o.kubelet;
-    this.mirrors.addStatic(pod);
     const admit = k.admit(pod);
     if (!admit.admit) k.rejectPod(pod, admit.reason ?? 'UnexpectedAdmissionError', admit.message ?? '');
     else k.startPod(pod);

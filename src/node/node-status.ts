@@ -270,9 +270,9 @@ export class NodeStatusReporter {
       created = await client.request<Node>('POST', '/api/v1/nodes', { body: node });
     } catch (err) {
       if (!isConflict(err)) throw err;
-      // Already there (a restart, or an earlier registration): reconcile labels and taints we own,
-      // then report status over it.
-      const patch = { metadata: { labels: node.metadata!.labels }, ...(spec.taints?.length ? { spec: { taints: spec.taints } } : {}) };
+      // Already there (a restart, or an earlier registration): reconcile our labels, then report
+      // status over it. Taints stay as they are: NodeRestriction forbids a node to change its own.
+      const patch = { metadata: { labels: node.metadata!.labels } };
       created = await client.request<Node>('PATCH', `/api/v1/nodes/${encodeURIComponent(spec.nodeName)}`, { body: patch, contentType: STRATEGIC_MERGE_PATCH });
       this.conditions = created.status?.conditions;
       this.registered = true;

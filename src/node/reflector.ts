@@ -202,7 +202,7 @@ export class Reflector<T extends Meta> {
       });
       res.once('end', () => finish());
       res.once('close', () => finish(this.stopped ? undefined : new Error('watch connection closed')));
-      res.once('error', (err) => finish(err));
+      res.on('error', (err) => finish(err));
     }).catch((err: Error) => {
       // A stream that simply ended (server-side timeout, or an abort after an ERROR) re-watches.
       if (this.stopped) return false;

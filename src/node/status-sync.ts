@@ -73,6 +73,10 @@ export class StatusSync {
 
   /** Resends every status not known to be on the API server, and forgets what was sent (a resync). */
   resyncAll(): void {
+    // The API server is back: no reason to wait out the back-off of the failures before.
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+    this.backoff.reset();
     for (const [uid, s] of this.pods) {
       s.sentJSON = undefined;
       this.enqueue(uid);
