@@ -74,6 +74,7 @@ export class NodeLease {
       await this.renew();
       this.backoff.reset();
     } catch (err) {
+      if (this.stopped) return;
       delay = this.backoff.next();
       this.o.logger.warn('Failed to update lease, will retry', { node: this.o.nodeName, err: (err as Error).message, retryInMs: delay });
     }

@@ -244,6 +244,7 @@ export class NodeStatusReporter {
       else await this.updateStatus();
       this.backoff.reset();
     } catch (err) {
+      if (this.stopped) return;
       this.o.logger.warn(this.registered ? 'Error updating node status, will retry' : 'Unable to register node with API server', {
         node: this.o.spec.nodeName,
         err: (err as Error).message,
