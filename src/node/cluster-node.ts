@@ -103,7 +103,7 @@ export class ClusterNode implements PodHandler {
       durationSeconds: opts.leaseDurationSeconds,
       renewIntervalMs: opts.leaseRenewIntervalMs,
     });
-    this.mirrors = new MirrorPods({ client, clock, logger, nodeName, nodeUid: () => this.nodeUid, onMirror: (uid) => this.statusSync.requeue(uid) });
+    this.mirrors = new MirrorPods({ client, clock, logger, nodeName, nodeUid: () => this.nodeUid, onMirror: (uid) => this.statusSync.resend(uid) });
     this.statusSync = new StatusSync({ client, clock, logger, target: (uid) => this.target(uid) });
     this.events = new EventSink({ client, clock, logger });
     this.source = new ApiPodSource({ client, clock, logger, nodeName, handler: this, watchTimeoutSeconds: opts.watchTimeoutSeconds });
@@ -117,14 +117,14 @@ export class ClusterNode implements PodHandler {
       kubelet.events.onEvent((ev, isUpdate) => this.events.push(ev, isUpdate)),
     );
     this.nodeStatus.start();
-    this.lease.start();
     // Static pods run whether or not the API server answers; their mirrors wait for the Node.
     const statics = (this.o.staticPods ?? []).map((p) => nameStaticPod(p, this.o.nodeName));
     for (const p of statics) this.runStatic(p);
     void this.nodeStatus.whenRegistered().then((uid) => {
       this.nodeUid = uid;
       if (this.stopped) return;
-      // API pods are taken once the Node exists, as the kubelet's API source starts after registration.
+      // The Lease (owned by the Node) and the API pods follow registration, as in the kubelet.
+      this.lease.start();
       this.source.start();
       for (const p of statics) this.mirrors.addStatic(p);
     });

@@ -79,10 +79,13 @@ export class MirrorPods {
   /** A mirror pod as the pod source sees it change. */
   observe(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod): void {
     const key = objectKey(pod);
+    const s = this.statics.get(key);
+    const before = s ? this.target(s.metadata?.uid ?? '')?.uid : undefined;
     if (type === 'DELETED') this.mirrors.delete(key);
     else this.mirrors.set(key, pod);
-    const s = this.statics.get(key);
-    if (s && this.target(s.metadata?.uid ?? '')) this.o.onMirror?.(s.metadata!.uid!);
+    // Only a new mirror object is news; our own status patches modify the current one.
+    const now = s ? this.target(s.metadata?.uid ?? '')?.uid : undefined;
+    if (s && now && now !== before) this.o.onMirror?.(s.metadata!.uid!);
     this.sync();
   }
 

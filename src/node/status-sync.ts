@@ -66,9 +66,13 @@ export class StatusSync {
     this.enqueue(podUid);
   }
 
-  /** Queues a pod again (its target appeared, or the API server came back). */
-  requeue(podUid: string): void {
-    if (this.pods.has(podUid)) this.enqueue(podUid);
+  /** Sends the pod's status again in full: its target is a new object (a recreated mirror pod). */
+  resend(podUid: string): void {
+    const s = this.pods.get(podUid);
+    if (!s) return;
+    s.sentJSON = undefined;
+    s.sent = undefined;
+    this.enqueue(podUid);
   }
 
   /** Resends every status not known to be on the API server, and forgets what was sent (a resync). */
