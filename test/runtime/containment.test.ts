@@ -69,8 +69,10 @@ for (const mode of modes) {
       const script = `setsid sleep ${m} & setsid sh -c 'sleep ${m} & sleep ${m}' >/dev/null 2>&1 & exec sleep ${m}`;
       const { sb, id } = await startContainer(rt, root, ['sh', '-c', script]);
       await waitFor(() => withMarker(m).length >= 4, 'the container and its setsid children');
-      // An exec probe whose child setsids and outlives the exec.
-      const r = await rt.execSync(id, ['sh', '-c', `setsid sleep ${m} &`], 10);
+      // An exec probe whose child setsids and outlives the exec. The exec's shell lives a moment after
+      // the fork: a child orphaned within the instant before the runtime registers a fresh exec can
+      // still escape (processes join their cgroup just after spawn; see docs/security.md).
+      const r = await rt.execSync(id, ['sh', '-c', `setsid sleep ${m} & sleep 0.3`], 10);
       assert.equal(r.exitCode, 0);
       await waitFor(() => withMarker(m).length >= 5, 'the exec child');
       assert.equal(rt.enforcesLimits, mode.name === 'cgroups');
