@@ -234,9 +234,7 @@ export class ProcessRuntime implements RuntimeService {
     for (const u of [...identity.unhonoured, ...this.containment.unhonoured(config.linux?.resources)]) {
       this.opts.onUnhonoured?.(config.labels, u.field, u.why);
     }
-    let markExited!: () => void;
-    const exited = new Promise<void>((r) => (markExited = r));
-    const rec: ContainerRecord = {
+    const rec = this.addRecord(sb, {
       status: {
         id,
         podSandboxId,
@@ -259,13 +257,7 @@ export class ProcessRuntime implements RuntimeService {
       cwd: config.workingDir || sb.dir,
       identity,
       procs,
-      exited,
-      markExited,
-      stopTimers: [],
-      execGroups: new Set(),
-    };
-    this.containers.set(id, rec);
-    sb.containers.set(id, rec);
+    });
     await this.persist(rec);
     this.emit(rec, 'CONTAINER_CREATED_EVENT');
     return id;
@@ -441,24 +433,15 @@ export class ProcessRuntime implements RuntimeService {
         if (!sb) await this.state.removeContainer(stored.status.id);
         continue;
       }
-      let markExited!: () => void;
-      const exited = new Promise<void>((r) => (markExited = r));
-      const identity = resolveIdentity(stored.config.linux?.securityContext, this.host, this.passwd);
-      const procs = this.containment.container(sb.id, stored.status.id, stored.config.linux?.resources);
-      const c: ContainerRecord = {
+      const c = this.addRecord(sb, {
         status: stored.status,
         config: stored.config,
         env: stored.env,
         cwd: stored.cwd,
-        identity,
-        procs,
-        exited,
-        markExited,
-        stopTimers: [],
-        execGroups: new Set(),
-      };
-      this.containers.set(c.status.id, c);
-      sb.containers.set(c.status.id, c);
+        identity: resolveIdentity(stored.config.linux?.securityContext, this.host, this.passwd),
+        procs: this.containment.container(sb.id, stored.status.id, stored.config.linux?.resources),
+      });
+      const { markExited } = c;
       if (c.status.state === 'CONTAINER_EXITED') {
         markExited();
       } else if (c.status.state === 'CONTAINER_RUNNING') {
@@ -526,6 +509,19 @@ export class ProcessRuntime implements RuntimeService {
     // The container's ends first: a FIFO reader opened while no writer exists would see end-of-file.
     const ends = openContainerEnds(dir);
     return { ends, readers: openRuntimeReaders(dir) };
+  }
+
+  /** A container record with nothing running yet, registered with the runtime and its sandbox. */
+  private addRecord(
+    sb: SandboxRecord,
+    fields: Pick<ContainerRecord, 'status' | 'config' | 'env' | 'cwd' | 'identity' | 'procs'>,
+  ): ContainerRecord {
+    let markExited!: () => void;
+    const exited = new Promise<void>((r) => (markExited = r));
+    const rec: ContainerRecord = { ...fields, exited, markExited, stopTimers: [], execGroups: new Set() };
+    this.containers.set(rec.status.id, rec);
+    sb.containers.set(rec.status.id, rec);
+    return rec;
   }
 
   private persist(c: ContainerRecord): Promise<void> {
