@@ -36,7 +36,7 @@ export interface ContainerdEnv {
   authRegistry: string;
   authUser: string;
   authPassword: string;
-  /** Test image references in the open registry, by tag (pause, busybox, web, entrypoint). */
+  /** Test image references in the open registry, by tag (pause, busybox, web, entrypoint, node). */
   images: Record<string, string>;
   /** containerd's own log (for failure messages). */
   log(): string;
@@ -191,7 +191,7 @@ export async function startContainerd(): Promise<ContainerdEnv> {
     const registry = `127.0.0.1:${port}`;
     await waitUntil('the registry', () => httpOK(`http://${registry}/v2/`));
     const images: Record<string, string> = {};
-    for (const tag of ['pause', 'busybox', 'web', 'entrypoint']) images[tag] = await pushImage(layout, tag, registry);
+    for (const tag of ['pause', 'busybox', 'web', 'entrypoint', 'node']) images[tag] = await pushImage(layout, tag, registry);
 
     const authUser = 'tester';
     const authPassword = `pw-${suffix}`;

@@ -1,5 +1,7 @@
-// The pod-worker cases of test/lifecycle that need nothing of the host (restart policies and
-// CrashLoopBackOff), run unchanged on containerd.
+// The pod-worker cases of test/lifecycle (restart policies and CrashLoopBackOff, the back-off
+// schedule, hooks, init containers and sidecars, termination), the same case files run unchanged on
+// containerd: one private containerd for them all (see runLifecycleCasesOn for how a pod is made to
+// see what a host process sees). Cases that cannot apply to containerd say why in their own file.
 
 import { after, test } from 'node:test';
 import { skipReason, startContainerd } from './harness.js';
@@ -15,4 +17,8 @@ if (skip) {
   });
   runLifecycleCasesOn(env);
   await import('../lifecycle/restart-policy.test.js');
+  await import('../lifecycle/backoff-worker.test.js');
+  await import('../lifecycle/hooks.test.js');
+  await import('../lifecycle/init-sidecar.test.js');
+  await import('../lifecycle/termination.test.js');
 }

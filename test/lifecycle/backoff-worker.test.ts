@@ -7,9 +7,13 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeClock } from '../../src/util/clock.js';
-import { containerStatus, describe, makePod, newHarness, sh, waitFor, withPods } from './harness.js';
+import { containerStatus, describe, makePod, newHarness, sh, skipOn, waitFor, withPods } from './harness.js';
 
-test('restarts follow the back-off sequence on the worker clock', async () => {
+// containerd pushes no exit events: its exits are seen by the relist (PLEG), a timer on the worker
+// clock, which the schedule case below does not advance between a crash and the restart it waits for.
+const relistOnFakeClock = skipOn('containerd', 'exits are seen by the relist, a timer on the fake clock this case holds still');
+
+test('restarts follow the back-off sequence on the worker clock', { skip: relistOnFakeClock }, async () => {
   const clock = new FakeClock();
   const h = newHarness({ clock, random: () => 0 });
   const hold = join(h.dir, 'hold');
@@ -88,7 +92,9 @@ test('a sync that throws is logged and retried later; other pods go on', async (
   });
 });
 
-test('a failed sync is retried after the error back-off', async () => {
+test('a failed sync is retried after the error back-off', {
+  skip: skipOn('containerd', 'the relist also calls ListContainers, so the calls counted are not the sync\'s alone'),
+}, async () => {
   const clock = new FakeClock();
   const h = newHarness({ clock, random: () => 0 });
   const pod = makePod('retried', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });

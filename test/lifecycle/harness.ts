@@ -25,18 +25,38 @@ export interface Harness {
 }
 
 /**
- * Another runtime for these cases (the containerd suite sets it): newHarness then runs every pod on
- * it, with images from its test registry, and kills the pods when the harness closes.
+ * The runtime the cases of test/lifecycle run on: host processes unless a suite of another runtime
+ * (test/containerd) sets one before importing the case files; newHarness then runs every pod on it
+ * and kills the pods when the harness closes. The cases are written once, for both.
  */
 export interface HarnessRuntime {
+  /** `containerd`: what skipOn names. */
+  name: string;
   create(): RuntimeService;
-  /** The pod with its images pointed at the runtime's test registry. */
-  preparePod(pod: Pod): Pod;
+  /**
+   * The pod as this runtime must see it to behave as host processes do: images pointed at the
+   * runtime's test registry and, for the shared cases, the harness's directory (where cases keep
+   * marker files) and the host's network shared with the containers.
+   */
+  preparePod(pod: Pod, harness: { dir: string }): Pod;
 }
 let harnessRuntime: HarnessRuntime | undefined;
 
 export function runHarnessOn(r: HarnessRuntime | undefined): void {
   harnessRuntime = r;
+}
+
+/** The runtime the cases run on: `process` or the name of the one runHarnessOn set. */
+export function caseRuntime(): string {
+  return harnessRuntime?.name ?? 'process';
+}
+
+/**
+ * A case's skip option where it cannot apply to a runtime: the reason (shown by the test runner)
+ * when the cases run on that runtime, false otherwise.
+ */
+export function skipOn(runtime: string, why: string): string | false {
+  return caseRuntime() === runtime ? `not on ${runtime}: ${why}` : false;
 }
 
 export function newHarness(
@@ -65,7 +85,7 @@ export function newHarness(
   if (other) {
     const start = kubelet.startPod.bind(kubelet);
     // Tests keep their pod objects: the images they name are rewritten in place.
-    kubelet.startPod = (pod: Pod) => start(Object.assign(pod, { spec: other.preparePod(pod).spec }));
+    kubelet.startPod = (pod: Pod) => start(Object.assign(pod, { spec: other.preparePod(pod, { dir }).spec }));
   }
   return {
     dir,

@@ -60,7 +60,8 @@ test('failing liveness and startup probes restart the container', async () => {
     {
       pod: makePod('exec-liveness', [sh('app', `touch ${healthFile}; sleep 1; rm -f ${healthFile}; exec sleep 1000`, { livenessProbe: probe({ exec: { command: ['cat', healthFile] } }) })], { terminationGracePeriodSeconds: 2 }),
       killing: 'Container app failed liveness probe, will be restarted',
-      unhealthy: /^Liveness probe failed: cat: .*healthy: No such file or directory/,
+      // busybox's cat (in the containerd image) quotes the path: `cat: can't open '…': …`.
+      unhealthy: /^Liveness probe failed: cat: .*healthy'?: No such file or directory/,
     },
     {
       pod: makePod('http-liveness', [sh('app', 'exec sleep 1000', { livenessProbe: probe({ httpGet: { path: '/healthz', port: httpPort } }) })], { terminationGracePeriodSeconds: 2 }),
