@@ -15,6 +15,8 @@ export interface LoadParams {
    * then adopts the pods the service still runs.
    */
   viaService?: boolean;
+  /** Run the pods on the CRI runtime at this endpoint (containerd) instead of host processes. */
+  criEndpoint?: string;
 }
 
 export interface LoadReply {

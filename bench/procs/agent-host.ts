@@ -16,6 +16,7 @@ import { ProberManager } from '../../src/prober/manager.js';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { RuntimeService } from '../../src/runtime/cri.js';
+import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { connectOrLaunch } from '../../src/runtime/cri/launch.js';
 import { processState } from '../../src/runtime/process/adopt.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   let probeTotalAtBegin = 0;
   let noteReasons = new Set<string>();
   let latest: LoadedManifests | undefined;
-  let agent: { runtime: RuntimeService; kubelet: PodKubelet; prober: ProberManager; viaService: boolean } | undefined;
+  let agent: { runtime: RuntimeService; kubelet: PodKubelet; prober: ProberManager; viaService: boolean; containerd: boolean } | undefined;
   let closing: Promise<void> | undefined;
 
   // Events are seen here before correlation and spam filtering, at the moment they are recorded.
@@ -109,7 +110,9 @@ async function main(): Promise<void> {
     // here so the prober's lateness hook and the noting recorder can be installed.
     let runtime: RuntimeService;
     let runtimePid: number | undefined;
-    if (p.viaService) {
+    if (p.criEndpoint) {
+      runtime = new CriRuntimeClient({ endpoint: p.criEndpoint, logger, name: 'containerd' });
+    } else if (p.viaService) {
       const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
       const launched = await connectOrLaunch({
         endpoint: defaultRuntimeEndpoint(p.rootDir),
@@ -151,7 +154,7 @@ async function main(): Promise<void> {
       probeManager: prober,
     });
     kubelet.onPodStatus(onStatus);
-    agent = { runtime, kubelet, prober, viaService: !!p.viaService };
+    agent = { runtime, kubelet, prober, viaService: !!p.viaService, containerd: !!p.criEndpoint };
     return { createdAt: prober.startMs, ...(runtimePid ? { runtimePid } : {}) };
   }
 
@@ -160,7 +163,7 @@ async function main(): Promise<void> {
     const { kubelet } = agent;
     const t0 = preciseNow();
     // As `podvisor up -f DIR` does: load, stamp, admit in order, start the admitted.
-    const loaded = await loadManifests([p.manifestDir], { validate: 'strict', runtime: 'process', nodeName: defaultNodeName() });
+    const loaded = await loadManifests([p.manifestDir], { validate: 'strict', runtime: agent.containerd ? 'containerd' : 'process', nodeName: defaultNodeName() });
     latest = loaded;
     const loadMs = preciseNow() - t0;
     stampCreation(loaded.pods, Date.now());

@@ -20,4 +20,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'manifest-parse': manifestParse,
   startup,
   'runtime-service': runtimeService,
+  containerd: { name: 'containerd', defaultSizes: [1, 10], sizeIsPods: true, run: async (n, ctx) => (await import('./containerd.js')).containerd.run(n, ctx) },
 };

@@ -11,7 +11,6 @@ import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { writePodNetworkConfig } from '../../src/runtime/cni-config.js';
 import { buildTestImages, pushImage, BUSYBOX } from './images.js';
@@ -70,6 +69,8 @@ export async function skipReason(): Promise<string | undefined> {
  * use. Resolves to the reason to skip, if the host cannot run it.
  */
 export async function containerdSuite(use: (env: ContainerdEnv) => void): Promise<string | undefined> {
+  // Loaded here so startContainerd serves programs that are not tests (the bench) as well.
+  const { after, before } = await import('node:test');
   const skip = await skipReason();
   let env: ContainerdEnv | undefined;
   before(async () => {
