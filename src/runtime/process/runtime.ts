@@ -373,7 +373,7 @@ export class ProcessRuntime implements RuntimeService {
     const running = c.status.state === 'CONTAINER_RUNNING';
     return {
       ...(running && c.pgid !== undefined ? { pgid: c.pgid, pid: c.pid ?? c.pgid } : {}),
-      ...(running && c.startTime ? { startTime: c.startTime } : {}),
+      ...(running && c.pgid !== undefined ? { startTime: c.startTime ?? procStartTime(c.pgid) } : {}),
       env,
       cwd: c.cwd,
       ...(c.identity.uid !== undefined ? { uid: c.identity.uid } : {}),
