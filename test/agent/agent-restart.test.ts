@@ -262,7 +262,7 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
   }
 });
 
-test('SIGTERM leaves containers running for the next agent; a static file removed meanwhile ends its pod on start', async () => {
+test('SIGTERM leaves containers running for the next agent; a static file removed meanwhile ends its pod on start, a broken one keeps it', async () => {
   const dir = await tempDir('podvisor-restart-');
   const root = join(dir.path, 'root');
   const manifests = join(dir.path, 'manifests');
@@ -296,6 +296,25 @@ test('SIGTERM leaves containers running for the next agent; a static file remove
     assert.equal(keepAfter.uid, keepBefore.uid);
     assert.deepEqual(keepAfter.ids, keepBefore.ids);
     assert.deepEqual(keepAfter.restarts, keepBefore.restarts);
+    assert.equal(processesWith(`${tag}-keep`).length, 1);
+
+    // A file half-written while the agent was down: its pod is kept running (not taken over, not
+    // ended), and taken over as it is once the file is back.
+    agent.child.kill('SIGTERM');
+    await agent.exited;
+    const keepYaml = shellPodYaml('keep', ticker, `${tag}-keep`);
+    await writeFile(join(manifests, 'keep.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: keep}\nspec:\n  containers: [');
+    agent = await startAgent(root, ['--pod-manifest-path', manifests]);
+    assert.match(agent.stderr(), /Keeping a running pod whose source could not be read/);
+    assert.equal((await pods(root)).length, 0);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(processesWith(`${tag}-keep`).length, 1);
+    await writeFile(join(manifests, 'keep.yaml'), keepYaml);
+    await waitUntil(async () => {
+      const ps = await pods(root);
+      return ps.length === 1 && !!ps[0]!.status?.containerStatuses?.[0]?.state?.running;
+    }, 'keep back from its fixed file');
+    assert.deepEqual(snapshot((await pods(root))[0]!).ids, keepBefore.ids);
     assert.equal(processesWith(`${tag}-keep`).length, 1);
 
     await rm(join(manifests, 'keep.yaml'));
