@@ -67,19 +67,23 @@ const execProbes = `    readinessProbe:
       exec:
         command: ["true"]
       periodSeconds: 1
+      timeoutSeconds: 10
     livenessProbe:
       exec:
         command: ["true"]
       periodSeconds: 1
-      failureThreshold: 3
+      timeoutSeconds: 10
+      failureThreshold: 10
 `;
 const httpProbes = (port: number) => `    readinessProbe:
       httpGet: {path: /, port: ${port}}
       periodSeconds: 1
+      timeoutSeconds: 10
     livenessProbe:
       httpGet: {path: /, port: ${port}}
       periodSeconds: 1
-      failureThreshold: 3
+      timeoutSeconds: 10
+      failureThreshold: 10
 `;
 
 function httpPodYaml(name: string, port: number, marker: string): string {
@@ -165,8 +169,10 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     if (i === 0) await writeFile(join(manifests, `${name}.yaml`), yaml);
     else apiDocs.push(yaml);
   }
-  apiDocs.push(shellPodYaml('crash', 'echo crashing; sleep 0.3; exit 3', `${tag}-crash`));
   apiDocs.push(sidecarPodYaml('sidecar', `${tag}-sidecar`));
+  // Applied without waiting: a crash loop's container runs only for moments.
+  const crashFile = join(dir.path, 'crash.yaml');
+  await writeFile(crashFile, shellPodYaml('crash', 'echo crashing; sleep 0.3; exit 3', `${tag}-crash`));
   markers.set('sidecar', [`${tag}-sidecar`, `${tag}-sidecar-side`]);
   const apiFile = join(dir.path, 'pods.yaml');
   await writeFile(apiFile, apiDocs.join('---\n'));
@@ -174,8 +180,10 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
 
   let agent = await startAgent(root, ['--pod-manifest-path', manifests]);
   try {
-    const up = await runCli(['up', '-d', '-f', apiFile, '--root-dir', root, '--wait=running', '--timeout', '120s']);
+    const up = await runCli(['up', '-d', '-f', apiFile, '--root-dir', root, '--wait=running', '--timeout', '150s'], 180_000);
     assert.equal(up.code, 0, up.stderr);
+    const crash = await runCli(['up', '-d', '-f', crashFile, '--root-dir', root, '--timeout', '1s']);
+    assert.match(crash.stdout, /pod\/crash created/);
     const all = await pods(root);
     assert.equal(all.length, 20);
     await waitUntil(async () => {
@@ -203,8 +211,9 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
       const b = before.get(name)!;
       const a = after.get(name)!;
       assert.equal(a.uid, b.uid, `${name}: same UID`);
-      assert.deepEqual(a.ids, b.ids, `${name}: same container ids`);
-      assert.deepEqual(a.restarts, b.restarts, `${name}: restart counts unchanged`);
+      const seen = () => `${name}; agent log:\n${agent.stderr().split('\n').filter((l) => l.includes(name)).join('\n')}`;
+      assert.deepEqual(a.ids, b.ids, `same container ids: ${seen()}`);
+      assert.deepEqual(a.restarts, b.restarts, `restart counts unchanged: ${seen()}`);
     }
     const crashBefore = before.get('crash')!;
     const crashAfter = (await pods(root)).find((p) => p.metadata?.name === 'crash')!;
