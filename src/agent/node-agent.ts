@@ -1,13 +1,12 @@
-// `podvisor agent`: the one place that wires the node agent — the runtime, the kubelet core, the pod
-// registry (KubeBackend), the pod sources, the server with its router (kubelet routes, the
-// Kubernetes API and its streaming upgrades, the agent's status) and the listeners. Swapping the runtime (a CRI client
-// instead of the in-process process runtime) is the `createRuntime` line below.
+// `podvisor agent`: the one place that wires the node agent — the runtime it is given (the CRI client
+// of a runtime service), the kubelet core, the pod registry (KubeBackend), the server with its router
+// (kubelet routes, the Kubernetes API and its streaming upgrades, the agent's status) and the
+// housekeeping loop behind /healthz/syncloop.
 
 import type { Pod } from '../api/types.js';
 import type { NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
 import type { ObjectLookup } from '../lifecycle/start.js';
-import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { Registry } from 'prom-client';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
 import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
@@ -37,18 +36,14 @@ export interface NodeAgentOptions {
   lookup?: ObjectLookup;
   /** Shown by /configz and `agent status`. */
   config?: Record<string, unknown>;
-  /** Replaces the runtime (tests, or a CRI client). */
-  runtime?: ProcessAwareRuntime;
-}
-
-/** The runtime the agent drives. A CRI client implementing RuntimeService replaces this line. */
-function createRuntime(o: NodeAgentOptions): ProcessAwareRuntime {
-  return new ProcessRuntime({ rootDir: o.rootDir, clock: o.clock, logger: o.logger });
-}
-
-/** Whether the runtime's containers outlive the agent (a CRI service) or die with it (in-process). */
-export function runtimeOutlivesAgent(runtime: ProcessAwareRuntime): boolean {
-  return !(runtime instanceof ProcessRuntime);
+  /** The runtime: the CRI client of a runtime service (or, in tests, a runtime in process). */
+  runtime: ProcessAwareRuntime;
+  /** The kubelet's syncFrequency (1 min when unset): /healthz/syncloop fails after twice this without housekeeping. */
+  syncFrequencyMs?: number;
+  /** Housekeeping period (the kubelet's 2 s when unset). */
+  housekeepingMs?: number;
+  /** Called by housekeeping when the runtime does not answer: starts its service again, if the agent can. */
+  restartRuntime?: () => Promise<void>;
 }
 
 const noLookup: ObjectLookup = { configMap: () => undefined, secret: () => undefined };
@@ -67,12 +62,17 @@ export class NodeAgent implements KubeletView {
   private readonly opts: NodeAgentOptions;
   /** Extra fields of `agent status` (sources, listeners), filled in by whoever wires them. */
   readonly statusProviders: Array<() => Record<string, unknown>> = [];
+  /** When housekeeping last completed with the runtime answering (the kubelet's syncLoopMonitor). */
+  private lastHousekeeping: number;
+  private housekeepingTimer?: NodeJS.Timeout;
+  private runtimeDown = false;
 
   constructor(opts: NodeAgentOptions) {
     this.opts = opts;
     this.nodeName = opts.nodeName;
     this.startedAt = opts.clock.now();
-    this.runtime = opts.runtime ?? createRuntime(opts);
+    this.lastHousekeeping = this.startedAt;
+    this.runtime = opts.runtime;
     this.kubelet = new PodKubelet({
       runtime: this.runtime,
       clock: opts.clock,
@@ -141,8 +141,42 @@ export class NodeAgent implements KubeletView {
     return [...byUid.values()];
   }
 
+  /** As the kubelet's syncloop check: housekeeping ran (with the runtime answering) within 2×syncFrequency. */
   syncLoopHealthy(): boolean {
-    return true;
+    return this.opts.clock.now() - this.lastHousekeeping <= 2 * (this.opts.syncFrequencyMs ?? 60_000);
+  }
+
+  /**
+   * Starts housekeeping: every period, the runtime is asked for its version. An answer marks the sync
+   * loop healthy; no answer has the runtime service started again (restartRuntime) and, once it
+   * answers, every pod synced, so what changed meanwhile (a container that exited) is found.
+   */
+  startHousekeeping(): void {
+    if (this.housekeepingTimer) return;
+    let busy = false;
+    const tick = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        await this.runtime.version();
+        if (this.runtimeDown) {
+          this.runtimeDown = false;
+          this.opts.logger.info('Container runtime answers again: syncing every pod');
+          this.kubelet.resyncAll();
+        }
+        this.lastHousekeeping = this.opts.clock.now();
+      } catch (err) {
+        if (!this.runtimeDown) this.opts.logger.error('Container runtime not answering', { runtime: this.runtime.name, err: String(err) });
+        this.runtimeDown = true;
+        if (this.opts.restartRuntime) {
+          await this.opts.restartRuntime().catch((e: unknown) => this.opts.logger.error('Could not start the runtime service again', { err: String(e) }));
+        }
+      } finally {
+        busy = false;
+      }
+    };
+    this.housekeepingTimer = setInterval(() => void tick(), this.opts.housekeepingMs ?? 2000);
+    this.housekeepingTimer.unref();
   }
 
   async metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
@@ -187,11 +221,12 @@ export class NodeAgent implements KubeletView {
   }
 
   /**
-   * Shuts down: with a runtime whose containers die with the agent, every pod is first stopped
-   * gracefully; then the registry and the kubelet are closed.
+   * Shuts down the agent: the registry and the kubelet are closed, the runtime connection with them.
+   * Containers are left to the runtime (the next agent takes them over); tests running a runtime in
+   * process terminate their pods first.
    */
   async stop(): Promise<void> {
-    if (!runtimeOutlivesAgent(this.runtime)) await this.kubelet.terminateAll();
+    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.registry.close();
     await this.kubelet.close();
   }

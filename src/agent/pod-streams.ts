@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import type { ContainerStatus, Pod } from '../api/types.js';
 import { ApiError, type ExecSession, type LogOptions, type StreamOptions } from '../kubeapi/backend.js';
+import { followContainerOutput } from '../runtime/logs/follow.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';
 import { startExecSession } from '../runtime/process/exec-session.js';
 import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
@@ -101,8 +102,8 @@ export class PodStreams {
 
   async exec(pod: Pod, opts: StreamOptions): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
-    const ctx = this.runtime.containerProcess?.(id);
-    if (!ctx) throw new ApiError(500, 'InternalError', `the ${this.runtime.name} runtime does not support interactive exec`);
+    const ctx = await this.runtime.containerProcess?.(id);
+    if (!ctx) throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
     return startExecSession(ctx, opts.command, opts);
   }
 
@@ -110,15 +111,16 @@ export class PodStreams {
   async attach(pod: Pod, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
     if (opts.stdin) throw bad(`the ${this.runtime.name} runtime does not give containers a stdin to attach to`);
-    if (!this.runtime.onContainerOutput) throw new ApiError(500, 'InternalError', `the ${this.runtime.name} runtime does not support attach`);
     const stdout = opts.stdout ? new PassThrough() : undefined;
     const stderr = opts.stderr ? new PassThrough() : undefined;
     let resolveExit!: (code: number) => void;
     const exit = new Promise<number>((r) => (resolveExit = r));
-    const stopOutput = this.runtime.onContainerOutput((cid, stream, line) => {
+    const listener = (cid: string, stream: 'stdout' | 'stderr', line: string) => {
       if (cid !== id) return;
       (stream === 'stdout' ? stdout : (stderr ?? stdout))?.write(`${line}\n`);
-    });
+    };
+    // A runtime across the CRI streams no output: its container's log file is followed instead.
+    const stopOutput = this.runtime.onContainerOutput ? this.runtime.onContainerOutput(listener) : followContainerOutput(this.runtime, listener, { containerId: id });
     const end = (code: number) => {
       stopOutput();
       stopEvents();
@@ -128,10 +130,14 @@ export class PodStreams {
     };
     const stopEvents = this.runtime.onContainerEvent((ev) => {
       if (ev.containerId !== id || ev.type !== 'CONTAINER_STOPPED_EVENT') return;
-      void this.runtime.containerStatus(id).then(
-        (s) => end(s.exitCode),
-        () => end(0),
-      );
+      // A followed log file is read every 100 ms: its last lines get there first.
+      const settle = this.runtime.onContainerOutput ? Promise.resolve() : new Promise((r) => setTimeout(r, 300));
+      void settle
+        .then(() => this.runtime.containerStatus(id))
+        .then(
+          (s) => end(s.exitCode),
+          () => end(0),
+        );
     });
     return { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}), resize() {}, exit, kill: () => end(0) };
   }

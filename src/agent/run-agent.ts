@@ -1,21 +1,36 @@
-// The life of `podvisor agent`: take the root dir, restore API pods, start the pod sources and the
-// listeners (unix socket always; TLS+token TCP and the read-only port when asked), write the
-// kubeconfig, serve until SIGTERM/SIGINT, then stop serving and — the process runtime dying with the
-// agent — stop every pod gracefully.
+// The life of `podvisor agent`: take the root dir, connect to the runtime service, gather the pods of
+// every source (persisted API pods, the static-pod directory, the manifest URL), take over what the
+// runtime still runs for them (and end what no source has any more), start the listeners (unix socket
+// always; TLS+token TCP and the read-only port when asked), write the kubeconfig, serve until
+// SIGTERM/SIGINT, then stop serving and exit: the containers keep running with the runtime service,
+// for the next start to take over.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NodeAllocatable } from '../lifecycle/admission.js';
+import type { Pod } from '../api/types.js';
+import { configSourceAnnotation } from '../api/defaults.js';
 import { APIPodStore } from '../config/api-pod-store.js';
-import { ManifestURLSource, StaticPodDirSource } from '../config/static-source.js';
+import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../config/static-source.js';
 import { lockRootDir, RootDirLockedError, type RootDirLock } from '../runtime/root-lock.js';
-import { ProcessRuntime } from '../runtime/process/runtime.js';
+import type { PodSandboxStatus } from '../runtime/cri.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
 import { ensureServingCert, ensureToken, writeKubeconfig } from '../server/pki.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
-import { NodeAgent, runtimeOutlivesAgent } from './node-agent.js';
+import type { Logger } from '../util/logger.js';
+import { NodeAgent } from './node-agent.js';
 import { PodConfig } from './pod-config.js';
+import type { ProcessAwareRuntime } from './usage.js';
+
+/** The runtime the agent drives, as whoever starts the agent connects it. */
+export interface AgentRuntime {
+  runtime: ProcessAwareRuntime;
+  /** Starts the runtime service again when it stopped answering; absent for a runtime the agent does not start. */
+  restart?(): Promise<void>;
+  /** Fields of `agent status` about the runtime (endpoint, the service's pid). */
+  describe?(): Record<string, unknown>;
+}
 
 export interface AgentConfig {
   rootDir: string;
@@ -34,6 +49,8 @@ export interface AgentConfig {
   anonymousAuth: boolean;
   loggingFormat: 'text' | 'json';
   version: string;
+  /** Runtime settings shown by /configz (runtime, endpoint, ...). */
+  runtimeConfig?: Record<string, unknown>;
   /** Re-read periods of the sources (the kubelet's fileCheckFrequency and httpCheckFrequency, 20 s). */
   fileCheckMs?: number;
   httpCheckMs?: number;
@@ -41,6 +58,8 @@ export interface AgentConfig {
 
 export interface AgentIO {
   stderr: NodeJS.WritableStream;
+  /** Connects to the runtime service (starting it when the agent owns it). */
+  connectRuntime(logger: Logger): Promise<AgentRuntime>;
   /** Aborted on SIGTERM/SIGINT. */
   signal?: AbortSignal;
   clock?: Clock;
@@ -59,6 +78,15 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
     throw err;
   }
   const clock = io.clock ?? new RealClock();
+  let connected: AgentRuntime;
+  try {
+    connected = await io.connectRuntime(log);
+  } catch (err) {
+    log.error('Could not connect to the container runtime', { err: (err as Error).message });
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    lock.release();
+    return 1;
+  }
   const store = new APIPodStore(cfg.rootDir);
   const agent = new NodeAgent({
     rootDir: cfg.rootDir,
@@ -68,6 +96,8 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
     version: cfg.version,
     nodeAllocatable: cfg.node,
     store,
+    runtime: connected.runtime,
+    ...(connected.restart ? { restartRuntime: () => connected.restart!() } : {}),
     ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
@@ -82,11 +112,10 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
       authentication: { anonymous: { enabled: cfg.anonymousAuth } },
       containerLogMaxSize: '10Mi',
       containerLogMaxFiles: 5,
+      ...(cfg.runtimeConfig ?? {}),
     },
   });
-  // Whatever ends the process, no container of the in-process runtime outlives it.
-  const killOnExit = () => (agent.runtime as ProcessRuntime).killAllSync?.();
-  if (agent.runtime instanceof ProcessRuntime) process.once('exit', killOnExit);
+  if (connected.describe) agent.statusProviders.push(() => ({ runtimeService: connected.describe!() }));
 
   const sources: Array<{ stop(): void }> = [];
   let listening: Listening | undefined;
@@ -104,17 +133,15 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
 
   let code = 0;
   try {
+    // Every source is read before any pod starts, so that what the runtime still runs is taken over
+    // (the kubelet's restart) and only what no source has any more is ended.
     const restored = await store.load((file, err) => log.error('Skipping an unreadable persisted pod', { file, err }));
-    for (const pod of restored) {
-      await agent.registry.add(pod, { source: 'api', from: 'api' }).catch((err: Error) => log.error('Failed to restore pod', { pod: pod.metadata?.name, err: err.message }));
-    }
-    if (restored.length) log.info('Restored pods applied through the API', { count: restored.length });
-
+    let gathering: Array<{ kind: 'file' | 'http'; u: ManifestUpdate }> | undefined = [];
     const sourceOpts = (kind: 'file' | 'http', location: string) => ({
       nodeName: cfg.nodeName,
       runtime: agent.runtime.name,
       recheckMs: (kind === 'file' ? cfg.fileCheckMs : cfg.httpCheckMs) ?? 20_000,
-      onUpdate: (u: Parameters<PodConfig['apply']>[1]) => podConfig.apply(kind, u),
+      onUpdate: (u: ManifestUpdate) => (gathering ? gathering.push({ kind, u }) : podConfig.apply(kind, u)),
       onSourceError: (e: string | undefined) => {
         const had = podConfig.sourceErrors.get(location);
         if (e === undefined) podConfig.sourceErrors.delete(location);
@@ -134,6 +161,27 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
       sources.push(s);
       await s.start();
     }
+    const initial = gathering;
+    const given: Pod[] = [...restored];
+    const unreadable = new Set<string>();
+    for (const { kind, u } of initial) {
+      if (u.kind === 'pods') given.push(...u.pods);
+      else if (u.kind === 'error') unreadable.add(kind);
+    }
+    if (cfg.podManifestPath && podConfig.sourceErrors.has(cfg.podManifestPath)) unreadable.add('file');
+    if (cfg.manifestURL && !initial.some((g) => g.kind === 'http' && g.u.kind === 'pods')) unreadable.add('http');
+    // A manifest that cannot be read now keeps the pods it had (see PodConfig): their sandboxes stay.
+    const keep = (sb: PodSandboxStatus) => unreadable.has(sb.annotations?.[configSourceAnnotation] ?? '');
+    const recovered = await agent.kubelet.recover(given, { keep });
+    if (recovered.adopted || recovered.terminated) log.info('Took over the pods the runtime still runs', recovered);
+
+    for (const pod of restored) {
+      await agent.registry.add(pod, { source: 'api', from: 'api' }).catch((err: Error) => log.error('Failed to restore pod', { pod: pod.metadata?.name, err: err.message }));
+    }
+    if (restored.length) log.info('Restored pods applied through the API', { count: restored.length });
+    gathering = undefined;
+    for (const { kind, u } of initial) podConfig.apply(kind, u);
+    agent.startHousekeeping();
 
     let tcp: Parameters<typeof listen>[0]['tcp'];
     let caFile: string | undefined;
@@ -183,14 +231,9 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
   } finally {
     for (const s of sources) s.stop();
     await listening?.close().catch(() => {});
-    if (!runtimeOutlivesAgent(agent.runtime)) {
-      const n = agent.registry.list().items.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length;
-      log.info(`The ${agent.runtime.name} runtime does not outlive the agent: stopping its pods gracefully`, { pods: n });
-    }
-    await agent.stop().catch((err: Error) => log.error('Stopping pods failed', { err: err.message }));
-    process.removeListener('exit', killOnExit);
+    await agent.stop().catch((err: Error) => log.error('Stopping the agent failed', { err: err.message }));
     lock.release();
-    log.info('podvisor agent stopped');
+    log.info('podvisor agent stopped; its containers keep running with the runtime', { runtime: agent.runtime.name });
   }
   return code;
 }

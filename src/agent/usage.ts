@@ -3,8 +3,7 @@
 // previous sample of the same container.
 
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
-import type { RuntimeService } from '../runtime/cri.js';
-import type { ContainerProcessContext } from '../runtime/process/runtime.js';
+import type { ContainerProcessContext, RuntimeService } from '../runtime/cri.js';
 import { nodeUsage, processGroupUsage } from '../runtime/process/usage.js';
 import type { Clock } from '../util/clock.js';
 
@@ -33,8 +32,13 @@ export interface UsageSample {
   pods: PodUsage[];
 }
 
-/** A runtime that can say which processes belong to a container (the process runtime). */
-export type ProcessAwareRuntime = RuntimeService & { containerProcess?(id: string): ContainerProcessContext | undefined };
+/**
+ * A runtime that can say which processes belong to a container: the process runtime, in process or
+ * as a service through the CRI client (from a verbose ContainerStatus).
+ */
+export type ProcessAwareRuntime = RuntimeService & {
+  containerProcess?(id: string): ContainerProcessContext | undefined | Promise<ContainerProcessContext | undefined>;
+};
 
 /** Samples are reused for this long, so scrapes in a burst read /proc once. */
 const SAMPLE_TTL_MS = 1000;
@@ -65,10 +69,12 @@ export class UsageCollector {
     const now = this.clock.now();
     const running = await this.runtime.listContainers({ state: 'CONTAINER_RUNNING' });
     const pgidOf = new Map<string, number>();
-    for (const c of running) {
-      const pgid = this.runtime.containerProcess?.(c.id)?.pgid;
-      if (pgid !== undefined) pgidOf.set(c.id, pgid);
-    }
+    await Promise.all(
+      running.map(async (c) => {
+        const pgid = (await Promise.resolve(this.runtime.containerProcess?.(c.id)).catch(() => undefined))?.pgid;
+        if (pgid !== undefined) pgidOf.set(c.id, pgid);
+      }),
+    );
     const [usage, node] = await Promise.all([processGroupUsage(new Set(pgidOf.values())), nodeUsage()]);
     const pods = new Map<string, PodUsage>();
     const seen = new Set<string>();

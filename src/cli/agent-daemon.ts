@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { defaultNodeName } from '../config/load.js';
 import { isLoopbackAddress } from '../server/access.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
-import { agentFlagSpecs, agentSettings } from './agent.js';
+import { agentFlagSpecs, agentSettings, connectAgentRuntime, type AgentSettings } from './agent.js';
 import { durationFlag } from './duration.js';
 import { podvisorVersion } from './version.js';
 
@@ -27,8 +27,11 @@ export const agentDaemonCommand = defineCommand({
     'serves the kubelet API on <root>/podvisor.sock (mode 0600) and, with --port, on TCP with TLS and the\n' +
     'bearer token in <root>/token (a kubeconfig for kubectl is written to <root>/kubeconfig).\n' +
     'A manifest that fails to load is reported and changes nothing: the pods it had keep running.\n' +
-    'On SIGTERM or SIGINT the agent stops serving; the process runtime cannot outlive it, so its pods\n' +
-    'are stopped gracefully. One agent per root dir: a second one exits 1 naming the first.',
+    'The agent is a CRI client of the runtime service (--container-runtime-endpoint; for the process\n' +
+    'runtime, `podvisor runtime serve` is started on demand and started again if it dies). On SIGTERM or\n' +
+    'SIGINT the agent stops serving and exits; the containers keep running with the runtime, and the next\n' +
+    'start takes them over (pods no source has any more are then terminated). One agent per root dir: a\n' +
+    'second one exits 1 naming the first.',
   examples: ['podvisor agent --pod-manifest-path /etc/podvisor/manifests', 'podvisor agent --port 10250 --logging-format json', 'podvisor agent status'],
   flags: [
     ...agentFlagSpecs,
@@ -50,8 +53,9 @@ export const agentDaemonCommand = defineCommand({
 
 async function runDaemon(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let cfg;
+  let settings: AgentSettings;
   try {
-    const settings = agentSettings(parsed, io);
+    settings = agentSettings(parsed, io);
     const port = portFlag(parsed, 'port');
     const readOnlyPort = portFlag(parsed, 'read-only-port') ?? 0;
     const address = String(parsed.flags.address);
@@ -81,12 +85,21 @@ async function runDaemon(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       fileCheckMs: Math.max(1000, durationFlag(parsed, 'file-check-frequency') ?? 20_000),
       httpCheckMs: Math.max(1000, durationFlag(parsed, 'http-check-frequency') ?? 20_000),
       version: podvisorVersion(),
+      runtimeConfig: {
+        containerRuntime: settings.runtime,
+        containerRuntimeEndpoint: settings.runtimeEndpoint,
+        ...(settings.podPidsLimit !== undefined ? { podPidsLimit: settings.podPidsLimit } : {}),
+      },
     };
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(io, err.message, 'agent');
     throw err;
   }
   const { runAgent } = await import('../agent/run-agent.js');
-  return runAgent(cfg, { stderr: io.stderr, ...(io.signal ? { signal: io.signal } : {}) });
+  return runAgent(cfg, {
+    stderr: io.stderr,
+    connectRuntime: (logger) => connectAgentRuntime(settings, logger),
+    ...(io.signal ? { signal: io.signal } : {}),
+  });
 }
 

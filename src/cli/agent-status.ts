@@ -51,7 +51,7 @@ function formatStatus(st: Record<string, any>): string {
     `uptime:    ${duration(st.uptimeSeconds)}`,
     `node:      ${st.nodeName}`,
     `root dir:  ${st.rootDir}`,
-    `runtime:   ${st.runtime}`,
+    `runtime:   ${st.runtime}${st.runtimeService ? ` at ${st.runtimeService.endpoint}${st.runtimeService.pid ? ` (service pid ${st.runtimeService.pid})` : ''}` : ''}`,
     `pods:      ${pods.total}${byPhase ? ` (${byPhase})` : ''}`,
     `listening: ${[st.listen?.socket, st.listen?.https, st.listen?.readOnly].filter(Boolean).join(', ')}`,
     'sources:',

@@ -245,6 +245,39 @@ export async function connectRuntime(settings: AgentSettings, logger: Logger): P
   return client;
 }
 
+/**
+ * The runtime of `podvisor agent`: the CRI client, and — for the process runtime on the root dir's
+ * own endpoint — how to start its service again when it stops answering (killed), and its pid.
+ */
+export async function connectAgentRuntime(settings: AgentSettings, logger: Logger): Promise<{
+  runtime: CriRuntimeClient;
+  restart?(): Promise<void>;
+  describe(): Record<string, unknown>;
+}> {
+  const runtime = await connectRuntime(settings, logger);
+  const own = settings.runtime === 'process';
+  const stateDir = runtimeStateDir(settings.rootDir);
+  const same = (pid: number, start: string) => processState(pid, start) === 'running';
+  const describe = () => ({
+    name: runtime.name,
+    endpoint: settings.runtimeEndpoint,
+    ...(own ? { pid: lockHolder(stateDir, same) ?? null } : {}),
+  });
+  if (!own) return { runtime, describe };
+  const restart = async () => {
+    // A client of its own to start the service and see it answer; the agent's reconnects by itself.
+    const { client, startedPid } = await connectOrLaunch({
+      endpoint: settings.runtimeEndpoint,
+      logger,
+      command: runtimeServiceCommand(settings),
+      logFile: join(settings.rootDir, 'runtime.log'),
+    });
+    await client.close();
+    if (startedPid) logger.info('Started the runtime service again', { pid: startedPid, endpoint: settings.runtimeEndpoint });
+  };
+  return { runtime, restart, describe };
+}
+
 export async function createAgent(deps: AgentDeps): Promise<Agent> {
   const clock = deps.clock ?? new RealClock();
   const logger = deps.logger ?? streamLogger(deps.stderr, 'warn');

@@ -199,17 +199,22 @@ export class PodKubelet implements Kubelet {
    * pod in `pods` (matched by the pod UID label) is kept for startPod to adopt; every other sandbox
    * — of a pod no longer given, or an older or stopped one of a given pod — is terminated: its
    * running containers are stopped (2 s grace, the kubelet's minimum for a pod whose spec it no
-   * longer has) and the sandbox removed, in the background. Call before starting the pods.
+   * longer has) and the sandbox removed, in the background. Call before starting the pods. A sandbox
+   * `keep` accepts is left running, for a pod of that UID given later to adopt.
    */
-  async recover(pods: Pod[]): Promise<{ adopted: number; terminated: number }> {
+  async recover(pods: Pod[], opts: { keep?: (sb: PodSandboxStatus) => boolean } = {}): Promise<{ adopted: number; terminated: number }> {
     const { runtime, logger } = this.opts;
     const wanted = new Set(pods.map((p) => p.metadata?.uid ?? ''));
     const sandboxes = (await runtime.listPodSandbox()).sort((a, b) => b.createdAt - a.createdAt);
     const orphans: PodSandboxStatus[] = [];
     for (const sb of sandboxes) {
       const uid = sb.labels?.[LABEL_POD_UID] ?? sb.metadata.uid;
-      if (wanted.has(uid) && sb.state === 'SANDBOX_READY' && !this.adoptable.has(uid) && !this.workers.has(uid)) this.adoptable.set(uid, sb);
-      else orphans.push(sb);
+      // A kept sandbox (its source could not be read) is neither adopted now nor terminated: its pod may still come.
+      const kept = !wanted.has(uid) && sb.state === 'SANDBOX_READY' && opts.keep?.(sb) === true;
+      if ((wanted.has(uid) || kept) && sb.state === 'SANDBOX_READY' && !this.adoptable.has(uid) && !this.workers.has(uid)) {
+        this.adoptable.set(uid, sb);
+        if (kept) logger.info('Keeping a running pod whose source could not be read', { pod: `${sb.metadata.namespace}/${sb.metadata.name}` });
+      } else orphans.push(sb);
     }
     for (const sb of orphans) {
       void this.removeOrphan(sb).catch((err) =>
@@ -217,7 +222,12 @@ export class PodKubelet implements Kubelet {
       );
     }
     for (const p of pods) if (this.adoptable.has(p.metadata?.uid ?? '')) logger.info('Adopting running pod', { pod: formatPod(p) });
-    return { adopted: this.adoptable.size, terminated: orphans.length };
+    return { adopted: pods.filter((p) => this.adoptable.has(p.metadata?.uid ?? '')).length, terminated: orphans.length };
+  }
+
+  /** Requests a sync of every pod (after the runtime came back: what changed meanwhile is found). */
+  resyncAll(): void {
+    for (const w of this.workers.values()) w.trigger();
   }
 
   /** The sandboxes of this kubelet's pods. */

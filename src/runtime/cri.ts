@@ -254,6 +254,35 @@ export class NotFoundError extends Error {
   }
 }
 
+/**
+ * What a runtime whose containers are host processes tells about one of them, so that what runs
+ * beside it (an interactive exec spawned by the agent, /proc usage) can join its context. The process
+ * runtime service sends it as the `info` of a verbose ContainerStatus, as CRI runtimes do for debugging.
+ */
+export interface ContainerProcessInfo {
+  /** The main process (the leader of the container's process group) and its start time in /proc. */
+  pid?: number;
+  pgid?: number;
+  startTime?: string;
+  env: Record<string, string>;
+  cwd: string;
+  /** Set only where the container runs as another user or group than the runtime. */
+  uid?: number;
+  gid?: number;
+  groups?: number[];
+}
+
+/** A container's process context: its info, whether it runs, and the exec groups that die with it. */
+export interface ContainerProcessContext extends ContainerProcessInfo {
+  running: boolean;
+  /** Registers an exec's process group: killed with the container (at once if it is not running). */
+  trackGroup(pgid: number): void;
+  untrackGroup(pgid: number): void;
+}
+
+/** The key of the verbose ContainerStatus info entry holding a ContainerProcessInfo as JSON. */
+export const PROCESS_INFO_KEY = 'podvisor.process';
+
 export interface RuntimeService {
   /** `process` or `containerd`; also the scheme of container IDs (`process://<id>`). */
   readonly name: string;
@@ -303,4 +332,7 @@ export interface RuntimeService {
 
   /** Kills everything at once, synchronously, when the agent exits without a graceful stop. */
   killAllSync?(): void;
+
+  /** Verbose ContainerStatus info (CRI's debugging map); optional. */
+  containerInfo?(containerId: string): Promise<Record<string, string>>;
 }

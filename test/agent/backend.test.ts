@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeAgent } from '../../src/agent/node-agent.js';
+import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { listen } from '../../src/server/listen.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -16,11 +17,14 @@ import { call, shellPod, waitFor } from './helpers.js';
 
 async function withAgent(fn: (a: NodeAgent, sock: string, root: string) => Promise<void>): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'podvisor-agent-'));
+  const clock = new RealClock();
   const agent = new NodeAgent({
     rootDir: root,
     nodeName: 'node-a',
-    clock: new RealClock(),
+    clock,
     logger: silentLogger,
+    // The process runtime in process: these tests are about the registry and the routes.
+    runtime: new ProcessRuntime({ rootDir: root, clock, logger: silentLogger }),
     version: 'test',
     nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 },
   });

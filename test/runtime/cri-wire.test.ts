@@ -121,6 +121,17 @@ test('every RuntimeService call over the wire', async () => {
     assert.equal(cs.state, 'CONTAINER_RUNNING');
     assert.ok(cs.startedAt >= cs.createdAt);
     assert.ok(cs.logPath.endsWith('app/0.log'));
+    // verbose: the process context a host-process container's exec and usage need.
+    const ctx = await client.containerProcess(id);
+    assert.ok(ctx);
+    assert.equal(ctx.running, true);
+    assert.equal(ctx.pgid, pid);
+    assert.equal(ctx.pid, pid);
+    assert.match(ctx.startTime ?? '', /^[0-9]+$/);
+    assert.equal(typeof ctx.cwd, 'string');
+    assert.ok(ctx.env.PATH);
+    assert.deepEqual(Object.keys(await client.containerInfo(id)), ['podvisor.process']);
+    assert.equal(await client.containerProcess('nope'), undefined);
 
     const listed = await client.listContainers({ podSandboxId: sb, state: 'CONTAINER_RUNNING' });
     assert.deepEqual(

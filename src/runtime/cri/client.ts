@@ -8,7 +8,10 @@ import {
   type ContainerConfig,
   type ContainerEvent,
   type ContainerFilter,
+  type ContainerProcessContext,
+  type ContainerProcessInfo,
   type ContainerStatus,
+  PROCESS_INFO_KEY,
   type ExecSyncResult,
   type Image,
   type ImageService,
@@ -127,6 +130,9 @@ export class CriRuntimeClient implements RuntimeService {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private reconnectDelay = EVENTS_RECONNECT_MIN_MS;
   private closed = false;
+  /** Process groups of interactive execs this client started, by container: killed when it stops. */
+  private readonly execGroups = new Map<string, Set<number>>();
+  private stopExecWatch: (() => void) | undefined;
 
   constructor(opts: CriClientOptions) {
     const services = loadCriServices();
@@ -240,6 +246,59 @@ export class CriRuntimeClient implements RuntimeService {
   async containerStatus(containerId: string): Promise<ContainerStatus> {
     const [res, sandboxId] = await Promise.all([this.rt('ContainerStatus', { containerId, verbose: false }), this.sandboxIdOf(containerId)]);
     return containerStatusFromWire(res.status ?? {}, sandboxId);
+  }
+
+  /** CRI ContainerStatus with verbose=true: the runtime's info map (empty where it gives none). */
+  async containerInfo(containerId: string): Promise<Record<string, string>> {
+    const res = await this.rt('ContainerStatus', { containerId, verbose: true });
+    return { ...(res.info ?? {}) };
+  }
+
+  /**
+   * The process context of a host-process container (the process runtime service's verbose
+   * ContainerStatus info); undefined for a runtime that gives none (containerd) or an unknown id.
+   * Exec groups registered through it are SIGKILLed when the container stops, as the runtime kills
+   * its own execs.
+   */
+  async containerProcess(containerId: string): Promise<ContainerProcessContext | undefined> {
+    let res: Wire;
+    try {
+      res = await this.rt('ContainerStatus', { containerId, verbose: true });
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+    const raw = (res.info ?? {})[PROCESS_INFO_KEY] as string | undefined;
+    if (!raw) return undefined;
+    const info = JSON.parse(raw) as ContainerProcessInfo;
+    const running = res.status?.state === 'CONTAINER_RUNNING';
+    return {
+      ...info,
+      running,
+      trackGroup: (pgid) => {
+        if (!running) return killGroup(pgid);
+        this.watchExecs();
+        let set = this.execGroups.get(containerId);
+        if (!set) this.execGroups.set(containerId, (set = new Set()));
+        set.add(pgid);
+      },
+      untrackGroup: (pgid) => {
+        const set = this.execGroups.get(containerId);
+        set?.delete(pgid);
+        if (set?.size === 0) this.execGroups.delete(containerId);
+        if (this.execGroups.size === 0) {
+          this.stopExecWatch?.();
+          this.stopExecWatch = undefined;
+        }
+      },
+    };
+  }
+
+  private watchExecs(): void {
+    this.stopExecWatch ??= this.onContainerEvent((ev) => {
+      if (ev.type !== 'CONTAINER_STOPPED_EVENT' && ev.type !== 'CONTAINER_DELETED_EVENT') return;
+      for (const g of this.execGroups.get(ev.containerId) ?? []) killGroup(g);
+    });
   }
 
   /**
@@ -424,6 +483,14 @@ export class CriRuntimeClient implements RuntimeService {
     this.closeEvents();
     this.imageClient.close();
     this.runtimeClient.close();
+  }
+}
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // gone already
   }
 }
 

@@ -131,7 +131,13 @@ export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime:
       await runtime.removeContainer(requireId(req.containerId, 'container_id'));
       return {};
     },
-    ContainerStatus: async (req) => ({ status: containerStatusToWire(await runtime.containerStatus(requireId(req.containerId, 'container_id'))), info: {} }),
+    ContainerStatus: async (req) => {
+      const id = requireId(req.containerId, 'container_id');
+      const status = containerStatusToWire(await runtime.containerStatus(id));
+      // verbose: the runtime's debugging map, e.g. the process context of a host-process container.
+      const info = req.verbose && runtime.containerInfo ? await runtime.containerInfo(id) : {};
+      return { status, info };
+    },
     ListContainers: async (req) => ({ containers: (await runtime.listContainers(containerFilterFromWire(req.filter))).map(containerItemToWire) }),
     UpdateContainerResources: unimplemented('UpdateContainerResources'),
     ReopenContainerLog: unimplemented('ReopenContainerLog'),

@@ -24,14 +24,15 @@ export type OutputListener = (containerId: string, stream: LogStream, line: stri
 /**
  * Calls listener for each record (a line without its newline, or a piece of a long line) written by
  * containers started from now on; containers already running are followed from their log's current
- * end. Returns the function that stops following.
+ * end. With containerId, only that container is followed. Returns the function that stops following.
  */
-export function followContainerOutput(runtime: RuntimeService, listener: OutputListener): () => void {
+export function followContainerOutput(runtime: RuntimeService, listener: OutputListener, opts: { containerId?: string } = {}): () => void {
   const followed = new Map<string, Followed>();
   let stopped = false;
+  const only = opts.containerId;
 
   const follow = async (id: string, fromEnd: boolean) => {
-    if (followed.has(id)) return;
+    if (followed.has(id) || (only !== undefined && id !== only)) return;
     let path = '';
     try {
       path = (await runtime.containerStatus(id)).logPath;
@@ -95,7 +96,7 @@ export function followContainerOutput(runtime: RuntimeService, listener: OutputL
       if (f) f.last = true;
     }
   });
-  void runtime.listContainers({ state: 'CONTAINER_RUNNING' }).then(
+  void runtime.listContainers({ state: 'CONTAINER_RUNNING', ...(only !== undefined ? { id: only } : {}) }).then(
     (list) => list.forEach((c) => void follow(c.id, true)),
     () => {},
   );

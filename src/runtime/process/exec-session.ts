@@ -1,12 +1,13 @@
-// Interactive exec for the process runtime: a command started in a container's context (its env and
-// working directory, its own process group that dies with the container) with its stdin, stdout and
-// stderr handed to the caller as streams. There is no pseudo-terminal: a `tty` request runs the
+// Interactive exec for the process runtime: a command started in a container's context (its env,
+// working directory, user and groups; its own process group that dies with the container) with its
+// stdin, stdout and stderr handed to the caller as streams. There is no pseudo-terminal: a `tty` request runs the
 // command on pipes, and resize does nothing.
 
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { exitCodeOf, signalGroup } from './process-group.js';
-import type { ContainerProcessContext } from './runtime.js';
+import type { ContainerProcessContext } from '../cri.js';
+import { DEFAULT_PATH, hostIdentity, spawnTarget, type HostIdentity } from './identity.js';
 import { describeSpawnError } from './start-error.js';
 
 export interface ProcessExecSession {
@@ -25,16 +26,25 @@ export interface ExecStreams {
   stderr: boolean;
 }
 
-export function startExecSession(ctx: ContainerProcessContext, cmd: string[], streams: ExecStreams): ProcessExecSession {
+export function startExecSession(ctx: ContainerProcessContext, cmd: string[], streams: ExecStreams, host: HostIdentity = hostIdentity()): ProcessExecSession {
   if (!ctx.running) {
     return { resize() {}, kill() {}, exit: Promise.reject(new Error('container not running')) };
   }
   if (cmd.length === 0 || !cmd[0]) {
     return { resize() {}, kill() {}, exit: Promise.reject(new Error('failed to exec in container: exec: no command specified')) };
   }
-  const child = spawn(cmd[0], cmd.slice(1), {
+  let target: ReturnType<typeof spawnTarget>;
+  try {
+    const id = { home: ctx.env.HOME ?? '/', unhonoured: [], ...(ctx.uid !== undefined ? { uid: ctx.uid } : {}), ...(ctx.gid !== undefined ? { gid: ctx.gid } : {}), ...(ctx.groups ? { groups: ctx.groups } : {}) };
+    target = spawnTarget(cmd[0], cmd.slice(1), id, host, { PATH: DEFAULT_PATH, ...ctx.env }, ctx.cwd);
+  } catch (err) {
+    return { resize() {}, kill() {}, exit: Promise.reject(new Error(`failed to exec in container: ${(err as Error).message}`)) };
+  }
+  const child = spawn(target.file, target.args, {
     cwd: ctx.cwd,
     env: ctx.env,
+    ...(target.uid !== undefined ? { uid: target.uid } : {}),
+    ...(target.gid !== undefined ? { gid: target.gid } : {}),
     detached: true,
     stdio: [streams.stdin ? 'pipe' : 'ignore', streams.stdout ? 'pipe' : 'ignore', streams.stderr ? 'pipe' : 'ignore'],
   });

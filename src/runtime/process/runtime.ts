@@ -20,6 +20,9 @@ import {
   type PodSandboxConfig,
   type PodSandboxStatus,
   type RuntimeService,
+  type ContainerProcessContext,
+  type ContainerProcessInfo,
+  PROCESS_INFO_KEY,
   type SandboxState,
 } from '../cri.js';
 import { CriLineSplitter, encodeRecord, MAX_LOG_LINE_BYTES, type LogStream, type LogTag } from '../logs/cri-format.js';
@@ -72,16 +75,7 @@ export interface ProcessRuntimeOptions {
 export const STATUS_UNKNOWN_REASON = 'ContainerStatusUnknown';
 const STATUS_UNKNOWN_EXIT_CODE = 137;
 
-/** See ProcessRuntime.containerProcess. */
-export interface ContainerProcessContext {
-  pgid: number | undefined;
-  running: boolean;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Registers an exec's process group: killed with the container (at once if it is not running). */
-  trackGroup(pgid: number): void;
-  untrackGroup(pgid: number): void;
-}
+export type { ContainerProcessContext } from '../cri.js';
 
 /** Receives each record a container writes (a line, or a piece of a line longer than 16 KiB). */
 export type ContainerOutputListener = (containerId: string, stream: LogStream, line: string) => void;
@@ -358,15 +352,33 @@ export class ProcessRuntime implements RuntimeService {
     const c = this.containers.get(containerId);
     if (!c) return undefined;
     return {
-      pgid: c.pgid,
+      ...this.processInfo(c),
       running: c.status.state === 'CONTAINER_RUNNING',
-      cwd: c.cwd,
-      env: c.env,
       trackGroup: (pgid) => {
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
       untrackGroup: (pgid) => c.execGroups.delete(pgid),
+    };
+  }
+
+  /** The verbose ContainerStatus info: the container's process context (see ContainerProcessInfo). */
+  async containerInfo(containerId: string): Promise<Record<string, string>> {
+    return { [PROCESS_INFO_KEY]: JSON.stringify(this.processInfo(this.get(containerId))) };
+  }
+
+  private processInfo(c: ContainerRecord): ContainerProcessInfo {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(c.env)) if (v !== undefined) env[k] = v;
+    const running = c.status.state === 'CONTAINER_RUNNING';
+    return {
+      ...(running && c.pgid !== undefined ? { pgid: c.pgid, pid: c.pid ?? c.pgid } : {}),
+      ...(running && c.pgid !== undefined ? { startTime: c.startTime ?? procStartTime(c.pgid) } : {}),
+      env,
+      cwd: c.cwd,
+      ...(c.identity.uid !== undefined ? { uid: c.identity.uid } : {}),
+      ...(c.identity.gid !== undefined ? { gid: c.identity.gid } : {}),
+      ...(c.identity.groups ? { groups: [...c.identity.groups] } : {}),
     };
   }
 

@@ -1,0 +1,77 @@
+// Interactive exec and attach through `podvisor agent` on the process runtime service, with kubectl:
+// the exec runs in the container's context (env, working directory) as the verbose ContainerStatus
+// gives it, reads its stdin, and dies with the container; attach follows the container's output.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startCli, tempDir } from '../fixtures/cli/cli-process.js';
+import { kubectl, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
+
+function processesWith(marker: string): number {
+  let n = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(marker)) n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}
+
+test('exec (context, stdin, dies with the container) and attach through the agent', { skip: kubectlPath ? false : 'kubectl is not installed' }, async () => {
+  const dir = await tempDir();
+  const root = dir.path;
+  const agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
+  await agent.waitFor('stderr', /podvisor agent started/);
+  const api = { kubeconfig: join(root, 'kubeconfig'), dir: root };
+  const marker = `pvexec${process.pid}`;
+  try {
+    const file = join(root, 'pod.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    workingDir: /tmp
+    env: [{name: GREETING, value: from-the-pod}]
+    command: ["/bin/sh", "-c", "i=0; while true; do i=$((i+1)); echo tick-$i; sleep 0.2; done"]
+`,
+    );
+    let r = await kubectl(api, ['apply', '-f', file]);
+    assert.equal(r.code, 0, r.stderr);
+    await until(async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 60_000);
+
+    r = await kubectl(api, ['exec', 'web', '--', 'sh', '-c', 'echo "$GREETING $(pwd)"']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'from-the-pod /tmp\n');
+    r = await kubectl(api, ['exec', '-i', 'web', '--', 'cat'], 'through stdin\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'through stdin\n');
+
+    const attach = kubectlSpawn(api, ['attach', 'web', '-c', 'main']);
+    await until(() => /tick-[0-9]+\ntick-[0-9]+\n/.test(attach.out()), 'attached output', 30_000);
+    attach.kill('SIGTERM');
+
+    // An exec left running dies with its container.
+    const exec = kubectlSpawn(api, ['exec', 'web', '--', 'sh', '-c', 'sleep 300', marker]);
+    await until(() => processesWith(marker) === 1, 'the exec running', 30_000);
+    r = await kubectl(api, ['delete', 'pod', 'web']);
+    assert.equal(r.code, 0, r.stderr);
+    await until(() => processesWith(marker) === 0, 'the exec gone with the container', 30_000);
+    exec.kill('SIGKILL');
+  } finally {
+    if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
+    await agent.exited;
+    await dir.remove();
+  }
+});
