@@ -249,13 +249,12 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
   } finally {
     await port?.close().catch(() => {});
     await socket?.close().catch(() => {});
+    // The API server keeps the pods as they were: the node went away, the pods did not finish.
+    await stopNode?.().catch(() => {});
     if (kubelet && !outlives) {
       log.info(`The ${runtime.name} runtime does not outlive the agent: stopping its pods gracefully`, { pods: kubelet.pods().length });
-      // Their final statuses go out while the API server connection is still open.
       await kubelet.terminateAll().catch((err: Error) => log.error('Stopping pods failed', { err: err.message }));
-      await new Promise((r) => setTimeout(r, 500));
     }
-    await stopNode?.().catch(() => {});
     await (kubelet ? kubelet.close() : runtime.close()).catch(() => {});
     process.removeListener('exit', killOnExit);
     lock.release();
