@@ -5,6 +5,7 @@ import { defaultNodeName } from '../config/load.js';
 import { isLoopbackAddress } from '../server/access.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentFlagSpecs, agentSettings, connectAgentRuntime, type AgentSettings } from './agent.js';
+import { checkClusterInputs, clusterFlagSpecs, clusterSettings } from './agent-cluster-flags.js';
 import { durationFlag } from './duration.js';
 import { podvisorVersion } from './version.js';
 
@@ -19,7 +20,7 @@ function portFlag(parsed: ParsedArgs, name: string): number | undefined {
 export const agentDaemonCommand = defineCommand({
   name: 'agent',
   summary: 'Run the node agent: static pods, pods applied with up -d, the kubelet HTTP API',
-  usage: 'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]',
+  usage: 'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent --kubeconfig FILE [--node-name N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]',
   description:
     'Run podvisor as a node agent in the foreground, as the kubelet runs. Pods come from a static-pod\n' +
     'directory (--pod-manifest-path, watched and re-read every 20s), a manifest URL (--manifest-url,\n' +
@@ -31,8 +32,11 @@ export const agentDaemonCommand = defineCommand({
     'runtime, `podvisor runtime serve` is started on demand and started again if it dies). On SIGTERM or\n' +
     'SIGINT the agent stops serving and exits; the containers keep running with the runtime, and the next\n' +
     'start takes them over (pods no source has any more are then terminated). One agent per root dir: a\n' +
-    'second one exits 1 naming the first.',
-  examples: ['podvisor agent --pod-manifest-path /etc/podvisor/manifests', 'podvisor agent --port 10250 --logging-format json', 'podvisor agent status'],
+    'second one exits 1 naming the first.\n' +
+    'With --kubeconfig the agent joins that cluster as a node: it registers the Node and its Lease, runs\n' +
+    'the pods bound to it and the static pods (mirrored), and serves the kubelet port (--port, default\n' +
+    '10250) with TLS, client certificates (--client-ca-file), TokenReview and SubjectAccessReview.',
+  examples: ['podvisor agent --pod-manifest-path /etc/podvisor/manifests', 'podvisor agent --port 10250 --logging-format json', 'podvisor agent --kubeconfig /etc/podvisor/node.kubeconfig --client-ca-file /etc/kubernetes/pki/ca.crt', 'podvisor agent status'],
   flags: [
     ...agentFlagSpecs,
     { name: 'pod-manifest-path', type: 'string', valueName: 'DIR', usage: 'Directory of static pod manifests, as the kubelet\'s staticPodPath.' },
@@ -46,6 +50,7 @@ export const agentDaemonCommand = defineCommand({
     { name: 'tls-cert-file', type: 'string', valueName: 'FILE', usage: 'Serving certificate (default: one generated into <root>/pki).' },
     { name: 'tls-private-key-file', type: 'string', valueName: 'FILE', usage: 'Private key of --tls-cert-file.' },
     { name: 'anonymous-auth', type: 'boolean', default: false, usage: 'Serve TCP requests without a token (only with a loopback --address).' },
+    ...clusterFlagSpecs,
     { name: 'logging-format', type: 'string', values: ['text', 'json'], default: 'text', usage: 'Log format on stderr: klog text or JSON.' },
   ],
   run: runDaemon,
@@ -54,13 +59,17 @@ export const agentDaemonCommand = defineCommand({
 async function runDaemon(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let cfg;
   let settings: AgentSettings;
+  let cluster;
   try {
     settings = agentSettings(parsed, io);
     const port = portFlag(parsed, 'port');
     const readOnlyPort = portFlag(parsed, 'read-only-port') ?? 0;
     const address = String(parsed.flags.address);
     const anonymousAuth = parsed.flags['anonymous-auth'] === true;
-    if (anonymousAuth && !isLoopbackAddress(address)) {
+    const manifestURL = parsed.flags['manifest-url'] as string | undefined;
+    cluster = clusterSettings(parsed, io, { ...(port !== undefined ? { port } : {}), readOnlyPort, ...(manifestURL ? { manifestURL } : {}), anonymousAuth });
+    if (cluster) await checkClusterInputs(cluster);
+    if (anonymousAuth && !cluster && !isLoopbackAddress(address)) {
       throw new UsageError(`--anonymous-auth=true needs a loopback --address (127.0.0.1 or ::1), not "${address}"`);
     }
     const cert = parsed.flags['tls-cert-file'] as string | undefined;
@@ -94,6 +103,13 @@ async function runDaemon(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(io, err.message, 'agent');
     throw err;
+  }
+  if (cluster) {
+    const { runClusterAgent } = await import('../agent/cluster-agent.js');
+    return runClusterAgent(
+      { ...cfg, ...cluster },
+      { stderr: io.stderr, connectRuntime: (logger) => connectAgentRuntime(settings, logger), ...(io.signal ? { signal: io.signal } : {}) },
+    );
   }
   const { runAgent } = await import('../agent/run-agent.js');
   return runAgent(cfg, {

@@ -9,6 +9,7 @@ import type { PodKubelet } from '../lifecycle/kubelet.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import { validateForProcessRuntime } from '../runtime/process/validation.js';
 import { isTerminalPhase } from '../status/phase.js';
+import { LABEL_POD_UID } from '../lifecycle/container-config.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { ApiClient } from './client.js';
@@ -20,6 +21,9 @@ import { DEFAULT_KUBELET_PORT, NodeStatusReporter, type NodeSpecOptions } from '
 import { ApiPodSource, type PodHandler } from './pod-source.js';
 import type { ChangeType } from './reflector.js';
 import { StatusSync, type StatusTarget } from './status-sync.js';
+
+/** The grace of containers whose pod spec is no longer known (the kubelet's minimumGracePeriodInSeconds). */
+const ORPHAN_GRACE_SECONDS = 2;
 
 /** The rejection reason for a pod this node's runtime cannot run as written. */
 export const UnsupportedPodSpecReason = 'UnsupportedPodSpec';
@@ -49,6 +53,12 @@ export interface ClusterNodeOptions {
   /** Runtime-specific checks; by default the process runtime's (every container needs a command). */
   validatePod?: (pod: Pod) => FieldError[];
   watchTimeoutSeconds?: number;
+  /**
+   * The runtime's containers outlive the agent (a runtime service): at start, the sandboxes it still
+   * holds are kept for their pods to adopt, and once the API server has listed this node's pods, the
+   * sandboxes of pods no source gives any more are stopped and removed.
+   */
+  adoptRunning?: boolean;
 }
 
 export class ClusterNode implements PodHandler {
@@ -67,6 +77,9 @@ export class ClusterNode implements PodHandler {
   private nodeUid?: string;
   private listedOnce = false;
   private stopped = false;
+  /** Resolves once the sandboxes of a previous agent are known (at once without adoptRunning). */
+  private recovered: Promise<void> = Promise.resolve();
+  private statics: Pod[] = [];
 
   constructor(opts: ClusterNodeOptions) {
     this.o = opts;
@@ -118,8 +131,11 @@ export class ClusterNode implements PodHandler {
     );
     this.nodeStatus.start();
     // Static pods run whether or not the API server answers; their mirrors wait for the Node.
-    const statics = (this.o.staticPods ?? []).map((p) => nameStaticPod(p, this.o.nodeName));
-    for (const p of statics) this.runStatic(p);
+    const statics = (this.statics = (this.o.staticPods ?? []).map((p) => nameStaticPod(p, this.o.nodeName)));
+    if (this.o.adoptRunning) this.recovered = this.recoverSandboxes(statics);
+    void this.recovered.then(() => {
+      if (!this.stopped) for (const p of statics) this.runStatic(p);
+    });
     void this.nodeStatus.whenRegistered().then((uid) => {
       this.nodeUid = uid;
       if (this.stopped) return;
@@ -174,7 +190,7 @@ export class ClusterNode implements PodHandler {
       this.o.kubelet.rejectPod(defaulted, admit.reason ?? 'UnexpectedAdmissionError', admit.message ?? '');
       return;
     }
-    void this.o.lookup.registerPod(defaulted).then(() => {
+    void Promise.all([this.recovered, this.o.lookup.registerPod(defaulted)]).then(() => {
       if (this.stopped || this.terminating.has(uid) || !this.apiPods.has(uid)) return;
       this.o.kubelet.startPod(defaulted);
     });
@@ -206,6 +222,8 @@ export class ClusterNode implements PodHandler {
       this.statusSync.resyncAll();
       this.nodeStatus.nudge();
       this.mirrors.sync();
+    } else if (this.o.adoptRunning) {
+      void this.recovered.then(() => this.removeOrphans());
     }
     this.listedOnce = true;
   }
@@ -247,6 +265,43 @@ export class ClusterNode implements PodHandler {
     const uid = pod.metadata!.uid!;
     this.statusSync.forget(uid);
     this.o.lookup.unregisterPod(pod);
+    // As the kubelet's housekeeping: the finished pod's worker, status and sandbox go.
+    void this.o.kubelet.forgetPod(uid).catch(() => {});
+  }
+
+  /** Every ready sandbox of the runtime is kept for adoption until the sources have spoken. */
+  private async recoverSandboxes(statics: Pod[]): Promise<void> {
+    try {
+      const held = await this.o.runtime.listPodSandbox();
+      const staticUids = new Set(statics.map((p) => p.metadata?.uid));
+      const others: Pod[] = held
+        .filter((sb) => !staticUids.has(sb.labels?.[LABEL_POD_UID] ?? sb.metadata.uid))
+        .map((sb) => ({ metadata: { name: sb.metadata.name, namespace: sb.metadata.namespace, uid: sb.labels?.[LABEL_POD_UID] ?? sb.metadata.uid } }) as Pod);
+      const r = await this.o.kubelet.recover([...statics, ...others]);
+      if (held.length) this.o.logger.info('Found the pod sandboxes of an earlier run', { sandboxes: held.length, adoptable: r.adopted });
+    } catch (err) {
+      this.o.logger.warn('Could not list the runtime\'s pod sandboxes; starting pods afresh', { err: (err as Error).message });
+    }
+  }
+
+  /** After the first list: sandboxes of pods neither the API server nor the static source gives are stopped and removed. */
+  private async removeOrphans(): Promise<void> {
+    const { runtime, kubelet, logger } = this.o;
+    const wanted = new Set([...this.apiPods.keys(), ...this.statics.map((p) => p.metadata?.uid ?? '')]);
+    const mine = kubelet.sandboxIds();
+    try {
+      for (const sb of await runtime.listPodSandbox()) {
+        const uid = sb.labels?.[LABEL_POD_UID] ?? sb.metadata.uid;
+        if (wanted.has(uid) || mine.has(sb.id)) continue;
+        logger.info('Removing the sandbox of a pod no longer bound to this node', { pod: `${sb.metadata.namespace}/${sb.metadata.name}`, uid });
+        const running = await runtime.listContainers({ podSandboxId: sb.id, state: 'CONTAINER_RUNNING' });
+        await Promise.all(running.map((c) => runtime.stopContainer(c.id, ORPHAN_GRACE_SECONDS)));
+        await runtime.stopPodSandbox(sb.id);
+        await runtime.removePodSandbox(sb.id);
+      }
+    } catch (err) {
+      logger.warn('Failed to remove orphaned pod sandboxes', { err: (err as Error).message });
+    }
   }
 
   private runStatic(pod: Pod): void {

@@ -27,6 +27,7 @@ import { ApiObjectLookup } from './lookup.js';
 import { goArch, parseNodeLabels, parseTaints } from './node-status.js';
 
 export { ClusterNode } from './cluster-node.js';
+export { ApiClient } from './client.js';
 
 export interface StartClusterNodeOptions {
   kubeconfig: string;
@@ -50,6 +51,8 @@ export interface StartClusterNodeOptions {
   version: string;
   leaseDurationSeconds?: number;
   leaseRenewIntervalMs?: number;
+  /** The runtime's containers outlive the agent: adopt the pods it still runs (see ClusterNodeOptions). */
+  adoptRunning?: boolean;
   clock?: Clock;
   logger?: Logger;
 }
@@ -63,7 +66,7 @@ export function defaultInternalIP(): string {
 }
 
 /** Joins the cluster: see the contract at the top of this file. */
-export function startClusterNode(opts: StartClusterNodeOptions): { node: ClusterNode; kubelet: PodKubelet } {
+export function startClusterNode(opts: StartClusterNodeOptions): { node: ClusterNode; kubelet: PodKubelet; client: ApiClient } {
   const creds = loadKubeconfig(opts.kubeconfig);
   const labels = typeof opts.nodeLabels === 'string' ? parseNodeLabels(opts.nodeLabels) : opts.nodeLabels;
   const taints = typeof opts.registerWithTaints === 'string' ? parseTaints(opts.registerWithTaints) : opts.registerWithTaints;
@@ -92,7 +95,8 @@ export function startClusterNode(opts: StartClusterNodeOptions): { node: Cluster
     leaseDurationSeconds: opts.leaseDurationSeconds,
     leaseRenewIntervalMs: opts.leaseRenewIntervalMs,
     staticPods: opts.staticPods,
+    adoptRunning: opts.adoptRunning,
   });
   node.start();
-  return { node, kubelet };
+  return { node, kubelet, client };
 }

@@ -30,6 +30,8 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
   let runtime: ProcessRuntime;
   let rootDir: string;
   let outDir: string;
+  let newKubelet: Parameters<typeof startClusterNode>[0]['createKubelet'];
+  let nodeOpts: Omit<Parameters<typeof startClusterNode>[0], 'createKubelet'>;
 
   const podJSON = (name: string) => cp.getJSON<Json>(['pod', name, '-n', 'default']);
   const apply = (obj: Json) => {
@@ -53,6 +55,12 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     outDir = mkdtempSync(join(tmpdir(), 'podvisor-node-out-'));
     const clock = new RealClock();
     runtime = new ProcessRuntime({ rootDir, clock, logger: silentLogger });
+    // The kubelet's view of a runtime service that outlives it: closing the kubelet leaves the containers running.
+    const service = new Proxy(runtime, {
+      get: (t, p) => (p === 'close' ? async () => {} : typeof (t as any)[p] === 'function' ? (t as any)[p].bind(t) : (t as any)[p]),
+    });
+    newKubelet = (lookup, nodeName, hostIP) =>
+      new PodKubelet({ runtime: service, clock, logger: silentLogger, rootDir, nodeName, hostIP, lookup, nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 } });
     const staticPod = defaultPod(
       {
         apiVersion: 'v1',
@@ -62,6 +70,18 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       },
       { nodeName: NODE, source: 'file', path: '/etc/podvisor/manifests/static-web.yaml' },
     );
+    nodeOpts = {
+      kubeconfig: cp.nodeKubeconfig,
+      nodeName: NODE,
+      version: '0.1.0',
+      runtime,
+      internalIP: '127.0.0.1',
+      kubeletPort: 10250,
+      nodeStatusUpdateFrequencyMs: 2000,
+      leaseRenewIntervalMs: 1000,
+      staticPods: [staticPod],
+      clock,
+    };
     ({ node, kubelet } = startClusterNode({
       kubeconfig: cp.nodeKubeconfig,
       nodeName: NODE,
@@ -75,8 +95,7 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       leaseRenewIntervalMs: 1000,
       staticPods: [staticPod],
       clock,
-      createKubelet: (lookup, nodeName, hostIP) =>
-        new PodKubelet({ runtime, clock, logger: silentLogger, rootDir, nodeName, hostIP, lookup, nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 } }),
+      createKubelet: newKubelet,
     }));
     await node.whenRegistered();
     await node.whenListed();
@@ -249,5 +268,29 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       return ready.status === 'True' && Date.parse(ready.lastHeartbeatTime) >= restartedAt - 1000;
     }, 'a fresh Ready heartbeat after the restart', 60_000);
     await eventually(async () => Date.parse((await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime) >= restartedAt - 1000, 'a renewal after the restart', 60_000);
+  });
+
+  it('a new node over a runtime that outlived the old one adopts its pods: same containers, no restarts', async () => {
+    const web = (await podJSON('web'))!;
+    const webCid = web.status.containerStatuses[0].containerID;
+    const staticName = `static-web-${NODE}`;
+    const staticCid = (await podJSON(staticName))!.status.containerStatuses[0].containerID;
+    const envUid = (await podJSON('env'))!.metadata.uid;
+    // The old node goes away without stopping its pods (its kubelet closes, the runtime keeps them).
+    await node.stop();
+    await kubelet.close();
+    // Meanwhile a pod is force-deleted: nobody is left to stop it but the next node.
+    await cp.kubectlOk(['delete', 'pod', 'env', '--grace-period=0', '--force']);
+    ({ node, kubelet } = startClusterNode({ ...nodeOpts, adoptRunning: true, createKubelet: newKubelet }));
+    await node.whenListed();
+    await eventually(async () => {
+      const p = await podJSON('web');
+      const cs = p?.status?.containerStatuses?.[0];
+      return p?.status?.phase === 'Running' && cs?.ready && cs.containerID === webCid && cs.restartCount === 0;
+    }, async () => `web adopted: ${await describePod('web')}`);
+    assert.equal(kubelet.getPodStatus(web.metadata.uid)?.containerStatuses?.[0]?.containerID, webCid);
+    await eventually(async () => (await podJSON(staticName))?.status?.containerStatuses?.[0]?.containerID === staticCid, async () => `static pod adopted: ${await describePod(staticName)}`);
+    // The force-deleted pod's sandbox is stopped and removed.
+    await eventually(async () => !(await runtime.listPodSandbox()).some((sb) => sb.metadata.uid === envUid), 'the orphaned sandbox removed');
   });
 });

@@ -1,0 +1,277 @@
+// `podvisor agent --kubeconfig`: the agent as a node of a Kubernetes cluster. It registers the Node,
+// runs the pods the API server binds to it (and the static pods of --pod-manifest-path, mirrored)
+// through the pod kubelet on the runtime it is given, and serves the kubelet port (TLS, client
+// certificates and TokenReview, SubjectAccessReview or AlwaysAllow) with logs, exec, attach,
+// port-forward, pods, stats and metrics for the API server to proxy to.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import type { Pod } from '../api/types.js';
+import type { ManifestUpdate } from '../config/static-source.js';
+import { StaticPodDirSource } from '../config/static-source.js';
+import type { NodeAllocatable } from '../lifecycle/admission.js';
+import { PodKubelet } from '../lifecycle/kubelet.js';
+import { startClusterNode } from '../node/index.js';
+import { lockRootDir, RootDirLockedError, type RootDirLock } from '../runtime/root-lock.js';
+import { ProcessRuntime } from '../runtime/process/runtime.js';
+import { SubjectAccessReviewAuthorizer, TokenReviewAuthenticator } from '../server/auth-webhook.js';
+import { listenKubeletPort, type KubeletPort } from '../server/kubelet-port.js';
+import { registerKubeletRoutes } from '../server/kubelet-routes.js';
+import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
+import { ensureServingCert } from '../server/pki.js';
+import { Router, requestURL } from '../server/router.js';
+import { sendJSON, sendStatus, statusBody } from '../server/status.js';
+import { createKubeletStreamingHandler } from '../streaming/kubelet-paths.js';
+import { RealClock, type Clock } from '../util/clock.js';
+import { klogLogger } from '../util/klog.js';
+import type { Logger } from '../util/logger.js';
+import { ClusterPods } from './cluster-pods.js';
+import { createAgentMetrics } from './node-metrics.js';
+import type { AgentRuntime } from './run-agent.js';
+import { PodStreams } from './pod-streams.js';
+import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
+
+/** The kubelet port's default in this mode, as the kubelet's. */
+export const DEFAULT_CLUSTER_KUBELET_PORT = 10250;
+
+export interface ClusterAgentConfig {
+  kubeconfig: string;
+  rootDir: string;
+  nodeName: string;
+  node: NodeAllocatable;
+  crashLoopBackOffMaxSeconds?: number;
+  podManifestPath?: string;
+  /** --node-labels, --register-with-taints as given (checked before anything starts). */
+  nodeLabels?: string;
+  registerWithTaints?: string;
+  nodeStatusUpdateFrequencyMs?: number;
+  /** --node-ip: the InternalIP; the first non-loopback IPv4 address when unset. */
+  nodeIP?: string;
+  address: string;
+  port: number;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCAFile?: string;
+  authenticationTokenWebhook: boolean;
+  authorizationMode: 'AlwaysAllow' | 'Webhook';
+  anonymousAuth: boolean;
+  loggingFormat: 'text' | 'json';
+  version: string;
+}
+
+export interface ClusterAgentIO {
+  stderr: NodeJS.WritableStream;
+  /** Aborted on SIGTERM/SIGINT. */
+  signal?: AbortSignal;
+  clock?: Clock;
+  /** Connects to the runtime service the daemon chose; the in-process process runtime when absent (tests). */
+  connectRuntime?(logger: Logger): Promise<AgentRuntime>;
+}
+
+/** Whether the runtime's containers outlive the agent: a CRI service does, the in-process runtime does not. */
+function runtimeOutlivesAgent(runtime: ProcessAwareRuntime): boolean {
+  return !(runtime instanceof ProcessRuntime);
+}
+
+/** Reads --pod-manifest-path once: the static pods it holds now (a manifest that fails is logged and skipped). */
+async function loadStaticPods(dir: string, nodeName: string, runtime: string, log: Logger): Promise<Pod[]> {
+  const pods: Pod[] = [];
+  const src = new StaticPodDirSource(dir, {
+    nodeName,
+    runtime,
+    onUpdate: (u: ManifestUpdate) => {
+      if (u.kind === 'pods') pods.push(...u.pods);
+      else if (u.kind === 'error') log.error('Could not load a pod manifest', { path: u.origin, err: u.error });
+    },
+    onSourceError: (e) => {
+      if (e) log.error('Static pod directory unavailable', { err: e });
+    },
+  });
+  await src.scan();
+  src.stop();
+  return pods;
+}
+
+export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentIO): Promise<number> {
+  const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
+  let lock: RootDirLock;
+  try {
+    lock = lockRootDir(cfg.rootDir, 'agent');
+  } catch (err) {
+    if (err instanceof RootDirLockedError) {
+      io.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const clock = io.clock ?? new RealClock();
+  let runtime: ProcessAwareRuntime;
+  try {
+    runtime = io.connectRuntime ? (await io.connectRuntime(log)).runtime : new ProcessRuntime({ rootDir: cfg.rootDir, clock, logger: log });
+  } catch (err) {
+    log.error('Could not connect to the container runtime', { err: (err as Error).message });
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    lock.release();
+    return 1;
+  }
+  const outlives = runtimeOutlivesAgent(runtime);
+  const killOnExit = () => runtime.killAllSync?.();
+  if (!outlives) process.once('exit', killOnExit);
+  const startedAt = clock.now();
+  const probeRegistry = new Registry();
+  let kubelet: PodKubelet | undefined;
+  let stopNode: (() => Promise<void>) | undefined;
+  let port: KubeletPort | undefined;
+  let socket: Listening | undefined;
+  let code = 0;
+  try {
+    const staticPods = cfg.podManifestPath ? await loadStaticPods(cfg.podManifestPath, cfg.nodeName, runtime.name, log) : [];
+    const joined = startClusterNode({
+      kubeconfig: cfg.kubeconfig,
+      nodeName: cfg.nodeName,
+      version: cfg.version,
+      runtime,
+      kubeletPort: cfg.port,
+      ...(cfg.nodeIP ? { internalIP: cfg.nodeIP } : {}),
+      ...(cfg.nodeLabels ? { nodeLabels: cfg.nodeLabels } : {}),
+      ...(cfg.registerWithTaints ? { registerWithTaints: cfg.registerWithTaints } : {}),
+      ...(cfg.nodeStatusUpdateFrequencyMs ? { nodeStatusUpdateFrequencyMs: cfg.nodeStatusUpdateFrequencyMs } : {}),
+      staticPods,
+      adoptRunning: outlives,
+      clock,
+      logger: log,
+      createKubelet: (lookup, nodeName, hostIP) =>
+        new PodKubelet({
+          runtime,
+          clock,
+          logger: log,
+          rootDir: cfg.rootDir,
+          nodeName,
+          hostIP,
+          lookup,
+          nodeAllocatable: cfg.node,
+          registry: probeRegistry,
+          ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
+        }),
+    });
+    kubelet = joined.kubelet;
+    stopNode = () => joined.node.stop();
+    const k = joined.kubelet;
+    const metrics = createAgentMetrics({
+      nodeName: cfg.nodeName,
+      runningPods: () => pods.pods().filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length,
+      containersByState: async () => {
+        const counts: Record<string, number> = { running: 0, exited: 0, created: 0, unknown: 0 };
+        for (const c of await runtime.listContainers()) {
+          const s = c.state.replace('CONTAINER_', '').toLowerCase();
+          counts[s] = (counts[s] ?? 0) + 1;
+        }
+        return counts;
+      },
+    });
+    const listenInfo: Record<string, unknown> = { socket: join(cfg.rootDir, SOCKET_NAME) };
+    const pods: ClusterPods = new ClusterPods({
+      nodeName: cfg.nodeName,
+      kubelet: k,
+      runtime,
+      streams: new PodStreams(runtime, cfg.rootDir, clock),
+      usage: new UsageCollector(runtime, clock),
+      probeRegistry,
+      agentRegistry: metrics.registry,
+      startedAt,
+      configz: () => ({ nodeName: cfg.nodeName, rootDirectory: cfg.rootDir, staticPodPath: cfg.podManifestPath ?? '', port: cfg.port, address: cfg.address, authorization: { mode: cfg.authorizationMode }, authentication: { anonymous: { enabled: cfg.anonymousAuth }, webhook: { enabled: cfg.authenticationTokenWebhook }, x509: { clientCAFile: cfg.clientCAFile ?? '' } } }),
+    });
+    const router = new Router();
+    registerKubeletRoutes(router, pods);
+    router.route('GET', '/podvisor/v1/status', (_req, res) => {
+      const list = pods.pods();
+      const phases: Record<string, number> = {};
+      for (const p of list) phases[p.status?.phase ?? 'Pending'] = (phases[p.status?.phase ?? 'Pending'] ?? 0) + 1;
+      sendJSON(res, 200, {
+        pid: process.pid,
+        version: cfg.version,
+        nodeName: cfg.nodeName,
+        rootDir: cfg.rootDir,
+        runtime: runtime.name,
+        startTime: new Date(startedAt).toISOString(),
+        uptimeSeconds: Math.floor((clock.now() - startedAt) / 1000),
+        pods: { total: list.length, ...phases },
+        cluster: { kubeconfig: cfg.kubeconfig, server: joined.client.server.href },
+        listen: listenInfo,
+      });
+    });
+    // The streaming paths answer only upgrades.
+    router.use((req, res) => {
+      const path = requestURL(req).pathname;
+      if (!/^\/(exec|attach|portForward)\//.test(path)) return false;
+      req.resume();
+      sendStatus(res, statusBody(400, 'BadRequest', 'Upgrade request required'));
+      return true;
+    });
+    router.useUpgrade(createKubeletStreamingHandler(pods));
+
+    let certFile = cfg.tlsCertFile;
+    let keyFile = cfg.tlsPrivateKeyFile;
+    if (!certFile || !keyFile) {
+      const gen = await ensureServingCert(cfg.rootDir, cfg.nodeIP ?? cfg.address, cfg.nodeName);
+      certFile = gen.certFile;
+      keyFile = gen.keyFile;
+    }
+    const post = (path: string, body: unknown) => joined.client.request('POST', path, { body });
+    const tokens = cfg.authenticationTokenWebhook ? new TokenReviewAuthenticator(post, clock) : undefined;
+    const sar = cfg.authorizationMode === 'Webhook' ? new SubjectAccessReviewAuthorizer(post, clock) : undefined;
+    port = await listenKubeletPort({
+      router,
+      address: cfg.address,
+      port: cfg.port,
+      cert: await readFile(certFile),
+      key: await readFile(keyFile),
+      ...(cfg.clientCAFile ? { clientCA: await readFile(cfg.clientCAFile) } : {}),
+      auth: {
+        nodeName: cfg.nodeName,
+        anonymous: cfg.anonymousAuth,
+        ...(tokens ? { authenticateToken: (t: string) => tokens.authenticate(t) } : {}),
+        ...(sar ? { authorize: (u, a) => sar.authorize(u, a) } : {}),
+      },
+    });
+    listenInfo.kubeletPort = port.port;
+    socket = await listen({ router, socketPath: join(cfg.rootDir, SOCKET_NAME) });
+    log.info('podvisor agent started as a cluster node', {
+      pid: process.pid,
+      version: cfg.version,
+      rootDir: cfg.rootDir,
+      nodeName: cfg.nodeName,
+      server: joined.client.server.href,
+      runtime: runtime.name,
+      runtimeOutlivesAgent: outlives,
+      kubeletPort: port.port,
+      authorizationMode: cfg.authorizationMode,
+      staticPods: staticPods.length,
+    });
+    void joined.node.whenRegistered().then(() => log.info('Node registered', { node: cfg.nodeName }));
+
+    if (io.signal && !io.signal.aborted) {
+      await new Promise<void>((resolve) => io.signal!.addEventListener('abort', () => resolve(), { once: true }));
+    }
+    log.info('Shutting down: no longer serving', { signal: String(io.signal?.reason ?? 'SIGTERM') });
+  } catch (err) {
+    log.error('Agent failed', { err: (err as Error).message });
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    code = 1;
+  } finally {
+    await port?.close().catch(() => {});
+    await socket?.close().catch(() => {});
+    // The API server keeps the pods as they were: the node went away, the pods did not finish.
+    await stopNode?.().catch(() => {});
+    if (kubelet && !outlives) {
+      log.info(`The ${runtime.name} runtime does not outlive the agent: stopping its pods gracefully`, { pods: kubelet.pods().length });
+      await kubelet.terminateAll().catch((err: Error) => log.error('Stopping pods failed', { err: err.message }));
+    }
+    await (kubelet ? kubelet.close() : runtime.close()).catch(() => {});
+    process.removeListener('exit', killOnExit);
+    lock.release();
+    log.info('podvisor agent stopped');
+  }
+  return code;
+}
