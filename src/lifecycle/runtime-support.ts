@@ -15,10 +15,10 @@ import type { NodeAllocatable, ObjectLookup } from './envvars.js';
 import { formatPod, podRef } from './format.js';
 import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
-import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, truncateForPod } from './termination-message.js';
+import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
 import { containerMounts, setUpVolumes, tearDownVolumes, VolumeError, type HostVolume } from './volumes.js';
 
-/** The pod worker's hooks for such a runtime; absent for host processes. */
+/** The pod worker's hooks for such a runtime (host processes have theirs in process-support.ts). */
 export interface PodRuntimeSupport {
   /** Sets the pod's volumes up and completes the sandbox config (DNS, namespaces, sysctls). */
   prepareSandbox(pod: Pod, config: PodSandboxConfig): Promise<PodSandboxConfig>;
@@ -122,25 +122,11 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
     async containerStatuses(pod, statuses) {
       const uid = uidOf(pod);
       let cache = messages.get(uid);
+      if (!cache) messages.set(uid, (cache = new Map()));
       const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
-      const out: ContainerStatus[] = [];
-      for (const s of statuses) {
-        if (s.state !== 'CONTAINER_EXITED') {
-          out.push(s);
-          continue;
-        }
-        let msg = cache?.get(s.id);
-        if (msg === undefined) {
-          const path = terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt);
-          const t = await readTerminationMessage(path, s);
-          msg = s.message && t ? `${s.message}: ${t}` : s.message || t;
-          msg = truncateForPod(msg, count);
-          if (!cache) messages.set(uid, (cache = new Map()));
-          cache.set(s.id, msg);
-        }
-        out.push({ ...s, message: msg });
-      }
-      return out;
+      return withTerminationMessages(statuses, count, cache, (s) =>
+        readTerminationMessage(terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt), s),
+      );
     },
 
     async releasePod(pod) {
