@@ -115,6 +115,8 @@ export class PodKubelet implements Kubelet {
         nodeAllocatable: this.nodeAllocatable,
         resolvConf: opts.resolvConf,
         imageBackoff: opts.imageBackoff,
+        // The process runtime behind the CRI (`podvisor runtime serve`) names itself so.
+        hostProcesses: opts.runtime.name === 'process',
       });
       // A CRI runtime need not push container events: relisting finds every change within a period.
       const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());

@@ -13,6 +13,7 @@ import type { Backoff } from './backoff.js';
 import { LABEL_POD_UID } from './container-config.js';
 import type { NodeAllocatable, ObjectLookup } from './envvars.js';
 import { formatPod, podRef } from './format.js';
+import { readHostMessage, withHostMessageFile } from './process-support.js';
 import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
 import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
@@ -45,6 +46,11 @@ export interface RuntimeSupportDeps {
   resolvConf?: string;
   /** The image pull back-off (10 s doubling to 300 s when unset). */
   imageBackoff?: Backoff;
+  /**
+   * The runtime runs host processes (the process runtime behind the CRI): nothing is mounted, so the
+   * termination message goes to a file named in the container's environment (process-support.ts).
+   */
+  hostProcesses?: boolean;
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -100,7 +106,8 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       verifyRunAsNonRoot(pod, container, image);
       const mounts: Mount[] = await containerMounts(pod, container, await podVolumes(pod));
       const tmp = container.terminationMessagePath;
-      if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
+      if (deps.hostProcesses) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
+      else if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
         const hostPath = await createTerminationMessageFile(deps.rootDir, uidOf(pod), container.name, config.metadata.attempt);
         mounts.push({ containerPath: tmp, hostPath, readonly: false });
       }
@@ -125,7 +132,9 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       if (!cache) messages.set(uid, (cache = new Map()));
       const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
       return withTerminationMessages(statuses, count, cache, (s) =>
-        readTerminationMessage(terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt), s),
+        deps.hostProcesses
+          ? readHostMessage(deps.rootDir, uid, s)
+          : readTerminationMessage(terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt), s),
       );
     },
 
