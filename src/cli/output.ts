@@ -1,10 +1,10 @@
 // Printing for the CLI: objects as YAML or JSON (one object as itself, several as a v1 List, as
 // kubectl -o does), load/validation failures as kubectl prints them (exit code 2), and warnings.
 
-import { stringify } from 'yaml';
 import type { Pod } from '../api/types.js';
 import { loadErrorLines } from '../config/load.js';
 import { detectRuntimeHost, unhonouredWarnings } from '../runtime/process/capabilities.js';
+import { formatObject } from './printers/list.js';
 
 export type OutputFormat = 'yaml' | 'json';
 export const outputFormats: readonly OutputFormat[] = ['yaml', 'json'];
@@ -15,10 +15,9 @@ export function asListOrSingle(objects: readonly object[]): object {
   return { apiVersion: 'v1', items: objects, kind: 'List', metadata: { resourceVersion: '' } };
 }
 
+/** Through the one serializer `run` and `up` print with (printers/list.ts). */
 export function formatObjects(objects: readonly object[], format: OutputFormat): string {
-  const value = asListOrSingle(objects);
-  if (format === 'json') return `${JSON.stringify(value, null, 4)}\n`;
-  return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false, indentSeq: false });
+  return formatObject(asListOrSingle(objects), format);
 }
 
 /** Writes the error (every problem of a ManifestError) to stderr; returns exit code 2. */
