@@ -1,7 +1,8 @@
 // The one serializer of objects for `-o json|yaml` (validate, run, up): several objects go out as one
 // v1 List, fields in the order the API server writes them (Go struct order, map keys sorted).
 
-import { stringify } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { inApiOrder } from '../../api/field-order.js';
 
 export interface V1List {
@@ -23,5 +24,7 @@ export function formatObject(obj: unknown, format: ObjectFormat): string {
   const ordered = inApiOrder(obj);
   if (format === 'json') return JSON.stringify(ordered, null, 4) + '\n';
   // YAML 1.1 quoting keeps strings such as timestamps, "yes" or "on" strings for 1.1 readers too.
+  // The yaml package is loaded only when YAML is printed.
+  const { stringify } = createRequire(import.meta.url)('yaml') as typeof Yaml;
   return stringify(ordered, { version: '1.1', indentSeq: false, lineWidth: 0, aliasDuplicateObjects: false });
 }
