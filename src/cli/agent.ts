@@ -380,7 +380,7 @@ export async function loadAndCreateAgent(
   } catch (err) {
     return reportLoadError(err, io.stderr);
   }
-  warnUnhonoured(loaded.pods, io.stderr);
+  await warnUnhonoured(loaded.pods, io.stderr);
   // One owner per root dir: a second run, up or agent would share sandboxes and delete logs.
   let lock: RootDirLock;
   try {

@@ -1,10 +1,9 @@
 // Printing for the CLI: objects as YAML or JSON (one object as itself, several as a v1 List, as
 // kubectl -o does), load/validation failures as kubectl prints them (exit code 2), and warnings.
 
-import { stringify } from 'yaml';
 import type { Pod } from '../api/types.js';
 import { loadErrorLines } from '../config/load.js';
-import { detectRuntimeHost, unhonouredWarnings } from '../runtime/process/capabilities.js';
+import { formatObject } from './printers/list.js';
 
 export type OutputFormat = 'yaml' | 'json';
 export const outputFormats: readonly OutputFormat[] = ['yaml', 'json'];
@@ -15,10 +14,9 @@ export function asListOrSingle(objects: readonly object[]): object {
   return { apiVersion: 'v1', items: objects, kind: 'List', metadata: { resourceVersion: '' } };
 }
 
+/** Through the one serializer `run` and `up` print with (printers/list.ts). */
 export function formatObjects(objects: readonly object[], format: OutputFormat): string {
-  const value = asListOrSingle(objects);
-  if (format === 'json') return `${JSON.stringify(value, null, 4)}\n`;
-  return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false, indentSeq: false });
+  return formatObject(asListOrSingle(objects), format);
 }
 
 /** Writes the error (every problem of a ManifestError) to stderr; returns exit code 2. */
@@ -28,7 +26,9 @@ export function reportLoadError(err: unknown, stderr: NodeJS.WritableStream): nu
 }
 
 /** Validation warnings (stderr, as kubectl prints the API server's) for fields the process runtime cannot honour here. */
-export function warnUnhonoured(pods: Pod[], stderr: NodeJS.WritableStream): void {
+export async function warnUnhonoured(pods: Pod[], stderr: NodeJS.WritableStream): Promise<void> {
+  // Host detection (cgroups, identity) is loaded only for the process runtime's warnings.
+  const { detectRuntimeHost, unhonouredWarnings } = await import('../runtime/process/capabilities.js');
   const host = detectRuntimeHost();
   for (const pod of pods) for (const w of unhonouredWarnings(pod, host)) stderr.write(`Warning: ${w}\n`);
 }

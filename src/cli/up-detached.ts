@@ -12,6 +12,7 @@ import { usageFailure, UsageError, type CommandIO, type ParsedArgs } from './arg
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent.js';
 import { agentRequest, ensureAgent, replyMessage } from './agent-client.js';
 import { reportLoadError } from './output.js';
+import { noFilenameMessage } from './validate.js';
 
 /** The flags `up` gains for -d (the foreground `up` ignores them but --grace-period). */
 export const detachFlags = [
@@ -58,7 +59,7 @@ function waitHolds(pod: Pod, wait: WaitFor): { ok: boolean; error?: string } | u
 
 export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
-  if (files.length === 0) return usageFailure(io, 'must specify one of -f and -k', 'up');
+  if (files.length === 0) return usageFailure(io, noFilenameMessage, 'up');
   let settings;
   let timeoutMs: number;
   try {
@@ -78,6 +79,7 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
       stdin: io.stdin,
       cwd: io.cwd,
       validate: parsed.flags.validate as ValidateMode,
+      recursive: parsed.flags.recursive === true,
       onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
       runtime: settings.runtime,
       nodeName: defaultNodeName(),

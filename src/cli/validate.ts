@@ -66,7 +66,7 @@ export const validateCommand = defineCommand({
     } catch (err) {
       return reportLoadError(err, io.stderr);
     }
-    if (parsed.flags.runtime === 'process') warnUnhonoured(loaded.pods, io.stderr);
+    if (parsed.flags.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
     const output = parsed.flags.output as OutputFormat | undefined;
     if (output) {
       io.stdout.write(formatObjects([...loaded.configMaps, ...loaded.secrets, ...loaded.pods], output));

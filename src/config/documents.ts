@@ -1,10 +1,19 @@
 // Splits a source into its YAML/JSON documents (multi-document YAML, `kind: List` items) and keeps
 // each document's syntax tree so problems can be reported as file:line:column.
 
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type DocumentOptions, type Node, type Pair, type SchemaOptions } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { DocumentOptions, LineCounter, Node, Pair, SchemaOptions } from 'yaml';
 import type { PathSegment } from '../api/decode.js';
 import type { SourceFile } from './sources.js';
 import { findExcessiveNesting, maxAliasCount, maxNestingDepth } from './limits.js';
+
+let yamlModule: typeof Yaml | undefined;
+/** The yaml package, loaded by the first source that needs it: JSON input never loads it. */
+function yaml(): typeof Yaml {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return yamlModule;
+}
 
 export interface ManifestDocument {
   file: SourceFile;
@@ -156,12 +165,12 @@ function jsonErrorOffset(text: string, message: string): number | undefined {
 }
 
 function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   const documents: ManifestDocument[] = [];
   const errors: string[] = [];
   // prettyErrors would add a context excerpt to every error at a cost growing with the line's
   // length (quadratic on one long line); positions come from the line counter instead.
-  const docs = parseAllDocuments(file.text, {
+  const docs = yaml().parseAllDocuments(file.text, {
     ...(isJSON ? jsonOptions : yamlOptions),
     lineCounter,
     prettyErrors: false,
@@ -177,7 +186,7 @@ function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
       errors.push(`error: ${at(err.pos[0])}: ${message}`);
       return;
     }
-    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) return;
+    if (doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null)) return;
     const docStart = doc.contents.range?.[0] ?? 0;
     let value: unknown;
     try {
@@ -211,12 +220,12 @@ function nodeOffset(root: Node | null, segments: readonly PathSegment[], keyOf: 
   for (let i = 0; i < segments.length; i++) {
     const s = segments[i]!;
     const last = i === segments.length - 1;
-    if (isMap(node)) {
-      const pair = node.items.find((p: Pair) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(s));
+    if (yaml().isMap(node)) {
+      const pair = node.items.find((p: Pair) => (yaml().isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(s));
       if (!pair) return best;
       if (last && keyOf) return (pair.key as Node | null)?.range?.[0] ?? best;
       node = pair.value;
-    } else if (isSeq(node) && typeof s === 'number') {
+    } else if (yaml().isSeq(node) && typeof s === 'number') {
       node = node.items[s];
     } else {
       return best;

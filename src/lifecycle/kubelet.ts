@@ -20,6 +20,7 @@ import { formatPod, podRef } from './format.js';
 import { LABEL_POD_UID } from './container-config.js';
 import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
 import { Relister } from './relist.js';
+import { newProcessPodSupport } from './process-support.js';
 import { newPodRuntimeSupport, type PodRuntimeSupport } from './runtime-support.js';
 import type { ObjectLookup } from './start.js';
 import type { AdmitResult, Kubelet, TerminateOptions } from './types.js';
@@ -69,8 +70,8 @@ export class PodKubelet implements Kubelet {
   readonly nodeAllocatable: NodeAllocatable;
 
   private readonly opts: PodKubeletOptions;
-  /** Images, volumes and Linux config: for a runtime with images (containerd), not for host processes. */
-  private readonly podRuntime?: PodRuntimeSupport;
+  /** Images, volumes and Linux config for a runtime with images (containerd); termination messages for host processes. */
+  private readonly podRuntime: PodRuntimeSupport;
   private readonly hostIP: string;
   private readonly order: string[] = [];
   private readonly given = new Map<string, Pod>();
@@ -114,11 +115,15 @@ export class PodKubelet implements Kubelet {
         nodeAllocatable: this.nodeAllocatable,
         resolvConf: opts.resolvConf,
         imageBackoff: opts.imageBackoff,
+        // The process runtime behind the CRI (`podvisor runtime serve`) names itself so.
+        hostProcesses: opts.runtime.name === 'process',
       });
       // A CRI runtime need not push container events: relisting finds every change within a period.
       const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());
       relister.start();
       this.unsubscribe.push(() => relister.stop());
+    } else {
+      this.podRuntime = newProcessPodSupport({ rootDir: opts.rootDir });
     }
 
     // §7.1: runtime changes and probe results become syncs of the pod concerned.

@@ -13,12 +13,13 @@ import type { Backoff } from './backoff.js';
 import { LABEL_POD_UID } from './container-config.js';
 import type { NodeAllocatable, ObjectLookup } from './envvars.js';
 import { formatPod, podRef } from './format.js';
+import { readHostMessage, withHostMessageFile } from './process-support.js';
 import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
-import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, truncateForPod } from './termination-message.js';
+import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
 import { containerMounts, setUpVolumes, tearDownVolumes, VolumeError, type HostVolume } from './volumes.js';
 
-/** The pod worker's hooks for such a runtime; absent for host processes. */
+/** The pod worker's hooks for such a runtime (host processes have theirs in process-support.ts). */
 export interface PodRuntimeSupport {
   /** Sets the pod's volumes up and completes the sandbox config (DNS, namespaces, sysctls). */
   prepareSandbox(pod: Pod, config: PodSandboxConfig): Promise<PodSandboxConfig>;
@@ -45,6 +46,11 @@ export interface RuntimeSupportDeps {
   resolvConf?: string;
   /** The image pull back-off (10 s doubling to 300 s when unset). */
   imageBackoff?: Backoff;
+  /**
+   * The runtime runs host processes (the process runtime behind the CRI): nothing is mounted, so the
+   * termination message goes to a file named in the container's environment (process-support.ts).
+   */
+  hostProcesses?: boolean;
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -100,7 +106,8 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       verifyRunAsNonRoot(pod, container, image);
       const mounts: Mount[] = await containerMounts(pod, container, await podVolumes(pod));
       const tmp = container.terminationMessagePath;
-      if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
+      if (deps.hostProcesses) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
+      else if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
         const hostPath = await createTerminationMessageFile(deps.rootDir, uidOf(pod), container.name, config.metadata.attempt);
         mounts.push({ containerPath: tmp, hostPath, readonly: false });
       }
@@ -122,25 +129,13 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
     async containerStatuses(pod, statuses) {
       const uid = uidOf(pod);
       let cache = messages.get(uid);
+      if (!cache) messages.set(uid, (cache = new Map()));
       const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
-      const out: ContainerStatus[] = [];
-      for (const s of statuses) {
-        if (s.state !== 'CONTAINER_EXITED') {
-          out.push(s);
-          continue;
-        }
-        let msg = cache?.get(s.id);
-        if (msg === undefined) {
-          const path = terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt);
-          const t = await readTerminationMessage(path, s);
-          msg = s.message && t ? `${s.message}: ${t}` : s.message || t;
-          msg = truncateForPod(msg, count);
-          if (!cache) messages.set(uid, (cache = new Map()));
-          cache.set(s.id, msg);
-        }
-        out.push({ ...s, message: msg });
-      }
-      return out;
+      return withTerminationMessages(statuses, count, cache, (s) =>
+        deps.hostProcesses
+          ? readHostMessage(deps.rootDir, uid, s)
+          : readTerminationMessage(terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt), s),
+      );
     },
 
     async releasePod(pod) {

@@ -1,8 +1,9 @@
-// The termination message of a container run by a runtime with mount namespaces: a host file
-// mounted at terminationMessagePath, read back once the container exited (the kubelet's
-// getTerminationMessage), falling back to the log's tail for FallbackToLogsOnError.
+// The termination message of a container: a host file (mounted at terminationMessagePath by a
+// runtime with mount namespaces, named in an environment variable to a host process), read back once
+// the container exited (the kubelet's getTerminationMessage), falling back to the log's tail for
+// FallbackToLogsOnError.
 
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerStatus } from '../runtime/cri.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
@@ -36,9 +37,12 @@ export async function createTerminationMessageFile(rootDir: string, podUid: stri
   return path;
 }
 
+/** Opens the host file for reading (a host process's own file is opened refusing symlinks). */
+export type MessageFileOpener = (path: string) => Promise<FileHandle>;
+
 /** tail.ReadAtMost: the last max bytes of the file. */
-async function readAtMost(path: string, max: number): Promise<Buffer> {
-  const fh = await open(path, 'r');
+async function readAtMost(path: string, max: number, openFile: MessageFileOpener): Promise<Buffer> {
+  const fh = await openFile(path);
   try {
     const { size } = await fh.stat();
     const len = Math.min(size, max);
@@ -51,13 +55,17 @@ async function readAtMost(path: string, max: number): Promise<Buffer> {
 }
 
 /** The message of an exited container: the file, else (FallbackToLogsOnError, failed) the log's tail. */
-export async function readTerminationMessage(hostPath: string, status: ContainerStatus): Promise<string> {
+export async function readTerminationMessage(
+  hostPath: string,
+  status: ContainerStatus,
+  openFile: MessageFileOpener = (p) => open(p, 'r'),
+): Promise<string> {
   const fallback =
     status.annotations[ANNOTATION_TERMINATION_MESSAGE_POLICY] === 'FallbackToLogsOnError' && status.exitCode !== 0 && status.reason !== 'ContainerCannotRun';
   let message = '';
   let checkLogs = fallback;
   try {
-    message = (await readAtMost(hostPath, MAX_TERMINATION_MESSAGE_BYTES)).toString('utf8');
+    message = (await readAtMost(hostPath, MAX_TERMINATION_MESSAGE_BYTES, openFile)).toString('utf8');
     checkLogs = fallback && message.length === 0;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return `Error on reading termination log ${hostPath}: ${(e as Error).message}`;
@@ -79,4 +87,31 @@ export function truncateForPod(message: string, containers: number): string {
   const max = Math.floor(MAX_POD_TERMINATION_MESSAGE_BYTES / Math.max(1, containers));
   const b = Buffer.from(message, 'utf8');
   return b.length > max ? b.subarray(0, max).toString('utf8') : message;
+}
+
+/**
+ * Statuses with each exited container's message: the runtime's own message (e.g. a start error)
+ * joined to the termination message, cut to the pod's share; read once per container instance.
+ */
+export async function withTerminationMessages(
+  statuses: ContainerStatus[],
+  containers: number,
+  cache: Map<string, string>,
+  read: (s: ContainerStatus) => Promise<string>,
+): Promise<ContainerStatus[]> {
+  const out: ContainerStatus[] = [];
+  for (const s of statuses) {
+    if (s.state !== 'CONTAINER_EXITED') {
+      out.push(s);
+      continue;
+    }
+    let msg = cache.get(s.id);
+    if (msg === undefined) {
+      const t = await read(s);
+      msg = truncateForPod(s.message && t ? `${s.message}: ${t}` : s.message || t, containers);
+      cache.set(s.id, msg);
+    }
+    out.push({ ...s, message: msg });
+  }
+  return out;
 }

@@ -6,7 +6,7 @@
 import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** Modes of what podvisor creates. */
 export const modes = {
@@ -205,6 +205,50 @@ export async function openNoFollow(path: string, mode: number = modes.logFile): 
     const st = await fh.stat();
     if (!st.isFile()) throw new UnsafePathError(`refusing ${path}: not a regular file`);
     if ((st.mode & 0o777) !== mode) await fh.chmod(mode);
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+  return fh;
+}
+
+/**
+ * Creates (or empties) a regular file under rootDir with mode whatever the umask, its directories
+ * made as ensureDirUnder makes them; neither the file nor a directory on the way may be a symlink,
+ * and a FIFO in its place is refused rather than waited on.
+ */
+export async function createFileUnder(rootDir: string, path: string, dirMode: number, mode: number): Promise<void> {
+  await ensureDirUnder(rootDir, dirname(path), dirMode);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const fh = await openRefusing(path, flags, mode);
+  try {
+    await fh.chmod(mode);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Opens a regular file under rootDir for reading. A symlink (the file or a directory on the way
+ * beneath rootDir), a FIFO or a device is refused, without blocking on it.
+ */
+export async function openReadUnder(rootDir: string, path: string): Promise<FileHandle> {
+  await refuseSymlinks(rootDir, path, false);
+  return openRefusing(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+}
+
+async function openRefusing(path: string, flags: number, mode?: number): Promise<FileHandle> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, flags, mode);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new UnsafePathError(`refusing to follow the symlink ${path}`);
+    if (code === 'ENXIO') throw new UnsafePathError(`refusing ${path}: not a regular file`);
+    throw err;
+  }
+  try {
+    if (!(await fh.stat()).isFile()) throw new UnsafePathError(`refusing ${path}: not a regular file`);
   } catch (err) {
     await fh.close();
     throw err;

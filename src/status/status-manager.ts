@@ -4,6 +4,7 @@
 
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import type { StatusManager } from './types.js';
 import { assignTransitionTimes, generateContainersReadyCondition, generatePodReadyCondition } from './conditions.js';
@@ -162,7 +163,7 @@ export class PodStatusManager implements StatusManager {
     if (old?.startTime) status.startTime = old.startTime;
     else if (!status.startTime) status.startTime = toRFC3339(this.clock.now());
 
-    if (old && JSON.stringify(old) === JSON.stringify(status)) return;
+    if (old && jsonEqual(old, status)) return;
     this.statuses.set(uid, status);
     for (const l of [...this.listeners]) l(uid, status);
   }

@@ -251,15 +251,13 @@ test('table layout is tabwriter with padding 3 and minimum width 6', () => {
   assert.equal(wide.split('\n')[0], 'NAME   READY   STATUS    RESTARTS   AGE   IP          NODE     NOMINATED NODE   READINESS GATES');
 });
 
-test('lists print as kubectl prints them', () => {
+test('lists print in the API server field order, 4-space JSON and block YAML', () => {
   const list = toV1List([{ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'a', creationTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } }]);
   const json = formatObject(list, 'json');
-  assert.ok(json.startsWith('{\n    "apiVersion": "v1",\n    "items": [\n'));
-  assert.ok(json.endsWith('    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n'));
+  assert.ok(json.startsWith('{\n    "kind": "List",\n    "apiVersion": "v1",\n    "metadata": {\n        "resourceVersion": ""\n    },\n    "items": [\n'), json);
   assert.deepEqual(JSON.parse(json), list);
   const yaml = formatObject(list, 'yaml');
-  assert.ok(yaml.startsWith('apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n'), yaml);
+  assert.ok(yaml.startsWith('kind: List\napiVersion: v1\nmetadata:\n  resourceVersion: ""\nitems:\n- kind: Pod\n  apiVersion: v1\n'), yaml);
   assert.match(yaml, /creationTimestamp: "2026-01-01T00:00:00Z"/);
-  assert.match(yaml, /resourceVersion: ""/);
   assert.deepEqual(parse(yaml), list);
 });

@@ -91,4 +91,9 @@ test('the hidden --retry-delay is taken out before parsing and kept out of --hel
   const none = io();
   assert.equal(await runCommand.run([], none.io), 2);
   assert.match(none.err(), /must specify at least one manifest with -f\/--filename/);
+  // up -d names the same flag (podvisor has no -k).
+  const detached = io();
+  assert.equal(await upCommand.run(['-d'], detached.io), 2);
+  assert.match(detached.err(), /^error: must specify at least one manifest with -f\/--filename/);
+  assert.doesNotMatch(detached.err(), /-k/);
 });

@@ -179,13 +179,13 @@ test('-o json: one v1 List of the Pods with status on stdout, the summary on std
   }
 });
 
-test('-o yaml prints the List as kubectl prints YAML, and the pods are gone afterwards', async () => {
+test('-o yaml prints the List in the API server field order, and the pods are gone afterwards', async () => {
   const tmp = await tempDir();
   try {
     const root = join(tmp.path, 'root');
     const r = await runCli(['run', '-f', fixture('two-running.yaml'), '--root-dir', root, '-o', 'yaml']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n/);
+    assert.match(r.stdout, /^kind: List\napiVersion: v1\nmetadata:\n  resourceVersion: ""\nitems:\n- kind: Pod\n  apiVersion: v1\n  metadata:\n/);
     const pids = await containerPids(root);
     await waitUntil(() => [...pids.values()].every((p) => !isAlive(p)), 'container processes gone');
   } finally {

@@ -1,0 +1,65 @@
+// Termination messages of containers run as host processes (no mount namespace): each container
+// instance gets its own file under its pod's sandbox directory, named to it in
+// PODVISOR_TERMINATION_MESSAGE_PATH, read back (or the log's tail) once it exited; and the pod
+// worker's hooks for an in-process runtime of host processes, which has nothing else to add.
+
+import type { Pod } from '../api/types.js';
+import type { ContainerConfig, ContainerStatus } from '../runtime/cri.js';
+import { createFileUnder, modes, openReadUnder } from '../runtime/root-dir.js';
+import { LABEL_POD_UID } from './container-config.js';
+import type { PodRuntimeSupport } from './runtime-support.js';
+import { readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
+
+/** The variable that tells a host process where its termination message goes. */
+export const TERMINATION_MESSAGE_PATH_ENV = 'PODVISOR_TERMINATION_MESSAGE_PATH';
+
+/** Owner-only, as everything else in a sandbox directory. */
+const MESSAGE_FILE_MODE = 0o600;
+
+/** Creates the container instance's fresh, empty message file and names it in the config's environment. */
+export async function withHostMessageFile(rootDir: string, podUid: string, config: ContainerConfig): Promise<ContainerConfig> {
+  const path = terminationMessageHostPath(rootDir, podUid, config.metadata.name, config.metadata.attempt);
+  await createFileUnder(rootDir, path, modes.private, MESSAGE_FILE_MODE);
+  const envs = config.envs.filter((e) => e.key !== TERMINATION_MESSAGE_PATH_ENV);
+  envs.push({ key: TERMINATION_MESSAGE_PATH_ENV, value: path });
+  return { ...config, envs };
+}
+
+/** The exited instance's message: its file (opened refusing symlinks, FIFOs, devices), else the log's tail. */
+export function readHostMessage(rootDir: string, podUid: string, s: ContainerStatus): Promise<string> {
+  const path = terminationMessageHostPath(rootDir, s.labels[LABEL_POD_UID] || podUid, s.metadata.name, s.metadata.attempt);
+  return readTerminationMessage(path, s, (p) => openReadUnder(rootDir, p));
+}
+
+/** The hooks for an in-process runtime of host processes (no images). */
+export function newProcessPodSupport(deps: { rootDir: string }): PodRuntimeSupport {
+  const messages = new Map<string, Map<string, string>>();
+  const uidOf = (pod: Pod) => pod.metadata?.uid ?? '';
+
+  return {
+    async prepareSandbox(_pod, config) {
+      return config;
+    },
+
+    async ensureImage(_pod, container) {
+      return { ok: true, imageRef: container.image ?? '' };
+    },
+
+    containerConfig(pod, _container, config) {
+      // A fresh, empty file per instance, as the kubelet mounts one per container start.
+      return withHostMessageFile(deps.rootDir, uidOf(pod), config);
+    },
+
+    async containerStatuses(pod, statuses) {
+      const uid = uidOf(pod);
+      let cache = messages.get(uid);
+      if (!cache) messages.set(uid, (cache = new Map()));
+      const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
+      return withTerminationMessages(statuses, count, cache, (s) => readHostMessage(deps.rootDir, uid, s));
+    },
+
+    async releasePod(pod) {
+      messages.delete(uidOf(pod));
+    },
+  };
+}
