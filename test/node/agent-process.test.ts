@@ -303,9 +303,8 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     const cid = before.status.containerStatuses[0].containerID;
     assert.equal(await agent.stop(), 0, agent.log.slice(-2000));
     assert.match(agent.log, /runtimeOutlivesAgent="?true/, 'the agent runs on the runtime service');
-    const mark = agent.log.length;
-    agent.start(agentArgs);
-    await eventually(() => /podvisor agent started as a cluster node/.test(agent.log.slice(mark)), () => `the agent back; its log:\n${agent.log.slice(-3000)}`, 90_000);
+    agent.start(agentArgs); // a fresh log
+    await eventually(() => /podvisor agent started as a cluster node/.test(agent.log), () => `the agent back; its log:\n${agent.log.slice(-3000)}`, 90_000);
     await new Promise((r) => setTimeout(r, 5000));
     const p = (await podJSON('web'))!;
     assert.equal(p.status.phase, 'Running');
