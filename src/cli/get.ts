@@ -7,7 +7,7 @@ import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './
 import { agentRequest, agentStream, type AgentReply } from './agent-client.js';
 import { apiPath, namespaceFlag, serverErrorText, tableAccept, withAgent, withQuery, type CoreResource } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { renderTable, type Table, type TableColumnDefinition } from '../kubeapi/tables.js';
+import { tableRows, type Table, type TableColumnDefinition } from '../kubeapi/tables.js';
 
 const resourceNames: Record<string, { resource: CoreResource; kind: string; singular: string }> = {
   pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
@@ -59,6 +59,19 @@ function targetOf(args: string[]): Target | string {
   return { ...r, names };
 }
 
+/** kubectl pads the EVENT cells to one width (printers' formattedEventType). */
+function formattedEventType(type: string): string {
+  return type === 'ADDED' || type === 'DELETED' || type === 'ERROR' ? type.padEnd(8) : type;
+}
+
+/** printers.GetNewTabWriter (minwidth 6, padding 3) with RememberWidths: widths only grow. */
+export function tabwriteRemembering(rows: readonly string[][], widths: number[]): string {
+  for (const row of rows) {
+    for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 6, [...row[i]!].length + 3);
+  }
+  return rows.map((row) => row.map((c, i) => (i < row.length - 1 ? c + ' '.repeat(widths[i]! - [...c].length) : c)).join('') + '\n').join('');
+}
+
 async function* lines(res: IncomingMessage): AsyncGenerator<string> {
   let buf = '';
   for await (const chunk of res) {
@@ -99,17 +112,14 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let resourceVersion = '';
   let columns: TableColumnDefinition[] = [];
   let headerPrinted = parsed.flags['no-headers'] === true;
+  // kubectl's tabwriter remembers column widths across flushes: watch rows line up with the list.
+  const widths: number[] = [];
   const printTable = (t: Table, eventType?: string) => {
     if (t.columnDefinitions.length) columns = t.columnDefinitions;
-    let text = renderTable(t, { ...render, noHeaders: headerPrinted, columns });
-    if (watchEvents && text) {
-      const rows = text.split('\n').filter(Boolean);
-      const withEvent = rows.map((r, i) => (i === 0 && !headerPrinted ? ['EVENT', r] : [eventType ?? 'ADDED', r]));
-      const width = Math.max(6, ...withEvent.map(([e]) => e!.length + 3));
-      text = withEvent.map(([e, r]) => `${e!.padEnd(width)}${r}\n`).join('');
-    }
+    let rows = tableRows(t, { ...render, noHeaders: headerPrinted, columns });
+    if (watchEvents) rows = rows.map((r, i) => [i === 0 && !headerPrinted ? 'EVENT' : formattedEventType(eventType ?? 'ADDED'), ...r]);
     if (t.rows.length > 0) headerPrinted = true;
-    io.stdout.write(text);
+    io.stdout.write(tabwriteRemembering(rows, widths));
   };
   const objects: unknown[] = [];
   let code = 0;
