@@ -58,7 +58,13 @@ async function applyOne(root: string, resource: CoreResource, obj: { metadata?: 
   }
   const cur = current.json<{ metadata?: { resourceVersion?: string }; spec?: unknown }>();
   const next = { ...obj, metadata: { ...obj.metadata, resourceVersion: cur.metadata?.resourceVersion } };
-  const replaced = await agentRequest(root, 'PUT', apiPath(resource, ns, name), next);
+  // A pod is patched (strategic merge, containers by name), as kubectl apply patches it: what the
+  // server defaulted and the manifest leaves unset (an imagePullPolicy) stays as it is. ConfigMaps
+  // and Secrets are replaced whole, so keys removed from the manifest go.
+  const replaced =
+    resource === 'pods'
+      ? await agentRequest(root, 'PATCH', apiPath(resource, ns, name), next, { 'Content-Type': 'application/strategic-merge-patch+json' })
+      : await agentRequest(root, 'PUT', apiPath(resource, ns, name), next);
   if (replaced.status !== 200) {
     io.stderr.write(failure(replaced));
     return replaced.status === 422 ? 2 : 1;
@@ -72,15 +78,18 @@ async function applyOne(root: string, resource: CoreResource, obj: { metadata?: 
 /** Applies ConfigMaps, Secrets, then pods; resolves to the exit code and the pods applied. */
 export async function applyObjects(
   root: string,
-  objs: { pods: Pod[]; configMaps?: ConfigMap[]; secrets?: Secret[] },
+  objs: { pods: Pod[]; podManifests?: Pod[]; configMaps?: ConfigMap[]; secrets?: Secret[] },
   io: Pick<CommandIO, 'stdout' | 'stderr'>,
 ): Promise<{ code: number; pods: AppliedObject[] }> {
   let code = 0;
   for (const cm of objs.configMaps ?? []) code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io));
   for (const s of objs.secrets ?? []) code = Math.max(code, await applyOne(root, 'secrets', { apiVersion: 'v1', kind: 'Secret', ...s } as Secret, io));
   const pods: AppliedObject[] = [];
-  for (const pod of objs.pods) {
-    const c = await applyOne(root, 'pods', podForAPI(pod), io);
+  for (const [i, pod] of objs.pods.entries()) {
+    // The pod as written (the server defaults it), in the namespace the loader gave it.
+    const written = objs.podManifests?.[i];
+    const body = written ? { ...written, metadata: { ...written.metadata, namespace: pod.metadata?.namespace ?? 'default' } } : podForAPI(pod);
+    const c = await applyOne(root, 'pods', body, io);
     if (c === 0) pods.push({ resource: 'pods', ns: pod.metadata?.namespace ?? 'default', name: pod.metadata?.name ?? '' });
     code = Math.max(code, c);
   }
