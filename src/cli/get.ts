@@ -122,6 +122,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     io.stdout.write(tabwriteRemembering(rows, widths));
   };
   const objects: unknown[] = [];
+  const printed = { count: 0 };
   let code = 0;
   if (parsed.flags['watch-only'] !== true) {
     if (target.names.length > 0) {
@@ -160,7 +161,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
         return 0;
       }
     }
-    if (!asTable) await printObjects(io, objects, output!, target.singular);
+    if (!asTable) await printObjects(io, objects, output!, target.singular, watch ? printed : undefined);
   }
   if (!watch) return code;
 
@@ -185,8 +186,8 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       }
       if (asTable && ev.object.kind === 'Table') printTable(ev.object, ev.type);
       else if (output === 'name') io.stdout.write(`${target.singular}/${(ev.object as { metadata?: { name?: string } }).metadata?.name ?? ''}\n`);
-      else if (watchEvents) io.stdout.write(await formatObjects([{ type: ev.type, object: ev.object }], output as 'json' | 'yaml', true));
-      else io.stdout.write(await formatObjects([ev.object], output as 'json' | 'yaml', true));
+      else if (watchEvents) io.stdout.write(await formatObjects([{ type: ev.type, object: ev.object }], output as 'json' | 'yaml', printed));
+      else io.stdout.write(await formatObjects([ev.object], output as 'json' | 'yaml', printed));
     }
   } catch (err) {
     if (!io.signal?.aborted) throw err;
@@ -196,15 +197,21 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   return code;
 }
 
-async function formatObjects(objs: unknown[], format: 'json' | 'yaml', separated = false): Promise<string> {
+/** Objects printed one after another; YAML documents after the first get `---` (kubectl's YAMLPrinter). */
+async function formatObjects(objs: unknown[], format: 'json' | 'yaml', printed?: { count: number }): Promise<string> {
   const { formatObject } = await import('./printers/list.js');
-  return objs.map((o) => (separated && format === 'yaml' ? `---\n${formatObject(o, format)}` : formatObject(o, format))).join('');
+  return objs.map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format)}` : formatObject(o, format))).join('');
 }
 
-async function printObjects(io: CommandIO, objects: unknown[], output: string, singular: string): Promise<void> {
+/** The objects as one (a List when several), or — under a watch — each on its own, as kubectl -w prints them. */
+async function printObjects(io: CommandIO, objects: unknown[], output: string, singular: string, each?: { count: number }): Promise<void> {
   if (objects.length === 0) return;
   if (output === 'name') {
     for (const o of objects) io.stdout.write(`${singular}/${(o as { metadata?: { name?: string } }).metadata?.name ?? ''}\n`);
+    return;
+  }
+  if (each) {
+    io.stdout.write(await formatObjects(objects, output as 'json' | 'yaml', each));
     return;
   }
   const one = objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '', selfLink: '' }, items: objects };
