@@ -13,7 +13,7 @@ import { kindTypes } from '../api/schema.js';
 import { canonicalJSON, defaultNamespace, defaultSecret } from '../api/defaults.js';
 import { formatFieldError, formatFieldErrorBody, sortFieldErrors, type FieldError } from '../api/field-errors.js';
 import { validateConfigMap, validateSecret } from '../api/validation/index.js';
-import { ApiError, type CreateOptions, type KubeObject, type ListResult, type ObjectKind, type ObjectsBackend } from '../kubeapi/backend.js';
+import { ApiError, type CreateOptions, type KubeObject, type ListResult, type ObjectKind, type ObjectsBackend, type Watch, type WatchEvent } from '../kubeapi/backend.js';
 import { syncDir, writeFileAtomic } from '../util/atomic-write.js';
 
 const resourceOf: Record<ObjectKind, string> = { ConfigMap: 'configmaps', Secret: 'secrets' };
@@ -38,9 +38,18 @@ export interface ObjectStoreOptions {
   now?: () => number;
 }
 
+/** Watch events kept for clients resuming from a resourceVersion. */
+const historyLimit = 1000;
+
+type Watcher = { kind: ObjectKind; onEvent: (ev: WatchEvent<KubeObject>) => void };
+
 export class ObjectStore implements ObjectsBackend {
   private readonly items = new Map<string, KubeObject>();
   private rv = 0;
+  private readonly history: Array<{ rv: number; kind: ObjectKind; ev: WatchEvent<KubeObject> }> = [];
+  /** The resourceVersion below which the history is gone. */
+  private floor = 0;
+  private readonly watchers = new Set<Watcher>();
   private readonly now: () => number;
 
   constructor(private readonly opts: ObjectStoreOptions = {}) {
@@ -69,7 +78,7 @@ export class ObjectStore implements ObjectsBackend {
         try {
           const obj = JSON.parse(readFileSync(join(d, n), 'utf8')) as KubeObject;
           const rv = Number(obj.metadata.resourceVersion);
-          if (Number.isFinite(rv) && rv > this.rv) this.rv = rv;
+          if (Number.isFinite(rv) && rv > this.rv) this.rv = this.floor = rv;
           this.items.set(this.key(kind, obj.metadata.namespace, obj.metadata.name), obj);
         } catch {
           // an unreadable file is left alone
@@ -137,6 +146,7 @@ export class ObjectStore implements ObjectsBackend {
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
     this.items.set(this.key(kind, namespace, name), obj);
+    this.publish(kind, this.rv, { type: 'ADDED', object: obj });
     return obj;
   }
 
@@ -161,6 +171,7 @@ export class ObjectStore implements ObjectsBackend {
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
     this.items.set(this.key(kind, namespace, name), obj);
+    this.publish(kind, this.rv, { type: 'MODIFIED', object: obj });
     return obj;
   }
 
@@ -169,7 +180,29 @@ export class ObjectStore implements ObjectsBackend {
     if (!current) throw notFound(kind, name);
     await this.persist(kind, undefined, namespace, name);
     this.items.delete(this.key(kind, namespace, name));
-    return current;
+    const gone = { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.rv) } };
+    this.publish(kind, this.rv, { type: 'DELETED', object: gone });
+    return gone;
+  }
+
+  watch(kind: ObjectKind, resourceVersion: string, onEvent: (ev: WatchEvent<KubeObject>) => void): Watch {
+    if (resourceVersion === '' || resourceVersion === '0') {
+      for (const object of this.list(kind).items) onEvent({ type: 'ADDED', object });
+    } else {
+      if (!/^[0-9]+$/.test(resourceVersion)) throw new ApiError(400, 'BadRequest', `invalid resource version "${resourceVersion}"`);
+      const from = Number(resourceVersion);
+      if (from < this.floor) throw new ApiError(410, 'Expired', `too old resource version: ${from} (${this.floor})`);
+      for (const h of this.history) if (h.kind === kind && h.rv > from) onEvent(h.ev);
+    }
+    const w: Watcher = { kind, onEvent };
+    this.watchers.add(w);
+    return { stop: () => void this.watchers.delete(w) };
+  }
+
+  private publish(kind: ObjectKind, rv: number, ev: WatchEvent<KubeObject>): void {
+    this.history.push({ rv, kind, ev });
+    if (this.history.length > historyLimit) this.floor = this.history.splice(0, this.history.length - historyLimit).pop()!.rv;
+    for (const w of [...this.watchers]) if (w.kind === kind) w.onEvent(ev);
   }
 
   // --- the kubelet's ObjectLookup ---

@@ -106,6 +106,8 @@ export interface ObjectsBackend {
   create(kind: ObjectKind, obj: unknown, opts?: CreateOptions): Promise<KubeObject>;
   update(kind: ObjectKind, obj: unknown, opts?: CreateOptions): Promise<KubeObject>;
   delete(kind: ObjectKind, namespace: string, name: string): Promise<KubeObject>;
+  /** Watches one kind from a resourceVersion, as watchPods; 410 Expired when too old. */
+  watch(kind: ObjectKind, resourceVersion: string, onEvent: (ev: WatchEvent<KubeObject>) => void): Watch;
 }
 
 export interface KubeBackend {

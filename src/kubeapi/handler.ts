@@ -361,9 +361,22 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
     if (name === undefined) {
       if (method === 'GET') {
         const labels = parseLabelSelector(q.get('labelSelector'));
+        const fields = parseFieldSelector(q.get('fieldSelector'), (o: KubeObject) => ({ 'metadata.name': o.metadata.name, 'metadata.namespace': o.metadata.namespace }), ['metadata.name', 'metadata.namespace'], kind);
+        const match = (o: KubeObject) => (ns === undefined || o.metadata.namespace === ns) && labels(((o.metadata as { labels?: Record<string, string> }).labels) ?? {}) && fields(o);
+        if (boolParam(q, 'watch')) {
+          return serveWatch<KubeObject>(req, res, {
+            resourceVersion: q.get('resourceVersion') ?? '',
+            start: (rv, on) => store.watch(kind, rv, on),
+            matches: match,
+            key: (o) => `${o.metadata.namespace}/${o.metadata.name}`,
+            render: (o) => o,
+            timeoutSeconds: intParam(q, 'timeoutSeconds'),
+            bookmarkMs: boolParam(q, 'allowWatchBookmarks') ? bookmarkMs : undefined,
+            bookmark: (rv) => ({ kind, apiVersion: 'v1', metadata: { resourceVersion: rv } }),
+          });
+        }
         const list = store.list(kind);
-        const items = list.items.filter((o) => (ns === undefined || o.metadata.namespace === ns) && labels(((o.metadata as { labels?: Record<string, string> }).labels) ?? {}));
-        return sendJSON(res, 200, { kind: `${kind}List`, apiVersion: 'v1', metadata: { resourceVersion: list.resourceVersion }, items });
+        return sendJSON(res, 200, { kind: `${kind}List`, apiVersion: 'v1', metadata: { resourceVersion: list.resourceVersion }, items: list.items.filter(match) });
       }
       if (method === 'POST' && ns !== undefined) {
         const body = (await readObject(req)) as { metadata?: { namespace?: string } } | undefined;
@@ -409,8 +422,9 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
       }
       case 'DELETE':
         current();
-        await store.delete(kind, ns!, name);
-        return sendJSON(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: '' } });
+        // Deleted at once: the API server answers with a Status naming the object, not the object.
+        const gone = await store.delete(kind, ns!, name);
+        return sendJSON(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: gone.metadata.uid ?? '' } });
       default:
         throw methodNotAllowed();
     }

@@ -1,8 +1,8 @@
 // kubectl 1.20 against a real `podvisor agent` over TLS and its token, with the kubeconfig the agent
-// writes: apply (create, image update, unchanged), create twice (AlreadyExists), get, get -w (ADDED,
-// MODIFIED, DELETED), logs and logs -f, exec (exit code 7 passed through, stdin), delete waiting for
-// the pod to go, port-forward carrying a real HTTP request, and top pod. Each test has its own
-// discovery cache dir.
+// writes: apply (create, image update, unchanged), create twice (AlreadyExists), configmaps, get,
+// get -w (ADDED, MODIFIED, DELETED), logs and logs -f, exec (exit code 7 passed through, stdin),
+// delete waiting for the pod to go, port-forward carrying a real HTTP request, and top pod. Each test
+// has its own discovery cache dir.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,6 +90,18 @@ test('kubectl create twice: AlreadyExists', { skip }, async (t) => {
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Error from server \(AlreadyExists\).*pods "once" already exists/);
   assert.equal((await kubectl(a, ['delete', 'pod', 'once', '--grace-period=0', '--force'])).code, 0);
+});
+
+test('kubectl create configmap, get, delete (waits on the configmaps watch)', { skip }, async (t) => {
+  const a = api(t);
+  let r = await kubectl(a, ['create', 'configmap', 'settings', '--from-literal=MODE=fast']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /configmap\/settings created/);
+  r = await kubectl(a, ['get', 'configmap', 'settings', '-o', 'jsonpath={.data.MODE}']);
+  assert.equal(r.stdout, 'fast');
+  r = await kubectl(a, ['delete', 'configmap', 'settings']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /configmap "settings" deleted/);
 });
 
 test('kubectl get pods -w sees ADDED, MODIFIED and DELETED', { skip }, async (t) => {

@@ -1,7 +1,7 @@
 // ConfigMaps and Secrets on a real `podvisor agent`, over its socket: create (201, then 409
 // AlreadyExists), strict decoding (400) and validation (422 with causes), get, list (all namespaces
-// and one), replace (409 on a stale resourceVersion), delete, stringData folded into data, and both
-// kept across an agent restart.
+// and one), watch, replace (409 on a stale resourceVersion), delete, stringData folded into data, and
+// both kept across an agent restart.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -70,6 +70,13 @@ test('configmaps and secrets: create, get, list, replace, delete; kept across a 
     assert.equal(r.status, 409);
     assert.equal(r.json().reason, 'Conflict');
 
+    // A watch from the first version sees the replacement; from 0, the current state as ADDED.
+    r = await call(sock, 'GET', `/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1&resourceVersion=${created.metadata.resourceVersion}`);
+    const events = r.body.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { data: Record<string, string> } });
+    assert.deepEqual(events.map((e) => [e.type, e.object.data.A]), [['MODIFIED', '2']]);
+    r = await call(sock, 'GET', '/api/v1/configmaps?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dcfg');
+    assert.deepEqual(r.body.trim().split('\n').map((l) => JSON.parse(l).type), ['ADDED']);
+
     await stop(agent);
     agent = await startAgent(root);
     r = await call(sock, 'GET', '/api/v1/namespaces/default/configmaps/cfg');
@@ -80,6 +87,8 @@ test('configmaps and secrets: create, get, list, replace, delete; kept across a 
 
     r = await call(sock, 'DELETE', '/api/v1/namespaces/default/configmaps/cfg');
     assert.equal(r.status, 200);
+    assert.equal(r.json().status, 'Success');
+    assert.equal(r.json().details.uid, created.metadata.uid);
     r = await call(sock, 'GET', '/api/v1/namespaces/default/configmaps/cfg');
     assert.equal(r.status, 404);
     assert.equal(r.json().message, 'configmaps "cfg" not found');
