@@ -2,6 +2,9 @@
 // the sorted order kubectl's unstructured printing produces.
 
 import { stringify } from 'yaml';
+import { sortKeys } from './sort-keys.js';
+
+export { sortKeys };
 
 export interface V1List {
   apiVersion: 'v1';
@@ -13,20 +16,6 @@ export interface V1List {
 /** Wraps objects in the List kubectl prints for more than one object. */
 export function toV1List(items: unknown[]): V1List {
   return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items };
-}
-
-/** A deep copy with every object's keys sorted and undefined members dropped, as Go's maps marshal. */
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortKeys(v);
-    }
-    return out;
-  }
-  return value;
 }
 
 export type ObjectFormat = 'json' | 'yaml';
