@@ -22,6 +22,7 @@ import { decodeAPIPod, invalidPodError, validatePodUpdate } from './api-pods.js'
 import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
 import type { UsageCollector } from './usage.js';
+import { ObjectStore } from './object-store.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
@@ -29,15 +30,19 @@ export interface AgentBackendDeps {
   registry: PodRegistry;
   streams: PodStreams;
   usage: UsageCollector;
+  /** ConfigMaps and Secrets served under core/v1 (the kubelet's lookup should be the same store); memory-only by default. */
+  objects?: ObjectStore;
 }
 
 export class AgentBackend implements KubeBackend {
   readonly nodeName: string;
+  readonly objects: ObjectStore;
   private readonly d: AgentBackendDeps;
 
   constructor(deps: AgentBackendDeps) {
     this.d = deps;
     this.nodeName = deps.nodeName;
+    this.objects = deps.objects ?? new ObjectStore();
   }
 
   listPods(): ListResult<Pod> {

@@ -15,6 +15,7 @@ import { sendJSON } from '../server/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AgentBackend } from './backend.js';
+import { ObjectStore, objectStoreDir } from './object-store.js';
 import { createKubeApiHandler } from '../kubeapi/handler.js';
 import { createStreamingUpgradeHandler } from '../streaming/upgrade.js';
 import { createAgentMetrics, resourceMetricsText, statsSummary, type AgentMetrics } from './node-metrics.js';
@@ -46,8 +47,6 @@ export interface NodeAgentOptions {
   restartRuntime?: () => Promise<void>;
 }
 
-const noLookup: ObjectLookup = { configMap: () => undefined, secret: () => undefined };
-
 export class NodeAgent implements KubeletView {
   readonly nodeName: string;
   readonly runtime: ProcessAwareRuntime;
@@ -73,13 +72,15 @@ export class NodeAgent implements KubeletView {
     this.startedAt = opts.clock.now();
     this.lastHousekeeping = this.startedAt;
     this.runtime = opts.runtime;
+    // ConfigMaps and Secrets applied through the API; pods' env and volumes resolve against them.
+    const objects = new ObjectStore({ dir: objectStoreDir(opts.rootDir), now: () => opts.clock.now() });
     this.kubelet = new PodKubelet({
       runtime: this.runtime,
       clock: opts.clock,
       logger: opts.logger,
       rootDir: opts.rootDir,
       nodeName: opts.nodeName,
-      lookup: opts.lookup ?? noLookup,
+      lookup: opts.lookup ?? objects,
       nodeAllocatable: opts.nodeAllocatable,
       registry: this.probeRegistry,
       ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}),
@@ -110,6 +111,7 @@ export class NodeAgent implements KubeletView {
       registry: this.registry,
       streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
       usage: this.usage,
+      objects,
     });
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));

@@ -25,7 +25,8 @@ export class NoAgentError extends Error {
   }
 }
 
-const socketOf = (rootDir: string) => join(rootDir, SOCKET_NAME);
+/** The agent's unix socket in a root dir. */
+export const socketOf = (rootDir: string) => join(rootDir, SOCKET_NAME);
 
 function isNoAgent(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
@@ -33,7 +34,7 @@ function isNoAgent(err: unknown): boolean {
 }
 
 /** The response itself, for streams (logs -f). Rejects with NoAgentError when nothing listens. */
-export function agentStream(rootDir: string, method: string, path: string, body?: unknown): Promise<IncomingMessage> {
+export function agentStream(rootDir: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
@@ -42,7 +43,7 @@ export function agentStream(rootDir: string, method: string, path: string, body?
         method,
         path,
         agent: false,
-        headers: data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {},
+        headers: { ...(data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}), ...headers },
       },
       resolve,
     );
@@ -52,8 +53,8 @@ export function agentStream(rootDir: string, method: string, path: string, body?
   });
 }
 
-export async function agentRequest(rootDir: string, method: string, path: string, body?: unknown): Promise<AgentReply> {
-  const res = await agentStream(rootDir, method, path, body);
+export async function agentRequest(rootDir: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<AgentReply> {
+  const res = await agentStream(rootDir, method, path, body, headers);
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');

@@ -1,16 +1,15 @@
-// `podvisor up -d`: apply the pods to the agent of the root dir (started on demand), as kubectl apply
-// would — create, or replace an existing pod where the API server's update rules allow — then wait
-// until each pod is running, ready or completed, and exit as `run` does (0 all made it, 1 any failed,
-// 2 invalid input).
+// `podvisor up -d`: apply the pods (and the ConfigMaps and Secrets they reference) to the agent of the
+// root dir (started on demand), as kubectl apply would — create, or replace an existing pod where the
+// API server's update rules allow — then wait until each pod is running, ready or completed, and exit
+// as `run` does (0 all made it, 1 any failed, 2 invalid input).
 
 import type { Pod } from '../api/types.js';
-import { configHashAnnotation, configSourceAnnotation } from '../api/defaults.js';
-import { canonicalJSON } from '../api/defaults.js';
 import { defaultNodeName, loadManifests, type ValidateMode } from '../config/load.js';
 import { allContainersRunning, decideTerminal, type WaitFor } from '../lifecycle/runonce.js';
 import { usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent.js';
-import { agentRequest, ensureAgent, replyMessage } from './agent-client.js';
+import { agentRequest, ensureAgent } from './agent-client.js';
+import { applyObjects } from './apply-objects.js';
 import { reportLoadError } from './output.js';
 import { noFilenameMessage } from './validate.js';
 
@@ -31,21 +30,6 @@ export function agentArgsFrom(parsed: ParsedArgs): string[] {
   }
   return out;
 }
-
-/** The pod as sent to the API: what the file loader derived for static pods taken off again. */
-function forAPI(pod: Pod): Pod {
-  const p = structuredClone(pod);
-  const m = p.metadata as { uid?: string; annotations?: Record<string, string> };
-  delete m.uid;
-  if (m.annotations) {
-    delete m.annotations[configHashAnnotation];
-    delete m.annotations[configSourceAnnotation];
-    if (Object.keys(m.annotations).length === 0) delete m.annotations;
-  }
-  return p;
-}
-
-const podPath = (ns: string, name?: string) => `/api/v1/namespaces/${encodeURIComponent(ns)}/pods${name ? `/${encodeURIComponent(name)}` : ''}`;
 
 function waitHolds(pod: Pod, wait: WaitFor): { ok: boolean; error?: string } | undefined {
   const st = pod.status;
@@ -73,9 +57,9 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
     throw err;
   }
   const wait = (parsed.flags.wait as WaitFor | undefined) ?? 'running';
-  let pods: Pod[];
+  let loaded: Awaited<ReturnType<typeof loadManifests>>;
   try {
-    const loaded = await loadManifests(files, {
+    loaded = await loadManifests(files, {
       stdin: io.stdin,
       cwd: io.cwd,
       validate: parsed.flags.validate as ValidateMode,
@@ -84,7 +68,6 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
       runtime: settings.runtime,
       nodeName: defaultNodeName(),
     });
-    pods = loaded.pods.map(forAPI);
   } catch (err) {
     return reportLoadError(err, io.stderr);
   }
@@ -97,44 +80,8 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
     return 1;
   }
 
-  let code = 0;
-  const applied: Array<{ ns: string; name: string }> = [];
-  for (const pod of pods) {
-    const ns = pod.metadata?.namespace ?? 'default';
-    const name = pod.metadata?.name ?? '';
-    const created = await agentRequest(root, 'POST', podPath(ns), pod);
-    if (created.status === 201) {
-      io.stdout.write(`pod/${name} created\n`);
-      applied.push({ ns, name });
-      continue;
-    }
-    if (created.status !== 409) {
-      const m = replyMessage(created);
-      io.stderr.write(created.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`);
-      code = Math.max(code, created.status === 422 || created.status === 400 ? 2 : 1);
-      continue;
-    }
-    // It exists: replace it where the update rules allow (image, activeDeadlineSeconds, metadata).
-    const current = await agentRequest(root, 'GET', podPath(ns, name));
-    if (current.status !== 200) {
-      io.stderr.write(`Error from server (${replyMessage(current).reason}): ${replyMessage(current).message}\n`);
-      code = Math.max(code, 1);
-      continue;
-    }
-    const cur = current.json<Pod>();
-    const next = { ...pod, metadata: { ...pod.metadata, resourceVersion: cur.metadata?.resourceVersion } } as Pod;
-    const replaced = await agentRequest(root, 'PUT', podPath(ns, name), next);
-    if (replaced.status !== 200) {
-      const m = replyMessage(replaced);
-      io.stderr.write(replaced.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`);
-      code = Math.max(code, replaced.status === 422 ? 2 : 1);
-      continue;
-    }
-    const after = replaced.json<Pod>();
-    const same = after.metadata?.resourceVersion === cur.metadata?.resourceVersion && canonicalJSON(after.spec) === canonicalJSON(cur.spec);
-    io.stdout.write(`pod/${name} ${same ? 'unchanged' : 'configured'}\n`);
-    applied.push({ ns, name });
-  }
+  const { code: applyCode, pods: applied } = await applyObjects(root, loaded, io);
+  let code = applyCode;
 
   // The wait, as run's: every applied pod reaches the condition, or fails.
   const pending = new Map(applied.map((p) => [`${p.ns}/${p.name}`, p]));

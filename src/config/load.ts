@@ -59,6 +59,8 @@ export interface LoadedManifests {
   secrets: Secret[];
   /** Origin of each pod, parallel to pods. */
   podOrigins: ManifestOrigin[];
+  /** Each pod as written (decoded, not defaulted), parallel to pods: what a client sends an API server. */
+  podManifests: Pod[];
   configMap(namespace: string, name: string): ConfigMap | undefined;
   secret(namespace: string, name: string): Secret | undefined;
 }
@@ -145,6 +147,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
 
   const pods: Pod[] = [];
   const podOrigins: ManifestOrigin[] = [];
+  const podManifests: Pod[] = [];
   const configMaps: ConfigMap[] = [];
   const secrets: Secret[] = [];
   // Decoded as soon as classified, so problems are reported in input order.
@@ -165,6 +168,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
     const origin: ManifestOrigin = { file: c.doc.file.name, document: describeDocument(c.doc) };
     if (c.doc.file.path) origin.path = c.doc.file.path;
     if (c.kind === 'Pod') {
+      podManifests.push(structuredClone(decoded.value) as Pod);
       pods.push(defaultPod(decoded.value as Pod, { nodeName, source: 'file', ...(origin.path ? { path: origin.path } : {}) }));
       podOrigins.push(origin);
     } else if (c.kind === 'ConfigMap') {
@@ -255,6 +259,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
     configMaps,
     secrets,
     podOrigins,
+    podManifests,
     configMap: (ns, name) => cmIndex.get(`${ns}/${name}`),
     secret: (ns, name) => secretIndex.get(`${ns}/${name}`),
   };

@@ -91,6 +91,25 @@ export interface ExecSession {
   kill(): void;
 }
 
+/** The kinds kept as plain objects (no lifecycle): ConfigMaps and Secrets. */
+export type ObjectKind = 'ConfigMap' | 'Secret';
+
+/** A core/v1 object kept as is (ConfigMap, Secret). */
+export type KubeObject = Record<string, unknown> & {
+  metadata: { name: string; namespace: string; resourceVersion?: string; uid?: string; creationTimestamp?: string };
+};
+
+/** ConfigMaps and Secrets: create (409 AlreadyExists, 422 Invalid), get, list, replace, delete (404). */
+export interface ObjectsBackend {
+  list(kind: ObjectKind): ListResult<KubeObject>;
+  get(kind: ObjectKind, namespace: string, name: string): KubeObject | undefined;
+  create(kind: ObjectKind, obj: unknown, opts?: CreateOptions): Promise<KubeObject>;
+  update(kind: ObjectKind, obj: unknown, opts?: CreateOptions): Promise<KubeObject>;
+  delete(kind: ObjectKind, namespace: string, name: string): Promise<KubeObject>;
+  /** Watches one kind from a resourceVersion, as watchPods; 410 Expired when too old. */
+  watch(kind: ObjectKind, resourceVersion: string, onEvent: (ev: WatchEvent<KubeObject>) => void): Watch;
+}
+
 export interface KubeBackend {
   readonly nodeName: string;
 
@@ -121,6 +140,9 @@ export interface KubeBackend {
   attach(namespace: string, name: string, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession>;
   /** A connection to the pod's port (the process runtime: 127.0.0.1:port). */
   portForward(namespace: string, name: string, port: number): Promise<Duplex>;
+
+  /** ConfigMaps and Secrets, when the backend keeps them (pods' env and volumes resolve against them). */
+  readonly objects?: ObjectsBackend;
 
   /** CPU (cores) and memory (bytes) per container, for metrics.k8s.io; undefined when not measured. */
   podMetrics(namespace: string, name: string): { timestamp: string; window: string; containers: Array<{ name: string; cpuCores: number; memoryBytes: number }> } | undefined;

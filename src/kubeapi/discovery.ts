@@ -23,6 +23,7 @@ export const coreV1Resources = {
   kind: 'APIResourceList',
   groupVersion: 'v1',
   resources: [
+    { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'], shortNames: ['cm'] },
     { name: 'events', singularName: '', namespaced: true, kind: 'Event', verbs: ['get', 'list', 'watch'], shortNames: ['ev'] },
     { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
     { name: 'pods', singularName: '', namespaced: true, kind: 'Pod', verbs: podVerbs, shortNames: ['po'], categories: ['all'] },
@@ -31,6 +32,7 @@ export const coreV1Resources = {
     { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
     { name: 'pods/portforward', singularName: '', namespaced: true, kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
     { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
+    { name: 'secrets', singularName: '', namespaced: true, kind: 'Secret', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
   ],
 };
 

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYAML } from 'yaml';
 import type { Pod } from '../api/types.js';
-import { ApiError, type KubeBackend, type KubeEvent, type LogOptions } from './backend.js';
+import { ApiError, type KubeBackend, type KubeEvent, type KubeObject, type LogOptions, type ObjectKind } from './backend.js';
 import {
   apiGroupList,
   apiVersions,
@@ -353,6 +353,83 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
     return { kind: 'Namespace', apiVersion: 'v1', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } };
   }
 
+  /** ConfigMaps and Secrets: list (all or per namespace), create, get, replace, patch, delete. */
+  async function objectRoute(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, kind: ObjectKind, resource: string, ns: string | undefined, name: string | undefined): Promise<void> {
+    const store = backend.objects;
+    if (!store) throw notFoundPath();
+    const method = req.method ?? 'GET';
+    if (name === undefined) {
+      if (method === 'GET') {
+        const labels = parseLabelSelector(q.get('labelSelector'));
+        const fields = parseFieldSelector(q.get('fieldSelector'), (o: KubeObject) => ({ 'metadata.name': o.metadata.name, 'metadata.namespace': o.metadata.namespace }), ['metadata.name', 'metadata.namespace'], kind);
+        const match = (o: KubeObject) => (ns === undefined || o.metadata.namespace === ns) && labels(((o.metadata as { labels?: Record<string, string> }).labels) ?? {}) && fields(o);
+        if (boolParam(q, 'watch')) {
+          return serveWatch<KubeObject>(req, res, {
+            resourceVersion: q.get('resourceVersion') ?? '',
+            start: (rv, on) => store.watch(kind, rv, on),
+            matches: match,
+            key: (o) => `${o.metadata.namespace}/${o.metadata.name}`,
+            render: (o) => o,
+            timeoutSeconds: intParam(q, 'timeoutSeconds'),
+            bookmarkMs: boolParam(q, 'allowWatchBookmarks') ? bookmarkMs : undefined,
+            bookmark: (rv) => ({ kind, apiVersion: 'v1', metadata: { resourceVersion: rv } }),
+          });
+        }
+        const list = store.list(kind);
+        return sendJSON(res, 200, { kind: `${kind}List`, apiVersion: 'v1', metadata: { resourceVersion: list.resourceVersion }, items: list.items.filter(match) });
+      }
+      if (method === 'POST' && ns !== undefined) {
+        const body = (await readObject(req)) as { metadata?: { namespace?: string } } | undefined;
+        if (!body || typeof body !== 'object') throw badRequest(`the request body must be a ${kind} object`);
+        body.metadata ??= {};
+        if (body.metadata.namespace && body.metadata.namespace !== ns) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        body.metadata.namespace = ns;
+        return sendJSON(res, 201, await store.create(kind, body, { fieldValidation: fieldValidationOf(q), dryRun: dryRunOf(q) }));
+      }
+      throw methodNotAllowed();
+    }
+    const current = (): KubeObject => {
+      const o = store.get(kind, ns!, name);
+      if (!o) throw notFound(resource, name);
+      return o;
+    };
+    const checked = (body: unknown): unknown => {
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest(`the request body must be a ${kind} object`);
+      const m = ((body as { metadata?: Record<string, unknown> }).metadata ??= {});
+      if (m.namespace && m.namespace !== ns) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if (m.name && m.name !== name) throw badRequest(`the name of the object (${String(m.name)}) does not match the name on the URL (${name})`);
+      m.namespace = ns;
+      m.name = name;
+      return body;
+    };
+    switch (method) {
+      case 'GET':
+        return sendJSON(res, 200, current());
+      case 'PUT':
+        current();
+        return sendJSON(res, 200, await store.update(kind, checked(await readObject(req)), { fieldValidation: fieldValidationOf(q), dryRun: dryRunOf(q) }));
+      case 'PATCH': {
+        const type = patchTypeOf(req.headers['content-type']);
+        if (!type) throw unsupportedMediaType(req.headers['content-type'] ?? '');
+        const patch = await readObject(req, type === 'apply');
+        if (patch === undefined) throw badRequest('the body of the request was empty');
+        if (type === 'apply' && !store.get(kind, ns!, name)) return sendJSON(res, 201, await store.create(kind, checked(patch), { fieldValidation: fieldValidationOf(q) }));
+        const cur = current();
+        const next = checked(applyPatch(type, cur, patch)) as KubeObject;
+        const patchRV = (patch as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion;
+        next.metadata.resourceVersion = typeof patchRV === 'string' ? patchRV : cur.metadata.resourceVersion;
+        return sendJSON(res, 200, await store.update(kind, next, { fieldValidation: fieldValidationOf(q), dryRun: dryRunOf(q) }));
+      }
+      case 'DELETE':
+        current();
+        // Deleted at once: the API server answers with a Status naming the object, not the object.
+        const gone = await store.delete(kind, ns!, name);
+        return sendJSON(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: gone.metadata.uid ?? '' } });
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
   function upgradeRequired(): ApiError {
     return badRequest('Upgrade request required');
   }
@@ -400,6 +477,10 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
     const r = segs.slice(2);
     if (r.length === 1 && r[0] === 'pods') return only('GET'), listOrWatchPods(req, res, q, undefined);
     if (r.length === 1 && r[0] === 'events') return only('GET'), listOrWatchEvents(req, res, q, undefined);
+    if (r.length === 1 && (r[0] === 'configmaps' || r[0] === 'secrets')) {
+      only('GET');
+      return objectRoute(req, res, q, r[0] === 'configmaps' ? 'ConfigMap' : 'Secret', r[0], undefined, undefined);
+    }
     if (r.length === 1 && r[0] === 'namespaces') {
       only('GET');
       const items = backend.namespaces().sort().map(namespaceObject);
@@ -419,9 +500,13 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
         only('GET');
         const e = backend.listEvents().items.find((x) => x.metadata.namespace === ns && x.metadata.name === r[3]);
         if (!e) throw notFound('events', r[3]!);
+        if (wantsTable(req)) return sendJSON(res, 200, eventTable([e as unknown as Event], { now: now(), includeObject: includeObjectOf(q), resourceVersion: e.metadata.resourceVersion ?? '' }));
         return sendJSON(res, 200, withKind(e, 'Event'));
       }
       throw notFoundPath();
+    }
+    if ((resource === 'configmaps' || resource === 'secrets') && r.length <= 4) {
+      return objectRoute(req, res, q, resource === 'configmaps' ? 'ConfigMap' : 'Secret', resource, ns, r[3]);
     }
     if (resource !== 'pods') throw notFoundPath();
     if (r.length === 3) {
@@ -432,8 +517,11 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
     const name = r[3]!;
     if (r.length === 4) {
       switch (method) {
-        case 'GET':
-          return sendJSON(res, 200, withKind(podOr404(ns, name), 'Pod'));
+        case 'GET': {
+          const pod = podOr404(ns, name);
+          if (wantsTable(req)) return sendJSON(res, 200, podTable([pod], { now: now(), includeObject: includeObjectOf(q), resourceVersion: pod.metadata?.resourceVersion ?? '' }));
+          return sendJSON(res, 200, withKind(pod, 'Pod'));
+        }
         case 'PUT': {
           const pod = checkBodyPod(await readObject(req), ns, name);
           podOr404(ns, name);

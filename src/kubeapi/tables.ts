@@ -301,6 +301,13 @@ function rowMeta(row: TableRow): { namespace?: string; labels?: Record<string, s
 
 /** A Table printed as kubectl prints it: upper-case headers, priority-1 columns only when wide. */
 export function renderTable(t: Table, opts: RenderOptions = {}): string {
+  const rows = tableRows(t, opts);
+  if (rows.length === 0) return '';
+  return tabwrite(rows, { minwidth: 6, padding: 3 });
+}
+
+/** The cells renderTable prints (the header row first unless noHeaders), before alignment. */
+export function tableRows(t: Table, opts: RenderOptions = {}): string[][] {
   const columns = t.columnDefinitions.length ? t.columnDefinitions : opts.columns ?? [];
   const shown = columns.map((c, i) => ({ c, i })).filter(({ c }) => opts.wide || c.priority === 0);
   const rows: string[][] = [];
@@ -320,6 +327,5 @@ export function renderTable(t: Table, opts: RenderOptions = {}): string {
     }
     rows.push(cells);
   }
-  if (rows.length === 0) return '';
-  return tabwrite(rows, { minwidth: 6, padding: 3 });
+  return rows;
 }

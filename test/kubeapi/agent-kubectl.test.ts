@@ -1,39 +1,174 @@
 // kubectl 1.20 against a real `podvisor agent` over TLS and its token, with the kubeconfig the agent
-// writes: apply, get, logs, exec (exit code 7 passed through) and delete of a real pod.
+// writes: apply (create, image update, unchanged), create twice (AlreadyExists), configmaps, get,
+// get -w (ADDED, MODIFIED, DELETED), logs and logs -f, exec (exit code 7 passed through, stdin),
+// delete waiting for the pod to go, port-forward carrying a real HTTP request, and top pod. Each test
+// has its own discovery cache dir.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { startCli, tempDir } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlPath, until } from './harness.js';
+import { after, before, test } from 'node:test';
+import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { kubectl, kubectlPath, kubectlSpawn, until } from './harness.js';
 
-test('kubectl drives a real agent with the kubeconfig it writes', { skip: kubectlPath ? false : 'kubectl is not installed' }, async () => {
-  const dir = await tempDir();
-  const root = dir.path;
-  const agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
+const skip = kubectlPath ? false : 'kubectl is not installed';
+let dir: { path: string; remove(): Promise<void> };
+let root: string;
+let agent: CliProcess | undefined;
+
+before(async () => {
+  if (skip) return;
+  dir = await tempDir();
+  root = join(dir.path, 'root');
+  agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
   await agent.waitFor('stderr', /podvisor agent started/);
-  const api = { kubeconfig: join(root, 'kubeconfig'), dir: root };
+});
+
+after(async () => {
+  if (!agent) return;
+  if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
+  await agent.exited;
+  await dir.remove();
+});
+
+/** The agent's kubeconfig with a discovery cache of the test's own. */
+function api(t: { after(fn: () => void): void }): { kubeconfig: string; dir: string } {
+  const d = mkdtempSync(join(dir.path, 'kubectl-'));
+  t.after(() => rmSync(d, { recursive: true, force: true }));
+  return { kubeconfig: join(root, 'kubeconfig'), dir: d };
+}
+
+function manifest(name: string, body: string): string {
+  const file = join(dir.path, `${name}.yaml`);
+  writeFileSync(file, body);
+  return file;
+}
+
+const podYaml = (name: string, script: string, image = 'busybox') =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels: {app: ${name}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: ${image}\n    command: ["/bin/sh", "-c", ${JSON.stringify(script)}]\n`;
+
+async function runningPod(a: { kubeconfig: string; dir: string }, name: string): Promise<void> {
+  await until(async () => new RegExp(`^${name}\\s+1/1\\s+Running`, 'm').test((await kubectl(a, ['get', 'pods'])).stdout), `${name} to run`, 60_000);
+}
+
+test('kubectl apply (created, configured, unchanged), get, logs, exec exit code, delete', { skip }, async (t) => {
+  const a = api(t);
+  let r = await kubectl(a, ['apply', '-f', manifest('web', podYaml('web', 'echo hello; exec sleep 300'))]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /pod\/web created/);
+  await runningPod(a, 'web');
+  await until(async () => (await kubectl(a, ['logs', 'web'])).stdout === 'hello\n', 'the log line', 30_000);
+  r = await kubectl(a, ['apply', '-f', manifest('web', podYaml('web', 'echo hello; exec sleep 300'))]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /pod\/web unchanged/);
+  r = await kubectl(a, ['apply', '-f', manifest('web', podYaml('web', 'echo hello; exec sleep 300', 'busybox:1.36'))]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /pod\/web configured/);
+  await until(async () => /busybox:1\.36/.test((await kubectl(a, ['get', 'pod', 'web', '-o', 'jsonpath={.status.containerStatuses[0].image}'])).stdout), 'the new image to run', 60_000);
+  r = await kubectl(a, ['exec', 'web', '--', 'sh', '-c', 'echo in; exit 7']);
+  assert.equal(r.stdout, 'in\n');
+  assert.equal(r.code, 7);
+  r = await kubectl(a, ['exec', '-i', 'web', '--', 'sh', '-c', 'tr a-z A-Z'], 'from stdin\n');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'FROM STDIN\n');
+  r = await kubectl(a, ['delete', 'pod', 'web']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /pod "web" deleted/);
+  r = await kubectl(a, ['get', 'pod', 'web']);
+  assert.equal(r.code, 1, 'gone once delete returned');
+  assert.match(r.stderr, /Error from server \(NotFound\): pods "web" not found/);
+});
+
+test('kubectl create twice: AlreadyExists', { skip }, async (t) => {
+  const a = api(t);
+  const file = manifest('once', podYaml('once', 'exec sleep 300'));
+  let r = await kubectl(a, ['create', '-f', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /pod\/once created/);
+  r = await kubectl(a, ['create', '-f', file]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Error from server \(AlreadyExists\).*pods "once" already exists/);
+  assert.equal((await kubectl(a, ['delete', 'pod', 'once', '--grace-period=0', '--force'])).code, 0);
+});
+
+test('kubectl create configmap, get, delete (waits on the configmaps watch)', { skip }, async (t) => {
+  const a = api(t);
+  let r = await kubectl(a, ['create', 'configmap', 'settings', '--from-literal=MODE=fast']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /configmap\/settings created/);
+  r = await kubectl(a, ['get', 'configmap', 'settings', '-o', 'jsonpath={.data.MODE}']);
+  assert.equal(r.stdout, 'fast');
+  r = await kubectl(a, ['delete', 'configmap', 'settings']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /configmap "settings" deleted/);
+});
+
+test('kubectl get pods -w sees ADDED, MODIFIED and DELETED', { skip }, async (t) => {
+  const a = api(t);
+  const watch = kubectlSpawn(a, ['get', 'pods', '-w', '--output-watch-events', '-l', 'app=watched']);
   try {
-    const file = join(root, 'pod.yaml');
-    writeFileSync(
-      file,
-      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    command: ["/bin/sh", "-c", "echo hello; exec sleep 300"]\n',
-    );
-    let r = await kubectl(api, ['apply', '-f', file]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /pod\/web created/);
-    await until(async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 60_000);
-    await until(async () => (await kubectl(api, ['logs', 'web'])).stdout === 'hello\n', 'the log line', 30_000);
-    r = await kubectl(api, ['exec', 'web', '--', 'sh', '-c', 'echo in; exit 7']);
-    assert.equal(r.stdout, 'in\n');
-    assert.equal(r.code, 7);
-    r = await kubectl(api, ['delete', 'pod', 'web']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /pod "web" deleted/);
+    // The watch starts after its (empty) list; give it the discovery round first.
+    await until(async () => (await kubectl(a, ['get', 'pods', '-l', 'app=watched'])).code === 0, 'discovery', 30_000);
+    assert.equal((await kubectl(a, ['apply', '-f', manifest('watched', podYaml('watched', 'exec sleep 300'))])).code, 0);
+    await until(() => /^ADDED\s+watched\s/m.test(watch.out()), 'ADDED', 60_000);
+    await until(() => /^MODIFIED\s+watched\s+1\/1\s+Running/m.test(watch.out()), 'MODIFIED to Running', 60_000);
+    const del = await kubectl(a, ['delete', 'pod', 'watched']);
+    assert.equal(del.code, 0, del.stderr);
+    await until(() => /^MODIFIED\s+watched\s+\S+\s+Terminating/m.test(watch.out()), 'MODIFIED to Terminating', 30_000);
+    await until(() => /^DELETED\s+watched\s/m.test(watch.out()), 'DELETED', 30_000);
   } finally {
-    if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
-    await agent.exited;
-    await dir.remove();
+    watch.kill('SIGTERM');
   }
+});
+
+test('kubectl logs -f follows new lines', { skip }, async (t) => {
+  const a = api(t);
+  assert.equal((await kubectl(a, ['apply', '-f', manifest('ticker', podYaml('ticker', 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.2; done'))])).code, 0);
+  await runningPod(a, 'ticker');
+  const follow = kubectlSpawn(a, ['logs', '-f', 'ticker']);
+  try {
+    await until(() => /tick 0\n/.test(follow.out()), 'the first line', 30_000);
+    // Lines written after the request reach the follower.
+    await until(() => /tick 20\n/.test(follow.out()), 'later lines', 30_000);
+  } finally {
+    follow.kill('SIGTERM');
+  }
+  assert.equal((await kubectl(a, ['delete', 'pod', 'ticker', '--grace-period=0', '--force'])).code, 0);
+});
+
+test('kubectl port-forward carries a real HTTP request; kubectl top pod', { skip }, async (t) => {
+  const a = api(t);
+  const free = async () => {
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const port = (s.address() as { port: number }).port;
+    await new Promise<void>((r) => s.close(() => r()));
+    return port;
+  };
+  const podPort = await free();
+  const localPort = await free();
+  const script = `exec ${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('pod says ' + q.url)).listen(${podPort}, '127.0.0.1')"`;
+  assert.equal((await kubectl(a, ['apply', '-f', manifest('server', podYaml('server', script))])).code, 0);
+  await runningPod(a, 'server');
+  const pf = kubectlSpawn(a, ['port-forward', 'pod/server', `${localPort}:${podPort}`]);
+  try {
+    await until(() => new RegExp(`Forwarding from 127\\.0\\.0\\.1:${localPort} -> ${podPort}`).test(pf.out()), 'port-forward to listen', 30_000);
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = request(`http://127.0.0.1:${localPort}/through`, { agent: false }, (res) => {
+        let b = '';
+        res.on('data', (d: Buffer) => (b += d));
+        res.on('end', () => resolve(b));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(body, 'pod says /through');
+  } finally {
+    pf.kill('SIGTERM');
+  }
+  let top = await kubectl(a, ['top', 'pod', 'server']);
+  await until(async () => (top = await kubectl(a, ['top', 'pod', 'server'])).code === 0, 'metrics', 60_000);
+  assert.match(top.stdout, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\nserver\s+\d+m\s+\d+Mi\s*\n$/);
+  assert.equal((await kubectl(a, ['delete', 'pod', 'server', '--grace-period=0', '--force'])).code, 0);
 });

@@ -4,6 +4,9 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { inApiOrder } from '../../api/field-order.js';
+import { sortKeys } from './sort-keys.js';
+
+export { sortKeys };
 
 export interface V1List {
   apiVersion: 'v1';

@@ -1,0 +1,97 @@
+// Applying loaded manifests to the agent as kubectl apply does — create, or replace where the API
+// server's update rules allow — printing `kind/name created|configured|unchanged`. ConfigMaps and
+// Secrets go first, so the pods' env and volume references resolve on the agent. Used by
+// `podvisor apply` and `podvisor up -d`.
+
+import type { ConfigMap, Pod, Secret } from '../api/types.js';
+import { canonicalJSON, configHashAnnotation, configSourceAnnotation } from '../api/defaults.js';
+import type { CommandIO } from './args.js';
+import { agentRequest, replyMessage, type AgentReply } from './agent-client.js';
+import { apiPath, type CoreResource } from './kube-client.js';
+
+export interface AppliedObject {
+  resource: CoreResource;
+  ns: string;
+  name: string;
+}
+
+/** The pod as sent to the API: what the file loader derived for static pods taken off again. */
+export function podForAPI(pod: Pod): Pod {
+  const p = structuredClone(pod);
+  const m = p.metadata as { uid?: string; annotations?: Record<string, string> };
+  delete m.uid;
+  if (m.annotations) {
+    delete m.annotations[configHashAnnotation];
+    delete m.annotations[configSourceAnnotation];
+    if (Object.keys(m.annotations).length === 0) delete m.annotations;
+  }
+  return p;
+}
+
+function failure(r: AgentReply): string {
+  const m = replyMessage(r);
+  return r.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`;
+}
+
+const singular: Record<string, string> = { pods: 'pod', configmaps: 'configmap', secrets: 'secret' };
+
+/**
+ * Applies one object: POST, and on AlreadyExists a PUT at the current resourceVersion. Returns the
+ * exit code it contributes (0, 1 server failure, 2 invalid).
+ */
+async function applyOne(root: string, resource: CoreResource, obj: { metadata?: { name?: string; namespace?: string } }, io: Pick<CommandIO, 'stdout' | 'stderr'>): Promise<number> {
+  const ns = obj.metadata?.namespace ?? 'default';
+  const name = obj.metadata?.name ?? '';
+  const created = await agentRequest(root, 'POST', apiPath(resource, ns), obj);
+  if (created.status === 201) {
+    io.stdout.write(`${singular[resource]}/${name} created\n`);
+    return 0;
+  }
+  if (created.status !== 409) {
+    io.stderr.write(failure(created));
+    return created.status === 422 || created.status === 400 ? 2 : 1;
+  }
+  const current = await agentRequest(root, 'GET', apiPath(resource, ns, name));
+  if (current.status !== 200) {
+    io.stderr.write(failure(current));
+    return 1;
+  }
+  const cur = current.json<{ metadata?: { resourceVersion?: string }; spec?: unknown }>();
+  const next = { ...obj, metadata: { ...obj.metadata, resourceVersion: cur.metadata?.resourceVersion } };
+  // A pod is patched (strategic merge, containers by name), as kubectl apply patches it: what the
+  // server defaulted and the manifest leaves unset (an imagePullPolicy) stays as it is. ConfigMaps
+  // and Secrets are replaced whole, so keys removed from the manifest go.
+  const replaced =
+    resource === 'pods'
+      ? await agentRequest(root, 'PATCH', apiPath(resource, ns, name), next, { 'Content-Type': 'application/strategic-merge-patch+json' })
+      : await agentRequest(root, 'PUT', apiPath(resource, ns, name), next);
+  if (replaced.status !== 200) {
+    io.stderr.write(failure(replaced));
+    return replaced.status === 422 ? 2 : 1;
+  }
+  const after = replaced.json<typeof cur>();
+  const same = after.metadata?.resourceVersion === cur.metadata?.resourceVersion && canonicalJSON(after.spec) === canonicalJSON(cur.spec);
+  io.stdout.write(`${singular[resource]}/${name} ${same ? 'unchanged' : 'configured'}\n`);
+  return 0;
+}
+
+/** Applies ConfigMaps, Secrets, then pods; resolves to the exit code and the pods applied. */
+export async function applyObjects(
+  root: string,
+  objs: { pods: Pod[]; podManifests?: Pod[]; configMaps?: ConfigMap[]; secrets?: Secret[] },
+  io: Pick<CommandIO, 'stdout' | 'stderr'>,
+): Promise<{ code: number; pods: AppliedObject[] }> {
+  let code = 0;
+  for (const cm of objs.configMaps ?? []) code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io));
+  for (const s of objs.secrets ?? []) code = Math.max(code, await applyOne(root, 'secrets', { apiVersion: 'v1', kind: 'Secret', ...s } as Secret, io));
+  const pods: AppliedObject[] = [];
+  for (const [i, pod] of objs.pods.entries()) {
+    // The pod as written (the server defaults it), in the namespace the loader gave it.
+    const written = objs.podManifests?.[i];
+    const body = written ? { ...written, metadata: { ...written.metadata, namespace: pod.metadata?.namespace ?? 'default' } } : podForAPI(pod);
+    const c = await applyOne(root, 'pods', body, io);
+    if (c === 0) pods.push({ resource: 'pods', ns: pod.metadata?.namespace ?? 'default', name: pod.metadata?.name ?? '' });
+    code = Math.max(code, c);
+  }
+  return { code, pods };
+}

@@ -1,0 +1,223 @@
+// `podvisor get pods|events [NAME]`: kubectl get against the agent of the root dir. Tables come from
+// the server (as=Table, the printer the API serves kubectl with) and are rendered here as kubectl
+// renders them; -w follows the watch, one row per event.
+
+import type { IncomingMessage } from 'node:http';
+import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './args.js';
+import { agentRequest, agentStream, type AgentReply } from './agent-client.js';
+import { apiPath, namespaceFlag, serverErrorText, tableAccept, withAgent, withQuery, type CoreResource } from './kube-client.js';
+import { rootDirFlag, rootDirOf } from './root-flag.js';
+import { tableRows, type Table, type TableColumnDefinition } from '../kubeapi/tables.js';
+
+const resourceNames: Record<string, { resource: CoreResource; kind: string; singular: string }> = {
+  pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
+  pod: { resource: 'pods', kind: 'Pod', singular: 'pod' },
+  po: { resource: 'pods', kind: 'Pod', singular: 'pod' },
+  events: { resource: 'events', kind: 'Event', singular: 'event' },
+  event: { resource: 'events', kind: 'Event', singular: 'event' },
+  ev: { resource: 'events', kind: 'Event', singular: 'event' },
+};
+
+export const getCommand = defineCommand({
+  name: 'get',
+  summary: 'List pods or events of the agent, as kubectl get prints them',
+  usage: 'podvisor get (pods|events) [NAME...] [-o wide|json|yaml|name] [-w] [-A] [-l SELECTOR] [-n NS] [flags]',
+  examples: ['podvisor get pods', 'podvisor get pods -o wide -A', 'podvisor get pod web -o yaml', 'podvisor get pods -l app=web -w', 'podvisor get events'],
+  flags: [
+    { name: 'output', short: 'o', type: 'string', values: ['wide', 'json', 'yaml', 'name'], valueName: 'FORMAT', usage: 'Output format.' },
+    { name: 'watch', short: 'w', type: 'boolean', usage: 'After listing, watch for changes and print a row for each.' },
+    { name: 'watch-only', type: 'boolean', usage: 'Watch for changes without listing first.' },
+    { name: 'output-watch-events', type: 'boolean', usage: 'With --watch: an EVENT column (ADDED, MODIFIED, DELETED).' },
+    { name: 'all-namespaces', short: 'A', type: 'boolean', usage: 'Objects of every namespace.' },
+    { name: 'selector', short: 'l', type: 'string', valueName: 'SELECTOR', usage: 'Label selector (e.g. app=web,tier!=db).' },
+    { name: 'field-selector', type: 'string', valueName: 'SELECTOR', usage: 'Field selector (e.g. status.phase=Running).' },
+    { name: 'show-labels', type: 'boolean', usage: 'A LABELS column.' },
+    { name: 'no-headers', type: 'boolean', usage: 'No header row.' },
+    namespaceFlag,
+    rootDirFlag,
+  ],
+  checkArgs: (args) => (args.length === 0 ? 'You must specify the type of resource to get. Choose from: pods, events' : undefined),
+  run: (parsed, io) => withAgent(io, () => get(parsed, io)),
+});
+
+interface Target {
+  resource: CoreResource;
+  kind: string;
+  singular: string;
+  names: string[];
+}
+
+function targetOf(args: string[]): Target | string {
+  let [type, ...names] = args as [string, ...string[]];
+  if (type.includes('/')) {
+    const [t, n] = type.split('/', 2) as [string, string];
+    type = t;
+    names = [n, ...names];
+  }
+  const r = resourceNames[type.toLowerCase()];
+  if (!r) return `the server doesn't have a resource type "${type}"`;
+  return { ...r, names };
+}
+
+/** kubectl pads the EVENT cells to one width (printers' formattedEventType). */
+function formattedEventType(type: string): string {
+  return type === 'ADDED' || type === 'DELETED' || type === 'ERROR' ? type.padEnd(8) : type;
+}
+
+/** printers.GetNewTabWriter (minwidth 6, padding 3) with RememberWidths: widths only grow. */
+export function tabwriteRemembering(rows: readonly string[][], widths: number[]): string {
+  for (const row of rows) {
+    for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 6, [...row[i]!].length + 3);
+  }
+  return rows.map((row) => row.map((c, i) => (i < row.length - 1 ? c + ' '.repeat(widths[i]! - [...c].length) : c)).join('') + '\n').join('');
+}
+
+async function* lines(res: IncomingMessage): AsyncGenerator<string> {
+  let buf = '';
+  for await (const chunk of res) {
+    buf += (chunk as Buffer).toString('utf8');
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (line.trim()) yield line;
+    }
+  }
+  if (buf.trim()) yield buf;
+}
+
+async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
+  const target = targetOf(parsed.args);
+  if (typeof target === 'string') {
+    io.stderr.write(`error: ${target}\n`);
+    return 1;
+  }
+  const root = rootDirOf(parsed, io);
+  const output = parsed.flags.output as string | undefined;
+  const all = parsed.flags['all-namespaces'] === true;
+  const ns = all ? undefined : String(parsed.flags.namespace);
+  const watch = parsed.flags.watch === true || parsed.flags['watch-only'] === true;
+  if (watch && target.names.length > 1) return usageFailure(io, 'watch is only supported on individual resources and resource collections, but 2 resources were found', 'get');
+  if (all && target.names.length > 0) return usageFailure(io, 'a resource cannot be retrieved by name across all namespaces', 'get');
+  const asTable = output === undefined || output === 'wide';
+  const headers: Record<string, string> = asTable ? { Accept: tableAccept } : {};
+  const selectors = {
+    labelSelector: parsed.flags.selector as string | undefined,
+    fieldSelector: [parsed.flags['field-selector'] as string | undefined, watch && target.names[0] ? `metadata.name=${target.names[0]}` : undefined].filter(Boolean).join(','),
+  };
+  const render = { wide: output === 'wide', withNamespace: all, showLabels: parsed.flags['show-labels'] === true };
+  const watchEvents = parsed.flags['output-watch-events'] === true;
+
+  // The list (or the named objects), as kubectl prints it.
+  let resourceVersion = '';
+  let columns: TableColumnDefinition[] = [];
+  let headerPrinted = parsed.flags['no-headers'] === true;
+  // kubectl's tabwriter remembers column widths across flushes: watch rows line up with the list.
+  const widths: number[] = [];
+  const printTable = (t: Table, eventType?: string) => {
+    if (t.columnDefinitions.length) columns = t.columnDefinitions;
+    let rows = tableRows(t, { ...render, noHeaders: headerPrinted, columns });
+    if (watchEvents) rows = rows.map((r, i) => [i === 0 && !headerPrinted ? 'EVENT' : formattedEventType(eventType ?? 'ADDED'), ...r]);
+    if (t.rows.length > 0) headerPrinted = true;
+    io.stdout.write(tabwriteRemembering(rows, widths));
+  };
+  const objects: unknown[] = [];
+  const printed = { count: 0 };
+  let code = 0;
+  if (parsed.flags['watch-only'] !== true) {
+    if (target.names.length > 0) {
+      for (const name of target.names) {
+        const r = await agentRequest(root, 'GET', apiPath(target.resource, ns, name), undefined, headers);
+        if (r.status !== 200) {
+          io.stderr.write(serverErrorText(r));
+          code = 1;
+          continue;
+        }
+        const obj = r.json<Table & { metadata?: { resourceVersion?: string } }>();
+        resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
+        if (asTable && obj.kind === 'Table') printTable(obj);
+        else objects.push(obj);
+      }
+    } else {
+      const r: AgentReply = await agentRequest(root, 'GET', withQuery(apiPath(target.resource, ns), selectors), undefined, headers);
+      if (r.status !== 200) {
+        io.stderr.write(serverErrorText(r));
+        return 1;
+      }
+      const list = r.json<{ kind: string; metadata?: { resourceVersion?: string }; items?: unknown[]; rows?: unknown[] }>();
+      resourceVersion = list.metadata?.resourceVersion ?? '';
+      const count = list.kind === 'Table' ? (list.rows ?? []).length : (list.items ?? []).length;
+      if (asTable && list.kind === 'Table') {
+        if (count > 0) printTable(list as unknown as Table);
+        else columns = (list as unknown as Table).columnDefinitions;
+      } else {
+        for (const item of list.items ?? []) objects.push({ apiVersion: 'v1', kind: target.kind, ...(item as object) });
+      }
+      if (count === 0 && !watch && output !== 'json' && output !== 'yaml') {
+        io.stderr.write(ns === undefined ? 'No resources found\n' : `No resources found in ${ns} namespace.\n`);
+      }
+      if (!asTable && output !== 'name' && !watch) {
+        io.stdout.write(await formatObjects([{ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '', selfLink: '' }, items: objects }], output as 'json' | 'yaml'));
+        return 0;
+      }
+    }
+    if (!asTable) await printObjects(io, objects, output!, target.singular, watch ? printed : undefined);
+  }
+  if (!watch) return code;
+
+  // The watch: every event from the list's resourceVersion on.
+  const res = await agentStream(root, 'GET', withQuery(apiPath(target.resource, ns), { ...selectors, watch: 'true', resourceVersion }), undefined, headers);
+  if (res.statusCode !== 200) {
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    io.stderr.write(serverErrorText({ status: res.statusCode ?? 0, body, json: <T>() => JSON.parse(body) as T }));
+    return 1;
+  }
+  const stop = () => res.destroy();
+  io.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const line of lines(res)) {
+      const ev = JSON.parse(line) as { type: string; object: Table & { kind: string; message?: string } };
+      if (ev.type === 'BOOKMARK') continue;
+      if (ev.type === 'ERROR') {
+        io.stderr.write(`error: ${ev.object.message ?? 'watch failed'}\n`);
+        return 1;
+      }
+      if (asTable && ev.object.kind === 'Table') printTable(ev.object, ev.type);
+      else if (output === 'name') io.stdout.write(`${target.singular}/${(ev.object as { metadata?: { name?: string } }).metadata?.name ?? ''}\n`);
+      else if (watchEvents) io.stdout.write(await formatObjects([{ type: ev.type, object: ev.object }], output as 'json' | 'yaml', printed));
+      else io.stdout.write(await formatObjects([ev.object], output as 'json' | 'yaml', printed));
+    }
+  } catch (err) {
+    if (!io.signal?.aborted) throw err;
+  } finally {
+    io.signal?.removeEventListener('abort', stop);
+  }
+  return code;
+}
+
+/** Objects printed one after another; YAML documents after the first get `---` (kubectl's YAMLPrinter). */
+async function formatObjects(objs: unknown[], format: 'json' | 'yaml', printed?: { count: number }): Promise<string> {
+  if (format === 'json') {
+    const { sortKeys } = await import('./printers/sort-keys.js');
+    return objs.map((o) => `${JSON.stringify(sortKeys(o), null, 4)}\n`).join('');
+  }
+  const { formatObject } = await import('./printers/list.js');
+  return objs.map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format)}` : formatObject(o, format))).join('');
+}
+
+/** The objects as one (a List when several), or — under a watch — each on its own, as kubectl -w prints them. */
+async function printObjects(io: CommandIO, objects: unknown[], output: string, singular: string, each?: { count: number }): Promise<void> {
+  if (objects.length === 0) return;
+  if (output === 'name') {
+    for (const o of objects) io.stdout.write(`${singular}/${(o as { metadata?: { name?: string } }).metadata?.name ?? ''}\n`);
+    return;
+  }
+  if (each) {
+    io.stdout.write(await formatObjects(objects, output as 'json' | 'yaml', each));
+    return;
+  }
+  const one = objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '', selfLink: '' }, items: objects };
+  io.stdout.write(await formatObjects([one], output as 'json' | 'yaml'));
+}
