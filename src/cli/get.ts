@@ -199,12 +199,9 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
 
 /** Objects printed one after another; YAML documents after the first get `---` (kubectl's YAMLPrinter). */
 async function formatObjects(objs: unknown[], format: 'json' | 'yaml', printed?: { count: number }): Promise<string> {
-  if (format === 'json') {
-    const { sortKeys } = await import('./printers/sort-keys.js');
-    return objs.map((o) => `${JSON.stringify(sortKeys(o), null, 4)}\n`).join('');
-  }
+  // kubectl get prints keys sorted, as its printers see decoded maps.
   const { formatObject } = await import('./printers/list.js');
-  return objs.map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format)}` : formatObject(o, format))).join('');
+  return objs.map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format, 'sorted')}` : formatObject(o, format, 'sorted'))).join('');
 }
 
 /** The objects as one (a List when several), or — under a watch — each on its own, as kubectl -w prints them. */

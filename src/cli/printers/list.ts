@@ -23,8 +23,10 @@ export function toV1List(items: unknown[]): V1List {
 export type ObjectFormat = 'json' | 'yaml';
 
 /** kubectl's JSON printer (4-space indent) or YAML printer (block style, unindented sequences). */
-export function formatObject(obj: unknown, format: ObjectFormat): string {
-  const ordered = inApiOrder(obj);
+export function formatObject(obj: unknown, format: ObjectFormat, order: 'api' | 'sorted' = 'api'): string {
+  // `api`: as the API server writes objects (validate, run, up); `sorted`: as kubectl get prints what
+  // it decoded into maps (keys sorted).
+  const ordered = order === 'sorted' ? sortKeys(obj) : inApiOrder(obj);
   if (format === 'json') return JSON.stringify(ordered, null, 4) + '\n';
   // YAML 1.1 quoting keeps strings such as timestamps, "yes" or "on" strings for 1.1 readers too.
   // The yaml package is loaded only when YAML is printed.
