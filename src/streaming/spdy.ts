@@ -4,7 +4,8 @@
 // spdy-transport are unmaintained and reject the SYN_STREAM frames Kubernetes clients send, which carry
 // no :method/:path). What Kubernetes needs is small: SYN_STREAM/SYN_REPLY, DATA with FIN, RST_STREAM,
 // SETTINGS, PING, GOAWAY, WINDOW_UPDATE, and header blocks compressed with zlib and the protocol's
-// dictionary (node:zlib's `dictionary` option). The peer initiates every stream; the server replies.
+// dictionary (node:zlib's `dictionary` option). A server session replies to the streams its peer
+// opens; a client session (to a runtime's streaming server) opens its own, with odd ids.
 // Like spdystream, flow control is not enforced: received WINDOW_UPDATEs are accepted and ignored.
 
 import { EventEmitter } from 'node:events';
@@ -184,15 +185,18 @@ const MAX_DATA = 32 * 1024;
 
 /** One stream of a session: a Duplex whose writes become DATA frames and whose end sends FIN. */
 export class SpdyStream extends Duplex {
-  private replied = false;
+  private replied: boolean;
   remoteClosed = false;
 
   constructor(
     readonly id: number,
     readonly headers: Headers,
     private readonly session: SpdySession,
+    /** Opened by this side: the peer replies, this side never does. */
+    local = false,
   ) {
     super({ allowHalfOpen: true });
+    this.replied = local;
   }
 
   /** Accepts the stream (SYN_REPLY); data written before it is queued behind it. */
@@ -235,9 +239,10 @@ export class SpdyStream extends Duplex {
 }
 
 /**
- * A server-side session on an upgraded socket. Emits `stream` (SpdyStream) for every SYN_STREAM,
+ * A session on an upgraded socket. Emits `stream` (SpdyStream) for every SYN_STREAM of the peer,
  * `close` once the socket is gone. Frames are handled in arrival order; outgoing frames leave in
- * the order they were queued.
+ * the order they were queued. A client session opens streams with openStream(); when its socket
+ * closes, its streams end (what was received stays readable) rather than being destroyed.
  */
 export class SpdySession extends EventEmitter {
   private readonly inflate = new HeaderCodec('inflate');
@@ -247,10 +252,16 @@ export class SpdySession extends EventEmitter {
   private inbound: Promise<void> = Promise.resolve();
   private outbound: Promise<void> = Promise.resolve();
   private lastStreamId = 0;
+  private nextLocalId: number;
   private closed = false;
 
-  constructor(private readonly socket: Duplex, head?: Buffer) {
+  constructor(
+    private readonly socket: Duplex,
+    head?: Buffer,
+    private readonly client = false,
+  ) {
     super();
+    this.nextLocalId = client ? 1 : 2;
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('error', () => this.close());
     socket.on('close', () => this.close());
@@ -298,13 +309,20 @@ export class SpdySession extends EventEmitter {
         this.emit('stream', s);
         return;
       }
+      case FrameType.SYN_REPLY: {
+        // Read to keep the shared zlib context in step; the reply's headers say nothing needed here.
+        await this.inflate.run(f.data.subarray(4));
+        this.streams.get(f.data.readUInt32BE(0) & 0x7fffffff)?.emit('reply');
+        return;
+      }
       case FrameType.HEADERS:
         // Header blocks keep the shared zlib context in step even when their content is unused.
         await this.inflate.run(f.data.subarray(4));
         return;
       case FrameType.RST_STREAM: {
         const s = this.streams.get(f.data.readUInt32BE(0) & 0x7fffffff);
-        s?.destroy();
+        if (this.client && s && !s.remoteClosed) s.receive(Buffer.alloc(0), true);
+        else s?.destroy();
         return;
       }
       case FrameType.PING:
@@ -317,6 +335,24 @@ export class SpdySession extends EventEmitter {
         // SETTINGS, WINDOW_UPDATE and unknown frames need no answer.
         return;
     }
+  }
+
+  /** Opens a stream of this side (SYN_STREAM); data written to it may go before the peer's reply. */
+  openStream(headers: Headers): SpdyStream {
+    const id = this.nextLocalId;
+    this.nextLocalId += 2;
+    const s = new SpdyStream(id, headers, this, true);
+    s.on('error', () => {});
+    this.streams.set(id, s);
+    s.on('close', () => this.streams.delete(id));
+    if (this.closed) {
+      s.receive(Buffer.alloc(0), true);
+      return s;
+    }
+    // stream id, associated-to id 0, priority 0 and slot 0, then the header block.
+    const head = Buffer.concat([u32(id, 0), Buffer.alloc(2)]);
+    this.send(this.outbound.then(async () => controlFrame(FrameType.SYN_STREAM, 0, Buffer.concat([head, await this.deflate.run(encodeHeaderBlock(headers))]))));
+    return s;
   }
 
   /** Queues a frame; frames go out in the order queued. */
@@ -355,7 +391,10 @@ export class SpdySession extends EventEmitter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const s of this.streams.values()) s.destroy();
+    for (const s of this.streams.values()) {
+      if (!this.client) s.destroy();
+      else if (!s.remoteClosed) s.receive(Buffer.alloc(0), true);
+    }
     this.streams.clear();
     this.inflate.close();
     this.deflate.close();
