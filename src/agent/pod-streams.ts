@@ -11,7 +11,7 @@ import { ApiError, type ExecSession, type LogOptions, type StreamOptions } from 
 import { followContainerOutput } from '../runtime/logs/follow.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';
 import { startExecSession } from '../runtime/process/exec-session.js';
-import { connectRuntimeStream } from '../streaming/runtime-stream.js';
+import { connectRuntimeStream } from '../runtime/cri/stream-client.js';
 import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
 import { toRFC3339 } from '../status/time.js';
 import type { Clock } from '../util/clock.js';

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
-import { connectRuntimeStream } from '../../src/streaming/runtime-stream.js';
+import { connectRuntimeStream } from '../../src/runtime/cri/stream-client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { kubectl, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';

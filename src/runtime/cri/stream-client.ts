@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex, Readable, Writable } from 'node:stream';
-import { SpdySession, type SpdyStream } from './spdy.js';
+import { SpdySession, type SpdyStream } from '../../util/spdy.js';
 
 /** The exec session shape of the API layer: the streams asked for, resize, the exit code, kill. */
 export interface RuntimeStreamSession {
