@@ -1,6 +1,8 @@
 // A pod's container streams for the API and the kubelet routes: logs (the container chosen as the
 // API server chooses it, the current or previous instance, followed until it stops), interactive exec
-// and attach through the runtime, and port-forward as a TCP connection to the pod's port.
+// and attach through the runtime (a host-process container's own context, or the CRI Exec/Attach URL
+// of the runtime's streaming server, as the kubelet proxies it), and port-forward as a TCP connection
+// to the pod's port.
 
 import { connect, type Socket } from 'node:net';
 import { PassThrough, type Duplex, type Readable } from 'node:stream';
@@ -9,6 +11,7 @@ import { ApiError, type ExecSession, type LogOptions, type StreamOptions } from 
 import { followContainerOutput } from '../runtime/logs/follow.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';
 import { startExecSession } from '../runtime/process/exec-session.js';
+import { connectRuntimeStream } from '../runtime/cri/stream-client.js';
 import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
 import { toRFC3339 } from '../status/time.js';
 import type { Clock } from '../util/clock.js';
@@ -40,6 +43,9 @@ function checkContainer(pod: Pod, name: string): void {
   const all = [...(spec?.containers ?? []), ...(spec?.initContainers ?? []), ...(spec?.ephemeralContainers ?? [])].map((c) => c.name);
   if (!all.includes(name)) throw bad(`container ${name} is not valid for pod ${pod.metadata?.name ?? ''}`);
 }
+
+/** The streams of a CRI Exec/Attach request: stderr goes into the terminal with a tty. */
+const criStreams = (o: Omit<StreamOptions, 'command' | 'container'>) => ({ tty: o.tty, stdin: o.stdin, stdout: o.stdout, stderr: o.stderr && !o.tty });
 
 export class PodStreams {
   constructor(
@@ -103,13 +109,33 @@ export class PodStreams {
   async exec(pod: Pod, opts: StreamOptions): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
     const ctx = await this.runtime.containerProcess?.(id);
-    if (!ctx) throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
-    return startExecSession(ctx, opts.command, opts);
+    if (ctx) return startExecSession(ctx, opts.command, opts);
+    if (!this.runtime.exec) throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
+    const runtime = this.runtime;
+    return this.viaRuntime(() => runtime.exec!({ containerId: id, cmd: opts.command, ...criStreams(opts) }), opts);
   }
 
-  /** Attach: the container's output as it is written (the process runtime gives containers no stdin). */
+  /** Exec or attach through the runtime's streaming server: the URL its CRI call answers. */
+  private async viaRuntime(call: () => Promise<{ url: string }>, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession> {
+    let url: string;
+    try {
+      ({ url } = await call());
+    } catch (err) {
+      throw new ApiError(500, 'InternalError', `unable to upgrade connection: ${(err as Error).message}`);
+    }
+    return connectRuntimeStream(url, criStreams(opts));
+  }
+
+  /**
+   * Attach: the container's output as it is written (the process runtime gives containers no stdin);
+   * a runtime of image containers (containerd) attaches through its streaming server.
+   */
   async attach(pod: Pod, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
+    if (!this.runtime.onContainerOutput && this.runtime.attach && !(await this.runtime.containerProcess?.(id))) {
+      const runtime = this.runtime;
+      return this.viaRuntime(() => runtime.attach!({ containerId: id, ...criStreams(opts) }), opts);
+    }
     if (opts.stdin) throw bad(`the ${this.runtime.name} runtime does not give containers a stdin to attach to`);
     const stdout = opts.stdout ? new PassThrough() : undefined;
     const stderr = opts.stderr ? new PassThrough() : undefined;

@@ -4,7 +4,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { NotFoundError, type RuntimeService } from '../cri.js';
+import { NotFoundError, type RuntimeService, type StreamingRequest, type StreamingURL } from '../cri.js';
 import type { Logger } from '../../util/logger.js';
 import {
   containerConfigFromWire,
@@ -66,14 +66,28 @@ function unary(logger: Logger, method: string, fn: Handler): grpc.handleUnaryCal
   };
 }
 
-function unimplemented(what: string): Handler {
+function unimplemented(what: string, why = 'is not supported by this runtime'): Handler {
   return async () => {
-    throw new CriStatusError(grpc.status.UNIMPLEMENTED, `${what} is not supported by this runtime`);
+    throw new CriStatusError(grpc.status.UNIMPLEMENTED, `${what} ${why}`);
   };
 }
 
+/** Exec and Attach served by a streaming server beside the runtime (their answers: its URLs). */
+export interface CriStreaming {
+  exec(req: StreamingRequest): Promise<StreamingURL>;
+  attach(req: Omit<StreamingRequest, 'cmd'>): Promise<StreamingURL>;
+  /** Why PortForward is not served, when it is not. */
+  portForwardUnsupported?: string;
+}
+
 /** The RuntimeService and ImageService handlers over a runtime. */
-export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime: grpc.UntypedServiceImplementation; image: grpc.UntypedServiceImplementation } {
+export function criHandlers(
+  runtime: RuntimeService,
+  logger: Logger,
+  streaming?: CriStreaming,
+): { runtime: grpc.UntypedServiceImplementation; image: grpc.UntypedServiceImplementation } {
+  const exec = streaming ? (r: StreamingRequest) => streaming.exec(r) : runtime.exec?.bind(runtime);
+  const attach = streaming ? (r: Omit<StreamingRequest, 'cmd'>) => streaming.attach(r) : runtime.attach?.bind(runtime);
   const rt: Record<string, Handler> = {
     Version: async () => {
       const v = await runtime.version();
@@ -152,15 +166,15 @@ export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime:
       return { stdout: res.stdout, stderr: res.stderr, exitCode: res.exitCode };
     },
     Exec: async (req) => {
-      if (!runtime.exec) return unimplemented('Exec')(req);
-      return runtime.exec({ containerId: requireId(req.containerId, 'container_id'), cmd: req.cmd ?? [], tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
+      if (!exec) return unimplemented('Exec')(req);
+      return exec({ containerId: requireId(req.containerId, 'container_id'), cmd: req.cmd ?? [], tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
     },
     Attach: async (req) => {
-      if (!runtime.attach) return unimplemented('Attach')(req);
-      return runtime.attach({ containerId: requireId(req.containerId, 'container_id'), tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
+      if (!attach) return unimplemented('Attach')(req);
+      return attach({ containerId: requireId(req.containerId, 'container_id'), tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
     },
     PortForward: async (req) => {
-      if (!runtime.portForward) return unimplemented('PortForward')(req);
+      if (!runtime.portForward) return unimplemented('PortForward', streaming?.portForwardUnsupported)(req);
       return runtime.portForward(requireId(req.podSandboxId, 'pod_sandbox_id'), req.port ?? []);
     },
 
@@ -239,13 +253,13 @@ export interface CriServer {
  * Serves a runtime on a unix socket (created 0600, in a directory created 0700 when missing). A
  * stale socket file at the path is replaced; the caller checks first that nothing answers on it.
  */
-export async function serveCri(runtime: RuntimeService, opts: { endpoint: string; logger: Logger }): Promise<CriServer> {
+export async function serveCri(runtime: RuntimeService, opts: { endpoint: string; logger: Logger; streaming?: CriStreaming }): Promise<CriServer> {
   const path = socketPathOf(opts.endpoint);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await unlink(path).catch(() => {});
   const services = loadCriServices();
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
-  const h = criHandlers(runtime, opts.logger);
+  const h = criHandlers(runtime, opts.logger, opts.streaming);
   server.addService(services.RuntimeService.service, h.runtime);
   server.addService(services.ImageService.service, h.image);
   // The socket exists from bind on; a restrictive umask keeps the window before chmod closed.

@@ -1,6 +1,6 @@
 // The process runtime as a long-lived CRI service (`podvisor runtime serve`): durable state in the
 // root dir, re-adoption of its containers after a restart, the CRI on a unix socket, one instance per
-// root dir. Loads only the runtime's own modules.
+// root dir, CRI Exec/Attach through a loopback streaming server. Loads only the runtime's own modules.
 
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import type { Logger } from '../../util/logger.js';
 import { serveCri, type CriServer } from '../cri/server.js';
 import { procStartTime, processState } from './adopt.js';
 import { ProcessRuntime } from './runtime.js';
+import { processStreaming } from './streaming.js';
 import { defaultRuntimeEndpoint, runtimeStateDir } from './state.js';
 
 
@@ -76,7 +77,8 @@ export async function startProcessRuntimeService(opts: {
       ...(opts.podPidsLimit !== undefined ? { podPidsLimit: opts.podPidsLimit } : {}),
     });
     const restored = await runtime.restore();
-    const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger });
+    const streaming = processStreaming(runtime, opts.logger);
+    const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger, streaming });
     // A root dir removed under a running service leaves nothing to serve: it stops by itself.
     const gone = setInterval(() => {
       if (!existsSync(stateDir)) {
@@ -93,6 +95,7 @@ export async function startProcessRuntimeService(opts: {
       close: async () => {
         clearInterval(gone);
         await server.close();
+        await streaming.close();
         await runtime.release();
         unlock();
       },
