@@ -17,7 +17,7 @@ import {
   SPDY_DICTIONARY,
   SpdySession,
   type SpdyStream,
-} from '../../src/streaming/spdy.js';
+} from '../../src/util/spdy.js';
 
 function flushed(z: ReturnType<typeof createDeflate> | ReturnType<typeof createInflate>, input: Buffer): Promise<Buffer> {
   return new Promise((resolve) => {
