@@ -20,4 +20,8 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'manifest-parse': manifestParse,
   startup,
   'runtime-service': runtimeService,
+  agent: (await import('./agent.js')).agent,
+  'agent-restart': (await import('./agent-restart.js')).agentRestart,
+  'kube-api': (await import('./kube-api.js')).kubeApi,
+  cluster: (await import('./cluster.js')).cluster,
 };
