@@ -5,12 +5,17 @@
 import type { Logger } from '../../util/logger.js';
 import type { LinuxContainerResources } from '../cri.js';
 import { CgroupManager, type Cgroup } from './cgroup.js';
-import { ProcTreeTracker, readProcTable } from './proc-tree.js';
+import { childrenTree, ProcTreeTracker, readProcTable } from './proc-tree.js';
 
 /** One container's processes. */
 export interface Containment {
   /** Takes in a freshly spawned group leader (the main process or an exec) and whatever it forked already. */
   add(pid: number): void;
+  /**
+   * As add, for an exec's group leader spawned an instant ago: the same moves, reading only its own
+   * subtree (the kernel's children lists) instead of every process, as execs come often.
+   */
+  addExec(pid: number): void;
   /** SIGKILLs everything now, synchronously (agent exit). */
   killSync(): void;
   /** Kills everything and resolves whether nothing is left. */
@@ -125,6 +130,24 @@ class CgroupContainment implements Containment {
       if (movedNow === 0) return;
     }
   }
+  addExec(pid: number): void {
+    const forked = childrenTree(pid);
+    if (forked === undefined) return this.add(pid);
+    this.tree.addFreshRoot(pid, forked);
+    if (!this.cg.addProcess(pid)) return;
+    // As add: repeat until a pass moves nothing, each pass reading the subtree after the moves.
+    const moved = new Set([pid]);
+    for (let pass = 0; pass < 20; pass++) {
+      let movedNow = 0;
+      for (const p of childrenTree(pid) ?? []) {
+        if (moved.has(p)) continue;
+        moved.add(p);
+        this.cg.addProcess(p);
+        movedNow++;
+      }
+      if (movedNow === 0) return;
+    }
+  }
   killSync(): void {
     this.cg.killSync();
     this.tree.killSync();
@@ -156,6 +179,9 @@ class TreeContainment implements Containment {
       this.timer = setInterval(() => this.tree.scan(), TREE_SCAN_MS);
       this.timer.unref();
     }
+  }
+  addExec(pid: number): void {
+    this.add(pid);
   }
   killSync(): void {
     this.tree.killSync();

@@ -342,7 +342,7 @@ export class ProcessRuntime implements RuntimeService {
       clock: this.clock,
       target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
       started: (pgid) => {
-        c.procs.add(pgid);
+        c.procs.addExec(pgid);
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
