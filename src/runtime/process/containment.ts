@@ -12,10 +12,11 @@ export interface Containment {
   /** Takes in a freshly spawned group leader (the main process or an exec) and whatever it forked already. */
   add(pid: number): void;
   /**
-   * As add, for an exec's group leader spawned an instant ago: the same moves, reading only its own
-   * subtree (the kernel's children lists) instead of every process, as execs come often.
+   * As add, for a group leader this runtime spawned an instant ago (a container's main process or an
+   * exec): the same moves, reading only its own subtree (the kernel's children lists) instead of
+   * every process, which on a busy host costs tens of milliseconds per call.
    */
-  addExec(pid: number): void;
+  addSpawned(pid: number): void;
   /** SIGKILLs everything now, synchronously (agent exit). */
   killSync(): void;
   /** Kills everything and resolves whether nothing is left. */
@@ -130,7 +131,7 @@ class CgroupContainment implements Containment {
       if (movedNow === 0) return;
     }
   }
-  addExec(pid: number): void {
+  addSpawned(pid: number): void {
     const forked = childrenTree(pid);
     if (forked === undefined) return this.add(pid);
     this.tree.addFreshRoot(pid, forked);
@@ -180,7 +181,7 @@ class TreeContainment implements Containment {
       this.timer.unref();
     }
   }
-  addExec(pid: number): void {
+  addSpawned(pid: number): void {
     this.add(pid);
   }
   killSync(): void {
