@@ -1,7 +1,7 @@
 // Command-line options of `npm run bench`: which scenarios, which sizes, how long to measure, and
 // where to write the results.
 
-export const SCENARIOS = ['probe-load', 'exec-probes', 'pod-start', 'failure-detection', 'idle', 'manifest-parse', 'startup', 'runtime-service', 'containerd'] as const;
+export const SCENARIOS = ['probe-load', 'exec-probes', 'pod-start', 'failure-detection', 'idle', 'manifest-parse', 'startup', 'runtime-service', 'agent', 'agent-restart', 'kube-api', 'cluster', 'containerd'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {
@@ -32,7 +32,10 @@ Defaults: probe-load N=100,500,1000 for 20s; exec-probes N=100,1000 for 20s;
 pod-start N=1,10,100; failure-detection N=20 trials; idle N=100 for 60s;
 manifest-parse N=1,10 (MB of manifest).
 runtime-service N=100 (start, exec probes, RSS, kill -9 of the agent) for 20s.
-containerd N=1,10 (pod start and exec probes on a private containerd; skipped without root/containerd) for 10s.`;
+containerd N=1,10 (pod start and exec probes on a private containerd; skipped without root/containerd) for 10s.
+agent N=100,1000 (podvisor agent: up -d, /pods, /containerLogs, idle for 30s, client commands);
+agent-restart N=100 (kill -9 of podvisor agent); kube-api N=1000 (Table list, watch);
+cluster N=100 (joined to a real kube-apiserver, when its binaries are built).`;
 
 export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());

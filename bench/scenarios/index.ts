@@ -21,4 +21,8 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   startup,
   'runtime-service': runtimeService,
   containerd: { name: 'containerd', defaultSizes: [1, 10], sizeIsPods: true, run: async (n, ctx) => (await import('./containerd.js')).containerd.run(n, ctx) },
+  agent: (await import('./agent.js')).agent,
+  'agent-restart': (await import('./agent-restart.js')).agentRestart,
+  'kube-api': (await import('./kube-api.js')).kubeApi,
+  cluster: (await import('./cluster.js')).cluster,
 };

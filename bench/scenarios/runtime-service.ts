@@ -4,6 +4,7 @@
 // agent takes to have every pod's status current again (adopting, not restarting).
 
 import { AgentClient } from '../lib/agent-client.js';
+import { descendants, killSet } from '../lib/agent-process.js';
 import { FloorClient } from '../lib/floor-client.js';
 import { SLEEP_COMMAND, writeWorkspace } from '../lib/manifests.js';
 import { readCpu, readMemory } from '../lib/proc.js';
@@ -31,6 +32,8 @@ export const runtimeService: Scenario = {
     let servicePid: number | undefined;
     ctx.defer(() => {
       if (servicePid) {
+        // The containers outlive the service by design: a failed run must not leave them behind.
+        killSet(descendants(servicePid));
         try {
           process.kill(servicePid, 'SIGKILL');
         } catch {
@@ -68,9 +71,23 @@ export const runtimeService: Scenario = {
     const restarted = await again.startPods(ws.manifestDir);
     const rr = await again.waitFor({ condition: 'running', pods: restarted.pods, timeoutMs: 30_000 + n * 100 });
     const current = Object.values(rr.times);
-    await again.terminateAll(0);
-    await again.stop();
-    process.kill(servicePid, 'SIGTERM');
+    // Teardown is not measured; when it outlasts the call, the deferred cleanup kills what is left.
+    const teardownNotes: string[] = [];
+    const td0 = Date.now();
+    try {
+      await again.terminateAll(0);
+      await again.stop();
+      process.kill(servicePid, 'SIGTERM');
+    } catch (err) {
+      teardownNotes.push(`terminating the ${n} pods did not finish (${(err as Error).message.split('\n')[0]}, after ${Date.now() - td0} ms): killed instead`);
+      await again.kill();
+      killSet(descendants(servicePid));
+      try {
+        process.kill(servicePid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
 
     const sleepFloor = await FloorClient.start<SleepFloorParams, SleepFloorStart>('sleep-floor');
     ctx.defer(() => sleepFloor.kill());
@@ -108,6 +125,7 @@ export const runtimeService: Scenario = {
         figure('restart_current_all_ms', 'after kill -9: every pod status current again', 'ms', c.max, null),
       ],
       notes: [
+        ...teardownNotes,
         'pods run through `podvisor runtime serve` over the CRI (gRPC, unix socket); the service is started by the first agent',
         `exec liveness probes every ${PERIOD_S} s; CPU per exec sums the agent's and the service's own CPU (the child's is in neither)`,
         'restart: from the new agent reading the manifests to each pod reported Running with its adopted container (no container restarted)',

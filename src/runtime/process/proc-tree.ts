@@ -50,6 +50,62 @@ export function readProcTable(procRoot = '/proc'): Map<number, ProcEntry> {
   return table;
 }
 
+/** The entry of one process, undefined when it is gone. */
+export function readProcEntry(pid: number, procRoot = '/proc'): ProcEntry | undefined {
+  try {
+    return parseStat(readFileSync(`${procRoot}/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The descendants of pid (children, theirs, …) from the kernel's per-task children lists, reading
+ * only that subtree rather than every process; undefined where the kernel keeps no such lists
+ * (CONFIG_PROC_CHILDREN unset), so the caller falls back to readProcTable.
+ */
+export function childrenTree(pid: number, procRoot = '/proc'): number[] | undefined {
+  const out: number[] = [];
+  const seen = new Set<number>([pid]);
+  const queue = [pid];
+  while (queue.length) {
+    const p = queue.pop()!;
+    let tids: string[];
+    try {
+      tids = readdirSync(`${procRoot}/${p}/task`);
+    } catch {
+      continue; // gone
+    }
+    for (const tid of tids) {
+      let text: string;
+      try {
+        text = readFileSync(`${procRoot}/${p}/task/${tid}/children`, 'utf8');
+      } catch (err) {
+        if (p === pid && (err as NodeJS.ErrnoException).code === 'ENOENT' && tid === String(pid)) {
+          // The task is there but has no children file: the kernel does not provide them.
+          try {
+            readdirSync(`${procRoot}/${p}/task/${tid}`);
+            return undefined;
+          } catch {
+            // the task exited meanwhile
+          }
+        }
+        continue;
+      }
+      for (const c of text.split(/\s+/)) {
+        if (!c) continue;
+        const n = Number(c);
+        if (Number.isInteger(n) && n > 0 && !seen.has(n)) {
+          seen.add(n);
+          out.push(n);
+          queue.push(n);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /** The stdout/stderr of pid as /proc names them (`pipe:[n]`, `socket:[n]`): shared by whatever inherits them. */
 export function stdioTargets(pid: number, procRoot = '/proc'): string[] {
   const out: string[] = [];
@@ -81,6 +137,20 @@ export class ProcTreeTracker {
     this.groups.add(pid);
     for (const t of stdioTargets(pid, this.procRoot)) this.stdio.add(t);
     this.scan();
+  }
+
+  /**
+   * As addRoot, for a group leader spawned an instant ago whose descendants the caller read with
+   * childrenTree: no scan of every process. The leader itself is found again by its group on every
+   * scan; what it forked already is tracked by pid, so it stays tracked after it leaves the group.
+   */
+  addFreshRoot(pid: number, descendants: readonly number[]): void {
+    this.groups.add(pid);
+    for (const t of stdioTargets(pid, this.procRoot)) this.stdio.add(t);
+    for (const p of descendants) {
+      const e = readProcEntry(p, this.procRoot);
+      if (e && e.state !== 'Z') this.tracked.set(p, e.startTime);
+    }
   }
 
   /** The processes tracked and alive after a fresh scan. */

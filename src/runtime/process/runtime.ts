@@ -336,7 +336,7 @@ export class ProcessRuntime implements RuntimeService {
       clock: this.clock,
       target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
       started: (pgid) => {
-        c.procs.add(pgid);
+        c.procs.addSpawned(pgid);
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
@@ -607,7 +607,7 @@ export class ProcessRuntime implements RuntimeService {
     const pgid = child.pid;
     c.pgid = pgid;
     try {
-      c.procs.add(pgid);
+      c.procs.addSpawned(pgid);
     } catch (err) {
       this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) });
     }
