@@ -23,11 +23,17 @@ export async function lockAndConnect<T>(rootDir: string, stderr: NodeJS.Writable
   try {
     return { lock, connected: await connect() };
   } catch (err) {
-    log.error('Could not connect to the container runtime', { err: (err as Error).message });
-    stderr.write(`error: ${(err as Error).message}\n`);
+    reportFailure(err, 'Could not connect to the container runtime', stderr, log);
     lock.release();
     return undefined;
   }
+}
+
+/** Logs what failed and says it on stderr as `error: …`; the agent's exit code (1). */
+export function reportFailure(err: unknown, what: string, stderr: NodeJS.WritableStream, log: Logger): number {
+  log.error(what, { err: (err as Error).message });
+  stderr.write(`error: ${(err as Error).message}\n`);
+  return 1;
 }
 
 /** Resolves once the signal is aborted (at once without one), logging that serving ends. */

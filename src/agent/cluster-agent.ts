@@ -25,7 +25,7 @@ import { createKubeletStreamingHandler } from '../streaming/kubelet-paths.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
-import { lockAndConnect, serveUntilAborted } from './agent-lifecycle.js';
+import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
 import { ClusterPods } from './cluster-pods.js';
 import { createAgentMetrics } from './node-metrics.js';
 import { containersByState } from './node-view.js';
@@ -233,9 +233,7 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
 
     await serveUntilAborted(io.signal, log);
   } catch (err) {
-    log.error('Agent failed', { err: (err as Error).message });
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    code = 1;
+    code = reportFailure(err, 'Agent failed', io.stderr, log);
   } finally {
     await port?.close().catch(() => {});
     await socket?.close().catch(() => {});

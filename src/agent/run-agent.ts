@@ -18,7 +18,7 @@ import { ensureServingCert, ensureToken, writeKubeconfig } from '../server/pki.j
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
-import { lockAndConnect, serveUntilAborted } from './agent-lifecycle.js';
+import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
 import { NodeAgent } from './node-agent.js';
 import { PodConfig } from './pod-config.js';
 import type { ProcessAwareRuntime } from './usage.js';
@@ -206,9 +206,7 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
 
     await serveUntilAborted(io.signal, log);
   } catch (err) {
-    log.error('Agent failed', { err: (err as Error).message });
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    code = 1;
+    code = reportFailure(err, 'Agent failed', io.stderr, log);
   } finally {
     for (const s of sources) s.stop();
     await listening?.close().catch(() => {});
