@@ -4,7 +4,8 @@
 
 import type { Duplex, Readable } from 'node:stream';
 import type { Pod } from '../api/types.js';
-import type { ExecSession, KubeBackend, LogOptions, StreamOptions } from '../kubeapi/backend.js';
+import type { KubeBackend, StreamOptions } from '../kubeapi/backend.js';
+import type { ExecSession, LogOptions } from '../runtime/streams.js';
 import { notFound } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
 import type { UsageCollector } from './usage.js';

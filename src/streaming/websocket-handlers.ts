@@ -7,7 +7,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
-import type { ExecSession, StreamOptions } from '../kubeapi/backend.js';
+import type { StreamOptions } from '../kubeapi/backend.js';
+import type { ExecSession } from '../runtime/streams.js';
 import { applyResize, exitStatus, outcome } from './remotecommand.js';
 import { spdyPortForward } from './spdy-handlers.js';
 
