@@ -2,25 +2,22 @@
 // watches), the API's write rules (api-pods.ts), the container streams and the usage collector.
 
 import { randomUUID } from 'node:crypto';
-import type { Duplex, Readable } from 'node:stream';
 import type { Pod } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
 import {
   ApiError,
   type CreateOptions,
   type DeleteOptions,
-  type ExecSession,
   type KubeBackend,
   type KubeEvent,
   type ListResult,
-  type LogOptions,
-  type StreamOptions,
   type Watch,
   type WatchEvent,
 } from '../kubeapi/backend.js';
 import { decodeAPIPod, invalidPodError, validatePodUpdate } from './api-pods.js';
 import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
+import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { UsageCollector } from './usage.js';
 import { ObjectStore } from './object-store.js';
 
@@ -34,12 +31,13 @@ export interface AgentBackendDeps {
   objects?: ObjectStore;
 }
 
-export class AgentBackend implements KubeBackend {
+export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   readonly nodeName: string;
   readonly objects: ObjectStore;
   private readonly d: AgentBackendDeps;
 
   constructor(deps: AgentBackendDeps) {
+    super(deps.streams, deps.usage);
     this.d = deps;
     this.nodeName = deps.nodeName;
     this.objects = deps.objects ?? new ObjectStore();
@@ -103,39 +101,5 @@ export class AgentBackend implements KubeBackend {
 
   namespaces(): string[] {
     return this.d.registry.namespaces();
-  }
-
-  private pod(namespace: string, name: string): Pod {
-    const pod = this.d.registry.get(namespace, name);
-    if (!pod) throw notFound(name);
-    return pod;
-  }
-
-  podLog(namespace: string, name: string, opts: LogOptions): Promise<Readable> {
-    return this.d.streams.log(this.pod(namespace, name), opts);
-  }
-
-  exec(namespace: string, name: string, opts: StreamOptions): Promise<ExecSession> {
-    return this.d.streams.exec(this.pod(namespace, name), opts);
-  }
-
-  attach(namespace: string, name: string, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession> {
-    return this.d.streams.attach(this.pod(namespace, name), opts);
-  }
-
-  portForward(namespace: string, name: string, port: number): Promise<Duplex> {
-    return this.d.streams.portForward(this.pod(namespace, name), port);
-  }
-
-  podMetrics(namespace: string, name: string): ReturnType<KubeBackend['podMetrics']> {
-    const sample = this.d.usage.latest;
-    void this.d.usage.sample().catch(() => {});
-    const p = sample?.pods.find((x) => x.namespace === namespace && x.name === name);
-    if (!sample || !p) return undefined;
-    return {
-      timestamp: new Date(sample.time).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      window: `${Math.max(1, Math.round(sample.windowMs / 1000))}s`,
-      containers: p.containers.map((c) => ({ name: c.name, cpuCores: c.cpuCores ?? 0, memoryBytes: c.memoryBytes })),
-    };
   }
 }

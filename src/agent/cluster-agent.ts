@@ -13,7 +13,6 @@ import { StaticPodDirSource } from '../config/static-source.js';
 import type { NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
 import { startClusterNode } from '../node/index.js';
-import { lockRootDir, RootDirLockedError, type RootDirLock } from '../runtime/root-lock.js';
 import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { SubjectAccessReviewAuthorizer, TokenReviewAuthenticator } from '../server/auth-webhook.js';
 import { listenKubeletPort, type KubeletPort } from '../server/kubelet-port.js';
@@ -26,8 +25,10 @@ import { createKubeletStreamingHandler } from '../streaming/kubelet-paths.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
+import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
 import { ClusterPods } from './cluster-pods.js';
 import { createAgentMetrics } from './node-metrics.js';
+import { containersByState } from './node-view.js';
 import type { AgentRuntime } from './run-agent.js';
 import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
@@ -95,26 +96,12 @@ async function loadStaticPods(dir: string, nodeName: string, runtime: string, lo
 
 export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
-  let lock: RootDirLock;
-  try {
-    lock = lockRootDir(cfg.rootDir, 'agent');
-  } catch (err) {
-    if (err instanceof RootDirLockedError) {
-      io.stderr.write(`error: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
   const clock = io.clock ?? new RealClock();
-  let runtime: ProcessAwareRuntime;
-  try {
-    runtime = io.connectRuntime ? (await io.connectRuntime(log)).runtime : new ProcessRuntime({ rootDir: cfg.rootDir, clock, logger: log });
-  } catch (err) {
-    log.error('Could not connect to the container runtime', { err: (err as Error).message });
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    lock.release();
-    return 1;
-  }
+  const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, async (): Promise<ProcessAwareRuntime> =>
+    io.connectRuntime ? (await io.connectRuntime(log)).runtime : new ProcessRuntime({ rootDir: cfg.rootDir, clock, logger: log }),
+  );
+  if (!taken) return 1;
+  const { lock, connected: runtime } = taken;
   const outlives = runtimeOutlivesAgent(runtime);
   const killOnExit = () => runtime.killAllSync?.();
   if (!outlives) process.once('exit', killOnExit);
@@ -161,14 +148,7 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
     const metrics = createAgentMetrics({
       nodeName: cfg.nodeName,
       runningPods: () => pods.pods().filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length,
-      containersByState: async () => {
-        const counts: Record<string, number> = { running: 0, exited: 0, created: 0, unknown: 0 };
-        for (const c of await runtime.listContainers()) {
-          const s = c.state.replace('CONTAINER_', '').toLowerCase();
-          counts[s] = (counts[s] ?? 0) + 1;
-        }
-        return counts;
-      },
+      containersByState: () => containersByState(runtime),
     });
     const listenInfo: Record<string, unknown> = { socket: join(cfg.rootDir, SOCKET_NAME) };
     const pods: ClusterPods = new ClusterPods({
@@ -251,14 +231,9 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
     });
     void joined.node.whenRegistered().then(() => log.info('Node registered', { node: cfg.nodeName }));
 
-    if (io.signal && !io.signal.aborted) {
-      await new Promise<void>((resolve) => io.signal!.addEventListener('abort', () => resolve(), { once: true }));
-    }
-    log.info('Shutting down: no longer serving', { signal: String(io.signal?.reason ?? 'SIGTERM') });
+    await serveUntilAborted(io.signal, log);
   } catch (err) {
-    log.error('Agent failed', { err: (err as Error).message });
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    code = 1;
+    code = reportFailure(err, 'Agent failed', io.stderr, log);
   } finally {
     await port?.close().catch(() => {});
     await socket?.close().catch(() => {});

@@ -3,16 +3,16 @@
 // exec, attach, port-forward), stats and metrics. The API server owns the pods here, so the pod
 // writes and watches of the agent's own API are refused.
 
-import type { Duplex, Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Pod } from '../api/types.js';
-import { ApiError, type ExecSession, type KubeBackend, type KubeEvent, type ListResult, type LogOptions, type StreamOptions, type Watch, type WatchEvent } from '../kubeapi/backend.js';
-import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
+import { ApiError, type KubeBackend, type KubeEvent, type ListResult, type Watch, type WatchEvent } from '../kubeapi/backend.js';
 import type { PodKubelet } from '../lifecycle/kubelet.js';
 import type { ContainerLogQuery, KubeletView } from '../server/kubelet-routes.js';
 import type { Registry } from 'prom-client';
-import { resourceMetricsText, statsSummary } from './node-metrics.js';
-import { notFound } from './pod-registry.js';
+import { statsSummary } from './node-metrics.js';
+import { kubeletMetrics, runningPods } from './node-view.js';
 import type { PodStreams } from './pod-streams.js';
+import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { ProcessAwareRuntime, UsageCollector } from './usage.js';
 
 export interface ClusterPodsDeps {
@@ -30,10 +30,11 @@ export interface ClusterPodsDeps {
 
 const notServed = () => new ApiError(405, 'MethodNotAllowed', 'a node joined to a cluster takes its pods from the API server');
 
-export class ClusterPods implements KubeBackend, KubeletView {
+export class ClusterPods extends PodStreamsBackend implements KubeBackend, KubeletView {
   readonly nodeName: string;
 
   constructor(private readonly d: ClusterPodsDeps) {
+    super(d.streams, d.usage);
     this.nodeName = d.nodeName;
   }
 
@@ -56,12 +57,6 @@ export class ClusterPods implements KubeBackend, KubeletView {
 
   getPod(namespace: string, name: string): Pod | undefined {
     return this.pods().find((p) => (p.metadata?.namespace ?? 'default') === namespace && p.metadata?.name === name);
-  }
-
-  private pod(namespace: string, name: string): Pod {
-    const p = this.getPod(namespace, name);
-    if (!p) throw notFound(name);
-    return p;
   }
 
   createPod(): Promise<Pod> {
@@ -92,64 +87,18 @@ export class ClusterPods implements KubeBackend, KubeletView {
     return [...new Set(['default', ...this.pods().map((p) => p.metadata?.namespace ?? 'default')])].sort();
   }
 
-  // --- streams ---
-
-  podLog(namespace: string, name: string, opts: LogOptions): Promise<Readable> {
-    return this.d.streams.log(this.pod(namespace, name), opts);
-  }
-
-  exec(namespace: string, name: string, opts: StreamOptions): Promise<ExecSession> {
-    return this.d.streams.exec(this.pod(namespace, name), opts);
-  }
-
-  attach(namespace: string, name: string, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession> {
-    return this.d.streams.attach(this.pod(namespace, name), opts);
-  }
-
-  portForward(namespace: string, name: string, port: number): Promise<Duplex> {
-    return this.d.streams.portForward(this.pod(namespace, name), port);
-  }
-
-  podMetrics(namespace: string, name: string): ReturnType<KubeBackend['podMetrics']> {
-    const sample = this.d.usage.latest;
-    void this.d.usage.sample().catch(() => {});
-    const p = sample?.pods.find((x) => x.namespace === namespace && x.name === name);
-    if (!sample || !p) return undefined;
-    return {
-      timestamp: new Date(sample.time).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      window: `${Math.max(1, Math.round(sample.windowMs / 1000))}s`,
-      containers: p.containers.map((c) => ({ name: c.name, cpuCores: c.cpuCores ?? 0, memoryBytes: c.memoryBytes })),
-    };
-  }
-
   // --- KubeletView ---
 
-  async runningPods(): Promise<Pod[]> {
-    const byUid = new Map<string, Pod>();
-    for (const c of await this.d.runtime.listContainers({ state: 'CONTAINER_RUNNING' })) {
-      const uid = c.labels[LABEL_POD_UID] ?? '';
-      let p = byUid.get(uid);
-      if (!p) {
-        p = {
-          metadata: { name: c.labels[LABEL_POD_NAME] ?? '', namespace: c.labels[LABEL_POD_NAMESPACE] ?? '', uid, creationTimestamp: null as unknown as string },
-          spec: { containers: [] },
-          status: {},
-        } as Pod;
-        byUid.set(uid, p);
-      }
-      p.spec!.containers.push({ name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata.name, image: c.image, resources: {} });
-    }
-    return [...byUid.values()];
+  runningPods(): Promise<Pod[]> {
+    return runningPods(this.d.runtime);
   }
 
   syncLoopHealthy(): boolean {
     return true;
   }
 
-  async metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
-    if (which === 'resource') return { contentType: 'text/plain; version=0.0.4; charset=utf-8', text: resourceMetricsText(await this.d.usage.sample()) };
-    const reg = which === 'agent' ? this.d.agentRegistry : this.d.probeRegistry;
-    return { contentType: reg.contentType, text: await reg.metrics() };
+  metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
+    return kubeletMetrics(which, this.d);
   }
 
   async statsSummary(): Promise<unknown> {

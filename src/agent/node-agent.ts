@@ -8,7 +8,6 @@ import type { NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
 import type { ObjectLookup } from '../lifecycle/start.js';
 import { Registry } from 'prom-client';
-import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
 import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
 import { Router } from '../server/router.js';
 import { sendJSON } from '../server/status.js';
@@ -18,7 +17,8 @@ import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
 import { createKubeApiHandler } from '../kubeapi/handler.js';
 import { createStreamingUpgradeHandler } from '../streaming/upgrade.js';
-import { createAgentMetrics, resourceMetricsText, statsSummary, type AgentMetrics } from './node-metrics.js';
+import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
+import { containersByState, kubeletMetrics, runningPods } from './node-view.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
@@ -88,14 +88,7 @@ export class NodeAgent implements KubeletView {
     this.metricsSet = createAgentMetrics({
       nodeName: opts.nodeName,
       runningPods: () => this.registry.list().items.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length,
-      containersByState: async () => {
-        const counts: Record<string, number> = { running: 0, exited: 0, created: 0, unknown: 0 };
-        for (const c of await this.runtime.listContainers()) {
-          const s = c.state.replace('CONTAINER_', '').toLowerCase();
-          counts[s] = (counts[s] ?? 0) + 1;
-        }
-        return counts;
-      },
+      containersByState: () => containersByState(this.runtime),
     });
     this.registry = new PodRegistry({
       kubelet: this.kubelet,
@@ -125,22 +118,8 @@ export class NodeAgent implements KubeletView {
     return this.registry.list().items;
   }
 
-  async runningPods(): Promise<Pod[]> {
-    const byUid = new Map<string, Pod>();
-    for (const c of await this.runtime.listContainers({ state: 'CONTAINER_RUNNING' })) {
-      const uid = c.labels[LABEL_POD_UID] ?? '';
-      let p = byUid.get(uid);
-      if (!p) {
-        p = {
-          metadata: { name: c.labels[LABEL_POD_NAME] ?? '', namespace: c.labels[LABEL_POD_NAMESPACE] ?? '', uid, creationTimestamp: null as unknown as string },
-          spec: { containers: [] },
-          status: {},
-        } as Pod;
-        byUid.set(uid, p);
-      }
-      p.spec!.containers.push({ name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata.name, image: c.image, resources: {} });
-    }
-    return [...byUid.values()];
+  runningPods(): Promise<Pod[]> {
+    return runningPods(this.runtime);
   }
 
   /** As the kubelet's syncloop check: housekeeping ran (with the runtime answering) within 2×syncFrequency. */
@@ -181,10 +160,8 @@ export class NodeAgent implements KubeletView {
     this.housekeepingTimer.unref();
   }
 
-  async metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
-    if (which === 'resource') return { contentType: 'text/plain; version=0.0.4; charset=utf-8', text: resourceMetricsText(await this.usage.sample()) };
-    const reg = which === 'agent' ? this.metricsSet.registry : this.probeRegistry;
-    return { contentType: reg.contentType, text: await reg.metrics() };
+  metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
+    return kubeletMetrics(which, { usage: this.usage, agentRegistry: this.metricsSet.registry, probeRegistry: this.probeRegistry });
   }
 
   async statsSummary(): Promise<unknown> {

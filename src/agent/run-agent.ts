@@ -12,13 +12,13 @@ import type { Pod } from '../api/types.js';
 import { configSourceAnnotation } from '../api/defaults.js';
 import { APIPodStore } from '../config/api-pod-store.js';
 import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../config/static-source.js';
-import { lockRootDir, RootDirLockedError, type RootDirLock } from '../runtime/root-lock.js';
 import type { PodSandboxStatus } from '../runtime/cri.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
 import { ensureServingCert, ensureToken, writeKubeconfig } from '../server/pki.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
+import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
 import { NodeAgent } from './node-agent.js';
 import { PodConfig } from './pod-config.js';
 import type { ProcessAwareRuntime } from './usage.js';
@@ -67,26 +67,10 @@ export interface AgentIO {
 
 export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
-  let lock: RootDirLock;
-  try {
-    lock = lockRootDir(cfg.rootDir, 'agent');
-  } catch (err) {
-    if (err instanceof RootDirLockedError) {
-      io.stderr.write(`error: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, () => io.connectRuntime(log));
+  if (!taken) return 1;
+  const { lock, connected } = taken;
   const clock = io.clock ?? new RealClock();
-  let connected: AgentRuntime;
-  try {
-    connected = await io.connectRuntime(log);
-  } catch (err) {
-    log.error('Could not connect to the container runtime', { err: (err as Error).message });
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    lock.release();
-    return 1;
-  }
   const store = new APIPodStore(cfg.rootDir);
   const agent = new NodeAgent({
     rootDir: cfg.rootDir,
@@ -220,14 +204,9 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
       ...listenInfo,
     });
 
-    if (io.signal && !io.signal.aborted) {
-      await new Promise<void>((resolve) => io.signal!.addEventListener('abort', () => resolve(), { once: true }));
-    }
-    log.info('Shutting down: no longer serving', { signal: String(io.signal?.reason ?? 'SIGTERM') });
+    await serveUntilAborted(io.signal, log);
   } catch (err) {
-    log.error('Agent failed', { err: (err as Error).message });
-    io.stderr.write(`error: ${(err as Error).message}\n`);
-    code = 1;
+    code = reportFailure(err, 'Agent failed', io.stderr, log);
   } finally {
     for (const s of sources) s.stop();
     await listening?.close().catch(() => {});

@@ -2,7 +2,8 @@
 // listeners, sources and the manifests that failed to load.
 
 import { defineCommand } from './args.js';
-import { agentRequest, NoAgentError } from './agent-client.js';
+import { agentRequest } from './agent-client.js';
+import { withAgent } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 
 export const agentStatusCommand = defineCommand({
@@ -13,25 +14,17 @@ export const agentStatusCommand = defineCommand({
     rootDirFlag,
     { name: 'output', short: 'o', type: 'string', values: ['json'], usage: 'Print the status as JSON.' },
   ],
-  run: async (parsed, io) => {
+  run: (parsed, io) => {
     const rootDir = rootDirOf(parsed, io);
-    let st: Record<string, any>;
-    try {
-      const r = await agentRequest(rootDir, 'GET', '/podvisor/v1/status');
-      st = r.json();
-    } catch (err) {
-      if (err instanceof NoAgentError) {
-        io.stderr.write(`error: ${err.message}\n`);
-        return 1;
+    return withAgent(io, async () => {
+      const st: Record<string, any> = (await agentRequest(rootDir, 'GET', '/podvisor/v1/status')).json();
+      if (parsed.flags.output === 'json') {
+        io.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
+        return 0;
       }
-      throw err;
-    }
-    if (parsed.flags.output === 'json') {
-      io.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
+      io.stdout.write(formatStatus(st));
       return 0;
-    }
-    io.stdout.write(formatStatus(st));
-    return 0;
+    });
   },
 });
 

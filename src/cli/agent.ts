@@ -24,10 +24,11 @@ import { containerLogPath, defaultRootDir, podLogDir } from '../runtime/root-dir
 import { RealClock, type Clock } from '../util/clock.js';
 import { streamLogger, type Logger } from '../util/logger.js';
 import { mkdir } from 'node:fs/promises';
-import { defaultNodeName, loadManifests, type LoadedManifests, type ValidateMode } from '../config/load.js';
+import { defaultNodeName, type LoadedManifests } from '../config/load.js';
 import { shutdownSignals } from './signals.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
-import { reportLoadError, warnUnhonoured } from './output.js';
+import { warnUnhonoured } from './output.js';
+import { loadFlaggedManifests } from './validate.js';
 import { lockRootDir, type RootDirLock } from '../runtime/root-lock.js';
 import { durationFlag } from './duration.js';
 
@@ -366,20 +367,8 @@ export async function loadAndCreateAgent(
   command = 'run',
 ): Promise<{ agent: Agent; loaded: LoadedManifests } | number> {
   const nodeName = defaultNodeName();
-  let loaded: LoadedManifests;
-  try {
-    loaded = await loadManifests(files, {
-      stdin: io.stdin,
-      cwd: io.cwd,
-      validate: parsed.flags.validate as ValidateMode,
-      recursive: parsed.flags.recursive === true,
-      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
-      runtime: settings.runtime,
-      nodeName,
-    });
-  } catch (err) {
-    return reportLoadError(err, io.stderr);
-  }
+  const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName });
+  if (typeof loaded === 'number') return loaded;
   await warnUnhonoured(loaded.pods, io.stderr);
   // One owner per root dir: a second run, up or agent would share sandboxes and delete logs.
   let lock: RootDirLock;

@@ -2,13 +2,12 @@
 // each Pod, ConfigMap and Secret is created, or replaced where the API server's update rules allow,
 // and printed as `pod/web created|configured|unchanged`.
 
-import { defaultNodeName, loadManifests, type ValidateMode } from '../config/load.js';
+import { defaultNodeName } from '../config/load.js';
 import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './args.js';
 import { ensureAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
-import { reportLoadError } from './output.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { manifestFlags, noFilenameMessage } from './validate.js';
+import { loadFlaggedManifests, manifestFlags, noFilenameMessage } from './validate.js';
 
 export const applyCommand = defineCommand({
   name: 'apply',
@@ -28,19 +27,8 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
   if (files.length === 0) return usageFailure(io, noFilenameMessage, 'apply');
   const root = rootDirOf(parsed, io);
-  let loaded;
-  try {
-    loaded = await loadManifests(files, {
-      stdin: io.stdin,
-      cwd: io.cwd,
-      validate: parsed.flags.validate as ValidateMode,
-      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
-      nodeName: defaultNodeName(),
-      recursive: parsed.flags.recursive === true,
-    });
-  } catch (err) {
-    return reportLoadError(err, io.stderr);
-  }
+  const loaded = await loadFlaggedManifests(files, parsed, io, { nodeName: defaultNodeName() });
+  if (typeof loaded === 'number') return loaded;
   try {
     const { started } = await ensureAgent(root, []);
     if (started) io.stderr.write(`started the podvisor agent for ${root} (log: ${root}/agent.log)\n`);

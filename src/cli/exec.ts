@@ -3,6 +3,7 @@
 // code becomes podvisor's, as kubectl's does.
 
 import type { Pod } from '../api/types.js';
+import { CH_CLOSE, CH_ERROR, CH_RESIZE, CH_STDERR, CH_STDIN, CH_STDOUT, framed } from '../streaming/channels.js';
 import { defineCommand, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest, socketOf } from './agent-client.js';
 import { apiPath, namespaceFlag, serverErrorText, withAgent } from './kube-client.js';
@@ -27,13 +28,6 @@ export const execCommand = defineCommand({
   checkArgs: (args) => (args.length === 0 ? 'expected POD' : args.length === 1 ? 'you must specify at least one command for the container' : undefined),
   run: (parsed, io) => withAgent(io, () => exec(parsed, io)),
 });
-
-const CH_STDIN = 0;
-const CH_STDOUT = 1;
-const CH_STDERR = 2;
-const CH_ERROR = 3;
-const CH_RESIZE = 4;
-const CH_CLOSE = 255;
 
 /** The exit code in an error-channel Status (v4/v5): 0 on Success, the ExitCode cause, or undefined. */
 export function exitCodeOf(status: { status?: string; reason?: string; details?: { causes?: Array<{ reason?: string; message?: string }> } }): number | undefined {
@@ -85,7 +79,7 @@ async function exec(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const { default: WebSocket } = await import('ws');
   const ws = new WebSocket(`ws+unix://${socketOf(root)}:${apiPath('pods', ns, podName, 'exec')}?${q}`, ['v5.channel.k8s.io', 'v4.channel.k8s.io'], { perMessageDeflate: false });
   const send = (ch: number, data: Buffer | string) => {
-    if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([ch]), Buffer.isBuffer(data) ? data : Buffer.from(data)]));
+    if (ws.readyState === ws.OPEN) ws.send(framed(ch, data));
   };
 
   let restoreTTY = () => {};

@@ -5,7 +5,8 @@ import type { Pod } from '../api/types.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { durationFlag } from './duration.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { agentRequest, agentStream, NoAgentError, replyMessage } from './agent-client.js';
+import { agentRequest, agentStream, replyMessage } from './agent-client.js';
+import { withAgent } from './kube-client.js';
 
 export const logsCommand = defineCommand({
   name: 'logs',
@@ -56,7 +57,7 @@ async function logs(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   if ((parsed.flags['limit-bytes'] as number) > 0) q.set('limitBytes', String(parsed.flags['limit-bytes']));
   const base = `/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(name)}`;
 
-  try {
+  return withAgent(io, async () => {
     let containers: Array<string | undefined> = [parsed.flags.container as string | undefined];
     if (parsed.flags['all-containers'] === true) {
       const r = await agentRequest(rootDir, 'GET', base);
@@ -97,11 +98,5 @@ async function logs(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     let code = 0;
     for (const c of containers) code = Math.max(code, await one(c));
     return code;
-  } catch (err) {
-    if (err instanceof NoAgentError) {
-      io.stderr.write(`error: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  });
 }

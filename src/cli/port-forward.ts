@@ -4,6 +4,7 @@
 
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Pod } from '../api/types.js';
+import { framed } from '../streaming/channels.js';
 import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest, socketOf } from './agent-client.js';
 import { apiPath, namespaceFlag, serverErrorText, withAgent } from './kube-client.js';
@@ -86,13 +87,13 @@ async function portForward(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     const seen = [false, false];
     const pending: Buffer[] = [];
     conn.on('data', (d: Buffer) => {
-      if (ws.readyState === ws.OPEN) ws.send(Buffer.concat([Buffer.from([0]), d]));
+      if (ws.readyState === ws.OPEN) ws.send(framed(0, d));
       else pending.push(d);
     });
     conn.on('end', () => ws.close(1000));
     conn.on('error', () => ws.close(1000));
     ws.on('open', () => {
-      for (const d of pending.splice(0)) ws.send(Buffer.concat([Buffer.from([0]), d]));
+      for (const d of pending.splice(0)) ws.send(framed(0, d));
     });
     ws.on('message', (m: Buffer) => {
       const ch = m[0];

@@ -4,14 +4,13 @@
 // as `run` does (0 all made it, 1 any failed, 2 invalid input).
 
 import type { Pod } from '../api/types.js';
-import { defaultNodeName, loadManifests, type ValidateMode } from '../config/load.js';
+import { defaultNodeName } from '../config/load.js';
 import { allContainersRunning, decideTerminal, type WaitFor } from '../lifecycle/runonce.js';
 import { usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent.js';
 import { agentRequest, ensureAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
-import { reportLoadError } from './output.js';
-import { noFilenameMessage } from './validate.js';
+import { loadFlaggedManifests, noFilenameMessage } from './validate.js';
 
 /** The flags `up` gains for -d (the foreground `up` ignores them but --grace-period). */
 export const detachFlags = [
@@ -57,20 +56,8 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
     throw err;
   }
   const wait = (parsed.flags.wait as WaitFor | undefined) ?? 'running';
-  let loaded: Awaited<ReturnType<typeof loadManifests>>;
-  try {
-    loaded = await loadManifests(files, {
-      stdin: io.stdin,
-      cwd: io.cwd,
-      validate: parsed.flags.validate as ValidateMode,
-      recursive: parsed.flags.recursive === true,
-      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
-      runtime: settings.runtime,
-      nodeName: defaultNodeName(),
-    });
-  } catch (err) {
-    return reportLoadError(err, io.stderr);
-  }
+  const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName: defaultNodeName() });
+  if (typeof loaded === 'number') return loaded;
   const root = settings.rootDir;
   try {
     const { started } = await ensureAgent(root, agentArgsFrom(parsed));

@@ -1,8 +1,8 @@
 // `podvisor validate`: loads manifests exactly as `run` would (decoding, defaults, validation) and
 // reports the result without starting anything.
 
-import { defineCommand, usageFailure, type FlagSpec } from './args.js';
-import { loadManifests, validateModes, type ValidateMode } from '../config/load.js';
+import { defineCommand, usageFailure, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
+import { loadManifests, validateModes, type LoadedManifests, type LoadOptions, type ValidateMode } from '../config/load.js';
 import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
 
 /** The -f/--validate flags every command that reads manifests shares. */
@@ -17,6 +17,30 @@ export const manifestFlags: FlagSpec[] = [
     usage: 'How to treat unknown fields: strict rejects them, warn prints a warning, ignore drops them.',
   },
 ];
+
+/**
+ * Loads the manifests of the manifest flags (-R, --validate; warnings on stderr) with what the command
+ * adds; a load failure is reported on stderr and its exit code (2) returned instead.
+ */
+export async function loadFlaggedManifests(
+  files: readonly string[],
+  parsed: ParsedArgs,
+  io: CommandIO,
+  opts: Pick<LoadOptions, 'nodeName' | 'runtime' | 'namespace'>,
+): Promise<LoadedManifests | number> {
+  try {
+    return await loadManifests(files, {
+      stdin: io.stdin,
+      cwd: io.cwd,
+      validate: parsed.flags.validate as ValidateMode,
+      recursive: parsed.flags.recursive === true,
+      onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
+      ...opts,
+    });
+  } catch (err) {
+    return reportLoadError(err, io.stderr);
+  }
+}
 
 /** The usage error of a command that reads manifests and was given none. */
 export const noFilenameMessage = 'must specify at least one manifest with -f/--filename (a file, a directory or - for stdin)';
@@ -51,21 +75,12 @@ export const validateCommand = defineCommand({
   async run(parsed, io) {
     const files = parsed.flags.filename as string[];
     if (files.length === 0) return usageFailure(io, noFilenameMessage, 'validate');
-    let loaded;
-    try {
-      loaded = await loadManifests(files, {
-        stdin: io.stdin,
-        cwd: io.cwd,
-        validate: parsed.flags.validate as ValidateMode,
-        recursive: parsed.flags.recursive === true,
-        onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
-        ...(parsed.flags.runtime ? { runtime: parsed.flags.runtime as string } : {}),
-        ...(parsed.flags.namespace ? { namespace: parsed.flags.namespace as string } : {}),
-        ...(parsed.flags['node-name'] ? { nodeName: parsed.flags['node-name'] as string } : {}),
-      });
-    } catch (err) {
-      return reportLoadError(err, io.stderr);
-    }
+    const loaded = await loadFlaggedManifests(files, parsed, io, {
+      ...(parsed.flags.runtime ? { runtime: parsed.flags.runtime as string } : {}),
+      ...(parsed.flags.namespace ? { namespace: parsed.flags.namespace as string } : {}),
+      ...(parsed.flags['node-name'] ? { nodeName: parsed.flags['node-name'] as string } : {}),
+    });
+    if (typeof loaded === 'number') return loaded;
     if (parsed.flags.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
     const output = parsed.flags.output as OutputFormat | undefined;
     if (output) {

@@ -2,8 +2,9 @@
 // resourceVersions and watches, and the container streams (logs, exec, attach, port-forward).
 // The agent implements it; the API layer (discovery, REST, tables, watch framing) is written against it.
 
-import type { Duplex, Readable, Writable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { Pod } from '../api/types.js';
+import type { ExecSession, LogOptions } from '../runtime/streams.js';
 
 /** A core/v1 Event as the API serves it (involvedObject, reason, message, counts, times). */
 export type KubeEvent = Record<string, unknown> & {
@@ -58,18 +59,6 @@ export interface CreateOptions {
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
 }
 
-export interface LogOptions {
-  container: string;
-  follow?: boolean;
-  previous?: boolean;
-  tailLines?: number;
-  sinceSeconds?: number;
-  /** RFC 3339 */
-  sinceTime?: string;
-  timestamps?: boolean;
-  limitBytes?: number;
-}
-
 export interface StreamOptions {
   container: string;
   command: string[];
@@ -77,18 +66,6 @@ export interface StreamOptions {
   stdout: boolean;
   stderr: boolean;
   tty: boolean;
-}
-
-/** An exec or attach in progress: the API layer pumps the client's streams into it. */
-export interface ExecSession {
-  stdin?: Writable;
-  stdout?: Readable;
-  stderr?: Readable;
-  resize(width: number, height: number): void;
-  /** The exit code; rejects when the command could not start (message for the Status). */
-  exit: Promise<number>;
-  /** Stops the command (client gone). */
-  kill(): void;
 }
 
 /** The kinds kept as plain objects (no lifecycle): ConfigMaps and Secrets. */

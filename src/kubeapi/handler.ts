@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYAML } from 'yaml';
 import type { Pod } from '../api/types.js';
-import { ApiError, type KubeBackend, type KubeEvent, type KubeObject, type LogOptions, type ObjectKind } from './backend.js';
+import type { LogOptions } from '../runtime/streams.js';
+import { ApiError, type KubeBackend, type KubeEvent, type KubeObject, type ObjectKind } from './backend.js';
 import {
   apiGroupList,
   apiVersions,

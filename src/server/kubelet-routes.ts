@@ -5,20 +5,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Pod } from '../api/types.js';
+import type { LogOptions } from '../runtime/streams.js';
 import { checkPathName } from './names.js';
 import type { Router } from './router.js';
 import { HttpError, sendJSON, sendText } from './status.js';
 
-/** PodLogOptions as the kubelet reads them from a /containerLogs query. */
-export interface ContainerLogQuery {
-  follow?: boolean;
-  previous?: boolean;
-  tailLines?: number;
-  sinceSeconds?: number;
-  sinceTime?: string;
-  timestamps?: boolean;
-  limitBytes?: number;
-}
+/** PodLogOptions as the kubelet reads them from a /containerLogs query (the container is in the path). */
+export type ContainerLogQuery = Omit<LogOptions, 'container'>;
 
 /** What the kubelet routes read; the agent provides it. */
 export interface KubeletView {

@@ -2,7 +2,8 @@
 // the Status written on the error stream when the command ends (v4: JSON, NonZeroExitCode with the
 // exit code as a cause), and the terminal resize messages.
 
-import type { ExecSession, StreamOptions } from '../kubeapi/backend.js';
+import type { StreamOptions } from '../kubeapi/backend.js';
+import type { ExecSession } from '../runtime/streams.js';
 
 /** The query of an exec/attach request (`command` repeated; Go-style booleans). */
 export function execOptions(q: URLSearchParams, defaultContainer: string, attach: boolean): StreamOptions {

@@ -3,7 +3,8 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ExecSession, KubeBackend, StreamOptions } from '../kubeapi/backend.js';
+import type { KubeBackend, StreamOptions } from '../kubeapi/backend.js';
+import type { ExecSession } from '../runtime/streams.js';
 import { applyResize, exitStatus, outcome } from './remotecommand.js';
 import { SpdySession, type SpdyStream } from '../util/spdy.js';
 

@@ -7,19 +7,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
-import type { ExecSession, StreamOptions } from '../kubeapi/backend.js';
+import type { StreamOptions } from '../kubeapi/backend.js';
+import type { ExecSession } from '../runtime/streams.js';
+import { CH_CLOSE, CH_ERROR, CH_RESIZE, CH_STDERR, CH_STDIN, CH_STDOUT, framed } from './channels.js';
 import { applyResize, exitStatus, outcome } from './remotecommand.js';
 import { spdyPortForward } from './spdy-handlers.js';
 
 export const wsExecProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
 export const wsPortForwardProtocols = ['SPDY/3.1+portforward.k8s.io', 'v4.channel.k8s.io', 'portforward.k8s.io', 'channel.k8s.io'];
-
-const CH_STDIN = 0;
-const CH_STDOUT = 1;
-const CH_STDERR = 2;
-const CH_ERROR = 3;
-const CH_RESIZE = 4;
-const CH_CLOSE = 255;
 
 function upgradeWS(req: IncomingMessage, socket: Duplex, head: Buffer, supported: readonly string[]): Promise<WebSocket> {
   const wss = new WebSocketServer({
@@ -29,8 +24,6 @@ function upgradeWS(req: IncomingMessage, socket: Duplex, head: Buffer, supported
   });
   return new Promise((resolve) => wss.handleUpgrade(req, socket, head, (ws) => resolve(ws)));
 }
-
-const framed = (ch: number, data: Buffer | string) => Buffer.concat([Buffer.from([ch]), Buffer.isBuffer(data) ? data : Buffer.from(data)]);
 
 export async function wsExec(req: IncomingMessage, socket: Duplex, head: Buffer, opts: StreamOptions, start: () => Promise<ExecSession>): Promise<void> {
   const ws = await upgradeWS(req, socket, head, wsExecProtocols);

@@ -11,15 +11,14 @@ import {
   ApiError,
   type CreateOptions,
   type DeleteOptions,
-  type ExecSession,
   type KubeBackend,
   type KubeEvent,
   type ListResult,
-  type LogOptions,
   type StreamOptions,
   type Watch,
   type WatchEvent,
 } from '../../src/kubeapi/backend.js';
+import type { ExecSession, LogOptions } from '../../src/runtime/streams.js';
 
 type Listener<T> = (ev: WatchEvent<T>) => void;
 

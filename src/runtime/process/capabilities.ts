@@ -5,6 +5,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { Container, Pod } from '../../api/types.js';
 import { detectCgroupLayout, type CgroupLayout } from './cgroup.js';
+import { findSetpriv } from './identity.js';
 
 /** What this host lets the process runtime do (injected in tests). */
 export interface RuntimeHost {
@@ -22,7 +23,7 @@ export function detectRuntimeHost(layout: CgroupLayout | undefined = detectCgrou
     uid: process.getuid?.() ?? 0,
     gid: process.getgid?.() ?? 0,
     cgroups: dirs.length > 0 && dirs.every(writable),
-    setpriv: ['/usr/bin/setpriv', '/bin/setpriv'].some(executable),
+    setpriv: findSetpriv() !== undefined,
   };
 }
 
@@ -106,15 +107,6 @@ function isSet(v: unknown, harmless: unknown): boolean {
 function writable(dir: string): boolean {
   try {
     accessSync(dir, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
     return true;
   } catch {
     return false;

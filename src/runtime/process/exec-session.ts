@@ -4,21 +4,11 @@
 // command on pipes, and resize does nothing.
 
 import { spawn } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
 import { exitCodeOf, signalGroup } from './process-group.js';
 import type { ContainerProcessContext } from '../cri.js';
+import type { ExecSession } from '../streams.js';
 import { DEFAULT_PATH, hostIdentity, spawnTarget, type HostIdentity } from './identity.js';
 import { describeSpawnError } from './start-error.js';
-
-export interface ProcessExecSession {
-  stdin?: Writable;
-  stdout?: Readable;
-  stderr?: Readable;
-  resize(width: number, height: number): void;
-  /** The exit code; rejects when the command could not start. */
-  exit: Promise<number>;
-  kill(): void;
-}
 
 export interface ExecStreams {
   stdin: boolean;
@@ -26,7 +16,7 @@ export interface ExecStreams {
   stderr: boolean;
 }
 
-export function startExecSession(ctx: ContainerProcessContext, cmd: string[], streams: ExecStreams, host: HostIdentity = hostIdentity()): ProcessExecSession {
+export function startExecSession(ctx: ContainerProcessContext, cmd: string[], streams: ExecStreams, host: HostIdentity = hostIdentity()): ExecSession {
   if (!ctx.running) {
     return { resize() {}, kill() {}, exit: Promise.reject(new Error('container not running')) };
   }

@@ -46,8 +46,13 @@ export interface HostIdentity {
   setpriv?: string;
 }
 
+/** Where setpriv(1) is installed; undefined when it is not. */
+export function findSetpriv(): string | undefined {
+  return ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable);
+}
+
 export function hostIdentity(): HostIdentity {
-  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find(isExecutable);
+  const setpriv = findSetpriv();
   return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}) };
 }
 
