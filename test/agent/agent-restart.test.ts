@@ -30,19 +30,25 @@ async function status(root: string): Promise<any> {
   return JSON.parse(st.stdout);
 }
 
-/** Processes whose command line holds the marker (one per container: its shell or server). */
+/**
+ * Processes whose command line holds the marker (one per container: its shell or server). A shell's
+ * fork, for the instant before it execs its command, carries the same command line: a process whose
+ * parent holds the marker too is that fork, not a second container.
+ */
 function processesWith(marker: string): number[] {
-  const out: number[] = [];
+  const found = new Map<number, number>();
   for (const d of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(d)) continue;
     try {
       const args = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      if (args.includes(marker)) out.push(Number(d));
+      if (!args.includes(marker)) continue;
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      found.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
     } catch {
       // gone meanwhile
     }
   }
-  return out;
+  return [...found].filter(([, ppid]) => !found.has(ppid)).map(([pid]) => pid);
 }
 
 const ready = (p: Pod | undefined) => !!p && p.status?.phase === 'Running' && !!p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
