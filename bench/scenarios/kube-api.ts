@@ -156,7 +156,7 @@ export const kubeApi: Scenario = {
         figure('watch_cpu_ms_per_event', 'API CPU per MODIFIED event', 'ms', cpuMsPer({ cpuS: cpuA } as WindowReport, WATCH_ROUNDS * n), cpuMsPer({ cpuS: cpuF } as WindowReport, WATCH_ROUNDS * n), twoX),
       ],
       notes: [
-        'API: src/kubeapi/handler.ts over the in-memory pod store of the API tests (test/kubeapi/memory-backend.ts), alone in its process, plain HTTP on 127.0.0.1 (no TLS, no token); the store\'s own copying is in the API figures',
+        'API: src/kubeapi/handler.ts over the in-memory pod store of the API tests (test/kubeapi/memory-backend.ts) handing pods out as the agent\'s registry does (fresh pod and metadata, spec and status shared; no deep copy), alone in its process, plain HTTP on 127.0.0.1 (no TLS, no token)',
         `Table: kubectl's Accept header; floor: a bare node:http server answering JSON.stringify of the same v1 PodList (fresh connection per request, alternating)`,
         'watch: from the call that changes N pod statuses (the store emits N MODIFIED) to the last event read by the client; floor: the same number of JSON.stringify({type, object}) lines written to an open chunked response',
         'CPU: process.cpuUsage() of each server process over each request or round (the IPC call that triggers a round is included on both sides)',
