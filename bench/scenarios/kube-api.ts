@@ -109,9 +109,25 @@ export const kubeApi: Scenario = {
       fMs.push((await get(floorPort, '/list')).ms);
       fWin.push(await floor.call<WindowReport>('read'));
     }
+    // The same list as plain JSON (a PodList, no Table), alternating with the floor again.
+    ctx.log(`kube-api N=${n}: ${LISTS} JSON lists and ${LISTS} floor lists`);
+    const jMs: number[] = [];
+    const jfMs: number[] = [];
+    const jWin: WindowReport[] = [];
+    const jfWin: WindowReport[] = [];
+    for (let i = 0; i < LISTS; i++) {
+      await api.call('begin');
+      jMs.push((await get(port, '/api/v1/pods')).ms);
+      jWin.push(await api.call<WindowReport>('read'));
+      await floor.call('begin');
+      jfMs.push((await get(floorPort, '/list')).ms);
+      jfWin.push(await floor.call<WindowReport>('read'));
+    }
     const sumCpu = (ws: WindowReport[]) => ws.reduce((s, w) => s + w.cpuS, 0);
     const t = distribution(tMs);
     const f = distribution(fMs);
+    const j = distribution(jMs);
+    const jf = distribution(jfMs);
 
     // A watch each; N MODIFIED events pushed through, timed from the call that makes them to the last
     // one read by the client.
@@ -151,17 +167,20 @@ export const kubeApi: Scenario = {
         figure('table_p50_ms', `list ${n} pods as a Table p50 (${(tableProbe.bytes / 1024).toFixed(0)} KiB; floor JSON ${(json.bytes / 1024).toFixed(0)} KiB)`, 'ms', t.p50, f.p50, twoX),
         figure('table_max_ms', `list as a Table, max of ${LISTS}`, 'ms', t.max, f.max),
         figure('table_cpu_ms', 'API CPU per Table list', 'ms', (1000 * sumCpu(tWin)) / LISTS, (1000 * sumCpu(fWin)) / LISTS, twoX),
+        figure('json_p50_ms', `list ${n} pods as JSON (a PodList, no Table) p50`, 'ms', j.p50, jf.p50, twoX),
+        figure('json_cpu_ms', 'API CPU per JSON list', 'ms', (1000 * sumCpu(jWin)) / LISTS, (1000 * sumCpu(jfWin)) / LISTS, twoX),
         figure('watch_p50_ms', `watch: ${n} MODIFIED events delivered, p50 of ${WATCH_ROUNDS}`, 'ms', wa.p50, wf.p50, twoX),
         figure('watch_max_ms', `watch: ${n} events, max of ${WATCH_ROUNDS}`, 'ms', wa.max, wf.max),
         figure('watch_cpu_ms_per_event', 'API CPU per MODIFIED event', 'ms', cpuMsPer({ cpuS: cpuA } as WindowReport, WATCH_ROUNDS * n), cpuMsPer({ cpuS: cpuF } as WindowReport, WATCH_ROUNDS * n), twoX),
       ],
       notes: [
-        'API: src/kubeapi/handler.ts over the in-memory pod store of the API tests (test/kubeapi/memory-backend.ts), alone in its process, plain HTTP on 127.0.0.1 (no TLS, no token); the store\'s own copying is in the API figures',
+        'API: src/kubeapi/handler.ts over the in-memory pod store of the API tests (test/kubeapi/memory-backend.ts) handing pods out as the agent\'s registry does (fresh pod and metadata, spec and status shared; no deep copy), alone in its process, plain HTTP on 127.0.0.1 (no TLS, no token)',
         `Table: kubectl's Accept header; floor: a bare node:http server answering JSON.stringify of the same v1 PodList (fresh connection per request, alternating)`,
+        'JSON: the same list with Accept: application/json (a v1 PodList), alternating with the floor in the same way',
         'watch: from the call that changes N pod statuses (the store emits N MODIFIED) to the last event read by the client; floor: the same number of JSON.stringify({type, object}) lines written to an open chunked response',
         'CPU: process.cpuUsage() of each server process over each request or round (the IPC call that triggers a round is included on both sides)',
       ],
-      raw: { tMs, fMs, wA, wF, cpuA, cpuF, tableBytes: tableProbe.bytes, jsonBytes: json.bytes },
+      raw: { tMs, fMs, jMs, jfMs, wA, wF, cpuA, cpuF, tableBytes: tableProbe.bytes, jsonBytes: json.bytes },
     };
   },
 };

@@ -65,11 +65,8 @@ export function podCells(pod: Pod, now: number): Array<string | number> {
     if (c.type === 'PodScheduled' && c.reason === 'SchedulingGated') reason = 'SchedulingGated';
   }
 
-  const initContainers = new Map<string, Container>();
-  for (const c of spec?.initContainers ?? []) {
-    initContainers.set(c.name, c);
-    if (isRestartable(c)) totalContainers++;
-  }
+  const initContainers = spec?.initContainers;
+  if (initContainers) for (const c of initContainers) if (isRestartable(c)) totalContainers++;
 
   let initializing = false;
   const initStatuses: ContainerStatus[] = status.initContainerStatuses ?? [];
@@ -78,7 +75,7 @@ export function podCells(pod: Pod, now: number): Array<string | number> {
     restarts += container.restartCount ?? 0;
     const lastTerminated = container.lastState?.terminated;
     if (lastTerminated) lastRestartDate = later(lastRestartDate, lastTerminated.finishedAt);
-    const restartable = isRestartable(initContainers.get(container.name));
+    const restartable = isRestartable(initContainers?.find((c) => c.name === container.name));
     if (restartable) {
       restartableInitContainerRestarts += container.restartCount ?? 0;
       if (lastTerminated) lastRestartableInitContainerRestartDate = later(lastRestartableInitContainerRestartDate, lastTerminated.finishedAt);

@@ -21,6 +21,9 @@ export interface WatchServeOptions<T> {
   bookmark(rv: string): unknown;
 }
 
+/** Gathered watch lines are written once they reach this many characters (or at the end of the turn). */
+const BATCH_BYTES = 64 * 1024;
+
 function rvOf(obj: unknown): string | undefined {
   return (obj as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion;
 }
@@ -34,11 +37,24 @@ export function serveWatch<T>(req: IncomingMessage, res: ServerResponse, o: Watc
   let bookmarks: NodeJS.Timeout | undefined;
   let done = false;
 
+  // Lines made in one turn of the event loop (a store publishing many changes at once) go out as
+  // one chunk at the end of it, or sooner once BATCH_BYTES have gathered: one write, not one a line.
+  let pending = '';
+  const flush = () => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    if (!done && !res.destroyed) res.write(text);
+  };
   const write = (type: string, object: unknown) => {
-    if (!done) res.write(JSON.stringify({ type, object }) + '\n');
+    if (done) return;
+    if (pending === '') process.nextTick(flush);
+    pending += JSON.stringify({ type, object }) + '\n';
+    if (pending.length >= BATCH_BYTES) flush();
   };
   const finish = () => {
     if (done) return;
+    flush();
     done = true;
     watch?.stop();
     if (timer) clearTimeout(timer);

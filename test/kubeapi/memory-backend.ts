@@ -22,6 +22,20 @@ import type { ExecSession, LogOptions } from '../../src/runtime/streams.js';
 
 type Listener<T> = (ev: WatchEvent<T>) => void;
 
+export interface MemoryBackendOptions {
+  /**
+   * How the store hands pods out. 'clone' (the default): a deep copy each time, so nothing a caller
+   * does reaches the store. 'view': a fresh pod and metadata sharing spec and status, as the agent's
+   * pod registry serves them; for callers (the bench) that replace a status rather than edit it.
+   */
+  copies?: 'clone' | 'view';
+}
+
+/** A pod as the agent's registry serves it: new top level and metadata, spec and status shared. */
+function podView(p: Pod): Pod {
+  return { ...p, metadata: { ...p.metadata } };
+}
+
 export class MemoryBackend implements KubeBackend {
   readonly nodeName = 'testnode';
   rv = 100;
@@ -39,6 +53,11 @@ export class MemoryBackend implements KubeBackend {
   /** Oldest resourceVersion a watch may start from. */
   oldestRV = 0;
   clock: () => number = Date.now;
+  private readonly copy: (p: Pod) => Pod;
+
+  constructor(opts: MemoryBackendOptions = {}) {
+    this.copy = opts.copies === 'view' ? podView : (p) => structuredClone(p);
+  }
 
   private key(ns: string, name: string): string {
     return `${ns}/${name}`;
@@ -51,7 +70,7 @@ export class MemoryBackend implements KubeBackend {
   }
 
   private emitPod(type: WatchEvent<Pod>['type'], pod: Pod): void {
-    const ev = { type, object: structuredClone(pod) };
+    const ev = { type, object: this.copy(pod) };
     this.podHistory.push({ rv: this.rv, ev });
     for (const l of this.podListeners) l(ev);
   }
@@ -61,12 +80,12 @@ export class MemoryBackend implements KubeBackend {
   }
 
   listPods(): ListResult<Pod> {
-    return { items: [...this.pods.values()].map((p) => structuredClone(p)), resourceVersion: String(this.rv) };
+    return { items: [...this.pods.values()].map(this.copy), resourceVersion: String(this.rv) };
   }
 
   getPod(namespace: string, name: string): Pod | undefined {
     const p = this.pods.get(this.key(namespace, name));
-    return p && structuredClone(p);
+    return p && this.copy(p);
   }
 
   async createPod(pod: Pod, opts?: CreateOptions): Promise<Pod> {
