@@ -4,7 +4,7 @@
 
 import type { Container, Pod, Secret } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
-import type { AuthConfig, ImageService, PodSandboxConfig } from '../runtime/cri.js';
+import type { AuthConfig, Image, ImageService, PodSandboxConfig } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import { formatGoDuration, goQuote } from '../util/go-format.js';
 import { Backoff } from './backoff.js';
@@ -30,7 +30,8 @@ export interface ImageDeps {
   secret(namespace: string, name: string): Secret | undefined;
 }
 
-export type EnsureImageResult = { ok: true; imageRef: string } | { ok: false; reason: string; message: string };
+/** On success, `image` is the runtime's status of the image when it was asked for (reused for the container's config). */
+export type EnsureImageResult = { ok: true; imageRef: string; image?: Image } | { ok: false; reason: string; message: string };
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -205,8 +206,10 @@ export async function ensureImageExists(deps: ImageDeps, pod: Pod, container: Co
   }
 
   let present: string | undefined;
+  let status: Image | null;
   try {
-    present = (await deps.images.imageStatus({ image }))?.id || undefined;
+    status = await deps.images.imageStatus({ image });
+    present = status?.id || undefined;
   } catch (e) {
     const msg = `Failed to inspect image ${goQuote(requested)}: ${pullErrorMessage(e)}`;
     deps.recorder.event(ref, 'Warning', 'InspectFailed', msg);
@@ -216,7 +219,7 @@ export async function ensureImageExists(deps: ImageDeps, pod: Pod, container: Co
   if (!shouldPullImage(container.imagePullPolicy, present !== undefined)) {
     if (present !== undefined) {
       deps.recorder.event(ref, 'Normal', 'Pulled', `Container image ${goQuote(requested)} already present on machine`);
-      return { ok: true, imageRef: present };
+      return { ok: true, imageRef: present, image: status! };
     }
     const msg = `Container image ${goQuote(requested)} is not present with pull policy of Never`;
     deps.recorder.event(ref, 'Warning', ErrImageNeverPull, msg);
@@ -250,7 +253,8 @@ export async function ensureImageExists(deps: ImageDeps, pod: Pod, container: Co
     return { ok: false, reason: ErrImagePull, message: err };
   }
   const took = formatGoDuration(Math.floor(deps.clock.now() - start));
-  const size = (await deps.images.imageStatus({ image: imageRef }).catch(() => null))?.size ?? 0;
+  const pulled = await deps.images.imageStatus({ image: imageRef }).catch(() => null);
+  const size = pulled?.size ?? 0;
   deps.recorder.event(
     ref,
     'Normal',
@@ -258,5 +262,5 @@ export async function ensureImageExists(deps: ImageDeps, pod: Pod, container: Co
     `Successfully pulled image ${goQuote(requested)} in ${took} (${took} including waiting). Image size: ${size} bytes.`,
   );
   deps.backoff.gc();
-  return { ok: true, imageRef };
+  return { ok: true, imageRef, ...(pulled ? { image: pulled } : {}) };
 }

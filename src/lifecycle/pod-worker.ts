@@ -80,6 +80,14 @@ function startsWithPostStart(pod: Pod, actions: PodActions): boolean {
   );
 }
 
+/**
+ * Whether pruneExitedInstances can find anything after a sync started one more instance of some
+ * containers: only a name that already had EXITED_INSTANCES_KEPT instances can then exceed it.
+ */
+function mayHaveInstancesToPrune(snapshot: RuntimePod): boolean {
+  return snapshot.names().some((n) => snapshot.instances(n).length >= EXITED_INSTANCES_KEPT);
+}
+
 export class PodWorker {
   private pod: Pod;
   private readonly uid: string;
@@ -261,12 +269,13 @@ export class PodWorker {
       return;
     }
 
-    const sandbox = await this.ensureSandbox();
+    const { sandbox, created } = await this.ensureSandbox();
     if (signal.aborted) return;
     // Probe workers exist before any container of this sync runs, so the first status that shows a
     // container Running already sees its startup probe (as SyncPod calls AddPod first).
     this.deps.probeManager.addPod(pod);
-    const snapshot = new RuntimePod(await runtime.listContainers({ podSandboxId: sandbox.id }));
+    // A sandbox this sync just created holds no container yet: nothing to list.
+    const snapshot = new RuntimePod(created ? [] : await runtime.listContainers({ podSandboxId: sandbox.id }));
     const actions = computePodActions({
       pod,
       runtimePod: snapshot,
@@ -279,7 +288,7 @@ export class PodWorker {
     // Status as of before this sync's actions when they may take long (a postStart hook runs inside
     // the sync) or nothing was published yet: while the hook runs the container shows as Waiting.
     if (!this.deps.statusManager.getPodStatus(this.uid) || startsWithPostStart(pod, actions)) {
-      await this.publishStatus(false, [...snapshot.containers]);
+      await this.publishStatus(false, [...snapshot.containers], created);
     }
 
     const outcome = await this.applyActions(actions, snapshot, sandbox, signal);
@@ -288,7 +297,7 @@ export class PodWorker {
     // Nothing done: the snapshot is still what the runtime holds, so one listing per sync suffices.
     const acted =
       actions.killPod || actions.containersToKill.length + actions.initContainersToStart.length + actions.containersToStart.length > 0;
-    if (acted) await this.pruneExitedInstances(sandbox.id);
+    if (acted && mayHaveInstancesToPrune(snapshot)) await this.pruneExitedInstances(sandbox.id);
     const status = await this.publishStatus(false, acted ? undefined : [...snapshot.containers]);
     if (signal.aborted) return;
 
@@ -381,13 +390,14 @@ export class PodWorker {
     };
   }
 
-  private async ensureSandbox(): Promise<SandboxInfo> {
+  /** The pod's sandbox; `created` (with its status) when this call created it. */
+  private async ensureSandbox(): Promise<{ sandbox: SandboxInfo; created?: PodSandboxStatus }> {
     if (this.sandbox && !this.sandbox.podIP) {
       // Adopted from a listing, which carries no network: ask once.
       const st = await this.deps.runtime.podSandboxStatus(this.sandbox.id);
       this.sandbox.podIP = st.network.ip;
     }
-    if (this.sandbox) return this.sandbox;
+    if (this.sandbox) return { sandbox: this.sandbox };
     const { runtime, rootDir } = this.deps;
     let config = podSandboxConfig(this.pod, rootDir);
     // A worker is created for a newly added pod. Whatever an earlier pod with the same UID left on
@@ -411,7 +421,7 @@ export class PodWorker {
     const podIP = status.network.ip || (this.pod.spec?.hostNetwork ? this.deps.hostIP : '');
     this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP };
     this.deps.onSandbox?.(id);
-    return this.sandbox;
+    return { sandbox: this.sandbox, created: status };
   }
 
   /** Removes exited instances beyond the newest two per container name. */
@@ -435,11 +445,20 @@ export class PodWorker {
 
   // --- status ---
 
-  private async publishStatus(podIsTerminal: boolean, listed?: RuntimeContainerStatus[]): Promise<PodStatus> {
+  /**
+   * Generates and stores the pod's status from the runtime (GetPodStatus): the sandbox's status and
+   * its containers, asked for together; `listed` and `sandboxStatus` are used instead when the
+   * caller has them fresh.
+   */
+  private async publishStatus(podIsTerminal: boolean, listed?: RuntimeContainerStatus[], sandboxStatus?: PodSandboxStatus): Promise<PodStatus> {
     const { runtime, statusManager, probeManager, clock } = this.deps;
-    let containers = listed ?? (this.sandbox ? await runtime.listContainers({ podSandboxId: this.sandbox.id }) : []);
+    const id = this.sandbox?.id;
+    const [listing, sandbox] = await Promise.all([
+      listed ?? (id ? runtime.listContainers({ podSandboxId: id }) : []),
+      sandboxStatus ?? (id ? runtime.podSandboxStatus(id).catch(() => undefined) : undefined),
+    ]);
+    let containers = listing;
     if (this.deps.podRuntime) containers = await this.deps.podRuntime.containerStatuses(this.pod, containers);
-    const sandbox = this.sandbox ? await runtime.podSandboxStatus(this.sandbox.id).catch(() => undefined) : undefined;
     const status = generateAPIPodStatus({
       pod: this.pod,
       sandbox,

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Container, Pod } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
-import type { ContainerConfig, ContainerStatus, ImageService, Mount, PodSandboxConfig } from '../runtime/cri.js';
+import type { ContainerConfig, ContainerStatus, Image, ImageService, ImageSpec, Mount, PodSandboxConfig } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Backoff } from './backoff.js';
@@ -25,8 +25,11 @@ export interface PodRuntimeSupport {
   prepareSandbox(pod: Pod, config: PodSandboxConfig): Promise<PodSandboxConfig>;
   /** EnsureImageExists for the container's image. */
   ensureImage(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<EnsureImageResult>;
-  /** Mounts, resources and security context; throws ContainerConfigError for a config that cannot be. */
-  containerConfig(pod: Pod, container: Container, config: ContainerConfig, imageRef: string): Promise<ContainerConfig>;
+  /**
+   * Mounts, resources and security context; throws ContainerConfigError for a config that cannot be.
+   * `image` is the image's status when ensureImage just had it (otherwise it is asked for).
+   */
+  containerConfig(pod: Pod, container: Container, config: ContainerConfig, imageRef: string, image?: Image): Promise<ContainerConfig>;
   /** Statuses with the termination messages of exited containers filled in. */
   containerStatuses(pod: Pod, statuses: ContainerStatus[]): Promise<ContainerStatus[]>;
   /** Once the pod is stopped for good and its final status published: its volumes released. */
@@ -55,7 +58,30 @@ export interface RuntimeSupportDeps {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/**
+ * The image service with ImageStatus coalesced: pods asking for the same image while an answer is on
+ * its way share it (one round-trip for N pods starting at once); nothing is kept once it arrives.
+ */
+export function coalescingImageService(images: ImageService): ImageService {
+  const inFlight = new Map<string, Promise<Image | null>>();
+  return {
+    listImages: (filter) => images.listImages(filter),
+    pullImage: (image, auth, sandboxConfig) => images.pullImage(image, auth, sandboxConfig),
+    removeImage: (image) => images.removeImage(image),
+    imageStatus(image: ImageSpec) {
+      const key = JSON.stringify(image);
+      let p = inFlight.get(key);
+      if (!p) {
+        p = images.imageStatus(image).finally(() => inFlight.delete(key));
+        inFlight.set(key, p);
+      }
+      return p;
+    },
+  };
+}
+
 export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSupport {
+  const images = coalescingImageService(deps.images);
   const imageBackoff = deps.imageBackoff ?? newImageBackoff(deps.clock);
   const volumes = new Map<string, Map<string, HostVolume>>();
   const messages = new Map<string, Map<string, string>>();
@@ -94,15 +120,15 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
 
     ensureImage(pod, container, sandboxConfig) {
       return ensureImageExists(
-        { images: deps.images, clock: deps.clock, recorder: deps.recorder, backoff: imageBackoff, secret: (ns, n) => deps.lookup.secret(ns, n) },
+        { images, clock: deps.clock, recorder: deps.recorder, backoff: imageBackoff, secret: (ns, n) => deps.lookup.secret(ns, n) },
         pod,
         container,
         sandboxConfig,
       );
     },
 
-    async containerConfig(pod, container, config, imageRef) {
-      const image = await deps.images.imageStatus({ image: imageRef }).catch(() => null);
+    async containerConfig(pod, container, config, imageRef, known) {
+      const image = known ?? (await images.imageStatus({ image: imageRef }).catch(() => null));
       verifyRunAsNonRoot(pod, container, image);
       const mounts: Mount[] = await containerMounts(pod, container, await podVolumes(pod));
       const tmp = container.terminationMessagePath;

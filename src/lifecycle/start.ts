@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Container, Pod } from '../api/types.js';
-import type { PodSandboxConfig } from '../runtime/cri.js';
+import type { Image, PodSandboxConfig } from '../runtime/cri.js';
 import { pruneContainerLogs } from '../runtime/logs/prune.js';
 import type { StartFailure } from '../status/generate.js';
 import { doBackOff, type Backoff } from './backoff.js';
@@ -76,6 +76,7 @@ export async function startContainer(
 
   // Step 1 of startContainer: the image (a runtime without images has none to pull).
   let imageRef = '';
+  let image: Image | undefined;
   if (deps.podRuntime) {
     const pulled = await deps.podRuntime.ensureImage(pod, container, sandbox.config);
     if (!pulled.ok) {
@@ -83,6 +84,7 @@ export async function startContainer(
       return { ok: false, reason: pulled.reason, message: pulled.message };
     }
     imageRef = pulled.imageRef;
+    image = pulled.image;
   }
 
   const latest = snapshot.latest(name);
@@ -100,7 +102,7 @@ export async function startContainer(
       lookup: deps.lookup,
       nodeAllocatable: deps.nodeAllocatable,
     });
-    if (deps.podRuntime) config = await deps.podRuntime.containerConfig(pod, container, config, imageRef);
+    if (deps.podRuntime) config = await deps.podRuntime.containerConfig(pod, container, config, imageRef, image);
   } catch (e) {
     deps.recorder.event(ref, 'Warning', 'Failed', `Error: ${messageOf(e)}`);
     return { ok: false, reason: ErrCreateContainerConfig, message: messageOf(e) };

@@ -207,6 +207,13 @@ export interface ContainerStatus {
   logPath: string;
 }
 
+/** One entry of a container listing: what CRI ListContainers gives without ContainerStatus. */
+export interface ContainerListing {
+  id: string;
+  podSandboxId: string;
+  state: ContainerState;
+}
+
 export interface ContainerFilter {
   id?: string;
   podSandboxId?: string;
@@ -306,6 +313,11 @@ export interface RuntimeService {
   removeContainer(containerId: string): Promise<void>;
   containerStatus(containerId: string): Promise<ContainerStatus>;
   listContainers(filter?: ContainerFilter): Promise<ContainerStatus[]>;
+  /**
+   * Optional: the containers' ids, sandboxes and states only (one CRI ListContainers, without each
+   * container's full status), for a relist that only looks for state changes.
+   */
+  listContainerStates?(filter?: ContainerFilter): Promise<ContainerListing[]>;
 
   /** Runs cmd in the container's context; timeoutSeconds 0 = no timeout. Rejects on runtime errors. */
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult>;

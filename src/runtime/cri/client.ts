@@ -8,6 +8,7 @@ import {
   type ContainerConfig,
   type ContainerEvent,
   type ContainerFilter,
+  type ContainerListing,
   type ContainerProcessContext,
   type ContainerProcessInfo,
   type ContainerStatus,
@@ -321,6 +322,15 @@ export class CriRuntimeClient implements RuntimeService {
       }),
     );
     return statuses.filter((s): s is ContainerStatus => s !== undefined);
+  }
+
+  /** CRI ListContainers alone: ids, sandboxes and states (a relist's view, one round-trip). */
+  async listContainerStates(filter?: ContainerFilter): Promise<ContainerListing[]> {
+    const res = await this.rt('ListContainers', { filter: containerFilterToWire(filter) });
+    return ((res.containers ?? []) as Wire[]).map((it) => {
+      this.sandboxOf.set(it.id, it.podSandboxId);
+      return { id: it.id, podSandboxId: it.podSandboxId, state: it.state };
+    });
   }
 
   private async sandboxIdOf(containerId: string): Promise<string> {
