@@ -72,7 +72,9 @@ export const agentRestart: Scenario = {
     for (const [k, id] of idsBefore) if (idsAfter.get(k) !== id) changed++;
     // Processes of the killed agent still alive that the new agent does not own.
     const svcAfter = runtimeServicePid(ws.rootDir);
-    const owned = new Set<number>([...(proc.pid ? descendants(proc.pid).keys() : []), ...(svcAfter ? descendants(svcAfter).keys() : [])]);
+    // The runtime service itself was the killed agent's child (it starts it on demand): it is owned
+    // when it is the one the new agent uses.
+    const owned = new Set<number>([...(proc.pid ? descendants(proc.pid).keys() : []), ...(svcAfter ? [svcAfter, ...descendants(svcAfter).keys()] : [])]);
     let orphans = 0;
     for (const pid of leftovers.keys()) {
       try {

@@ -10,13 +10,12 @@ import type { ObjectLookup } from '../lifecycle/start.js';
 import { Registry } from 'prom-client';
 import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
 import { Router } from '../server/router.js';
-import { sendJSON } from '../server/status.js';
+import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../server/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
-import { createKubeApiHandler } from '../kubeapi/handler.js';
-import { createStreamingUpgradeHandler } from '../streaming/upgrade.js';
+import type { RequestHandler, UpgradeHandler } from '../server/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { containersByState, kubeletMetrics, runningPods } from './node-view.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
@@ -108,8 +107,8 @@ export class NodeAgent implements KubeletView {
     });
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
-    this.router.use(createKubeApiHandler(this.backend, { now: () => opts.clock.now() }));
-    this.router.useUpgrade(createStreamingUpgradeHandler(this.backend));
+    this.router.use(lazyKubeApi(this.backend, () => opts.clock.now()));
+    this.router.useUpgrade(lazyStreaming(this.backend));
   }
 
   // --- KubeletView ---
@@ -209,4 +208,37 @@ export class NodeAgent implements KubeletView {
     this.registry.close();
     await this.kubelet.close();
   }
+}
+
+/**
+ * The Kubernetes API handler, loaded (with yaml, the tables and watch) on the first request that no
+ * kubelet route took: an agent driven only through the kubelet routes never loads it.
+ */
+function lazyKubeApi(backend: AgentBackend, now: () => number): RequestHandler {
+  let handler: Promise<RequestHandler> | undefined;
+  return async (req, res) => {
+    handler ??= import('../kubeapi/handler.js').then((m) => m.createKubeApiHandler(backend, { now }));
+    return (await handler)(req, res);
+  };
+}
+
+/** Paths of the streaming upgrades (pods/exec, pods/attach, pods/portforward); see streaming/upgrade.ts. */
+const streamingPath = /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/(exec|attach|portforward)$/;
+
+/**
+ * The streaming upgrade handler (WebSocket and SPDY), loaded on the first upgrade request on one of
+ * its paths; the socket waits, unread, meanwhile.
+ */
+function lazyStreaming(backend: AgentBackend): UpgradeHandler {
+  let handler: Promise<UpgradeHandler> | undefined;
+  return (req, socket, head) => {
+    if (!streamingPath.test(new URL(req.url ?? '/', 'http://localhost').pathname)) return false;
+    handler ??= import('../streaming/upgrade.js').then((m) => m.createStreamingUpgradeHandler(backend));
+    handler
+      .then((h) => {
+        if (!h(req, socket, head)) socket.end(rawStatusResponse(statusBody(404, 'NotFound', 'the server could not find the requested resource')));
+      })
+      .catch((err: unknown) => socket.end(rawStatusResponse(statusOf(err))));
+    return true;
+  };
 }

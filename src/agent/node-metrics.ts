@@ -10,13 +10,29 @@ export interface AgentMetrics {
   podStartDuration: Histogram;
 }
 
+/**
+ * A registry that registers prom-client's default process metrics on its first scrape: until then
+ * the agent runs without their event-loop delay monitor and GC observer (process_* figures are read
+ * at collection anyway).
+ */
+class DefaultsOnScrape extends Registry {
+  private defaults = false;
+
+  override async metrics(): Promise<string> {
+    if (!this.defaults) {
+      this.defaults = true;
+      collectDefaultMetrics({ register: this });
+    }
+    return super.metrics();
+  }
+}
+
 export function createAgentMetrics(opts: {
   nodeName: string;
   runningPods: () => number;
   containersByState: () => Promise<Record<string, number>>;
 }): AgentMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = new DefaultsOnScrape();
   new Gauge({
     name: 'kubelet_node_name',
     help: "[ALPHA] The node's name. The count is always 1.",
