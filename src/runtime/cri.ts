@@ -318,6 +318,12 @@ export interface RuntimeService {
    * container's full status), for a relist that only looks for state changes.
    */
   listContainerStates?(filter?: ContainerFilter): Promise<ContainerListing[]>;
+  /**
+   * While the runtime's container event stream is connected: a number that changes with every new
+   * connection (events of a gap between two are lost); undefined while it is not. Lets the relist
+   * slow down as the kubelet's evented PLEG does.
+   */
+  containerEventsConnection?(): number | undefined;
 
   /** Runs cmd in the container's context; timeoutSeconds 0 = no timeout. Rejects on runtime errors. */
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult>;

@@ -130,6 +130,8 @@ export class CriRuntimeClient implements RuntimeService {
   private events: grpc.ClientReadableStream<Wire> | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private reconnectDelay = EVENTS_RECONNECT_MIN_MS;
+  private eventsLive = false;
+  private eventsConnection = 0;
   private closed = false;
   /** Process groups of interactive execs this client started, by container: killed when it stops. */
   private readonly execGroups = new Map<string, Set<number>>();
@@ -433,6 +435,10 @@ export class CriRuntimeClient implements RuntimeService {
    * (after a short, growing delay) whenever it ends while someone listens — e.g. the runtime
    * restarted. Events of the gap are not replayed: callers relist, as the kubelet's PLEG does.
    */
+  containerEventsConnection(): number | undefined {
+    return this.eventsLive ? this.eventsConnection : undefined;
+  }
+
   onContainerEvent(listener: (ev: ContainerEvent) => void): () => void {
     this.eventListeners.add(listener);
     if (this.eventListeners.size === 1) this.openEvents();
@@ -447,6 +453,12 @@ export class CriRuntimeClient implements RuntimeService {
     const fn = (this.runtimeClient as unknown as Record<string, (req: Wire) => grpc.ClientReadableStream<Wire>>).GetContainerEvents!;
     const stream = fn.call(this.runtimeClient, {});
     this.events = stream;
+    // The server sends its headers on subscribing: from then on no change goes unreported.
+    stream.on('metadata', () => {
+      if (this.events !== stream) return;
+      this.eventsConnection++;
+      this.eventsLive = true;
+    });
     stream.on('data', (w: Wire) => {
       this.reconnectDelay = EVENTS_RECONNECT_MIN_MS;
       const ev = containerEventFromWire(w);
@@ -461,6 +473,7 @@ export class CriRuntimeClient implements RuntimeService {
     const ended = (err?: grpc.ServiceError) => {
       if (this.events !== stream) return;
       this.events = undefined;
+      this.eventsLive = false;
       if (this.closed || this.eventListeners.size === 0) return;
       // A runtime without the stream (containerd 1.6): callers find changes by relisting.
       if (err?.code === grpc.status.UNIMPLEMENTED) return;
@@ -484,6 +497,7 @@ export class CriRuntimeClient implements RuntimeService {
     this.reconnectTimer = undefined;
     const s = this.events;
     this.events = undefined;
+    this.eventsLive = false;
     s?.cancel();
   }
 

@@ -224,6 +224,8 @@ export function criHandlers(
     const off = runtime.onContainerEvent((ev) => {
       if (!call.cancelled) call.write(containerEventToWire(ev));
     });
+    // Headers at once: the client knows the stream is live before the first event.
+    call.sendMetadata(new grpc.Metadata());
     const done = () => off();
     call.on('cancelled', done);
     call.on('close', done);
