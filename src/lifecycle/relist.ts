@@ -34,7 +34,10 @@ export class Relister {
   /** One relist: the sandboxes whose containers changed since the previous one. */
   async relist(): Promise<Set<string>> {
     const current = new Map<string, { sandbox: string; state: ContainerState }>();
-    for (const c of await this.runtime.listContainers()) current.set(c.id, { sandbox: c.podSandboxId, state: c.state });
+    // The states alone, in one call where the runtime offers it: a full status per container per
+    // second would cost the runtime a call per container.
+    const listed = this.runtime.listContainerStates ? await this.runtime.listContainerStates() : await this.runtime.listContainers();
+    for (const c of listed) current.set(c.id, { sandbox: c.podSandboxId, state: c.state });
     const changed = new Set<string>();
     for (const [id, c] of current) if (this.previous.get(id)?.state !== c.state) changed.add(c.sandbox);
     for (const [id, c] of this.previous) if (!current.has(id)) changed.add(c.sandbox);

@@ -306,6 +306,11 @@ export interface RuntimeService {
   removeContainer(containerId: string): Promise<void>;
   containerStatus(containerId: string): Promise<ContainerStatus>;
   listContainers(filter?: ContainerFilter): Promise<ContainerStatus[]>;
+  /**
+   * Optional: each container's id, sandbox and state only, in one call (CRI ListContainers without
+   * the ContainerStatus of each that listContainers adds), for the relist every second.
+   */
+  listContainerStates?(): Promise<Array<{ id: string; podSandboxId: string; state: ContainerState }>>;
 
   /** Runs cmd in the container's context; timeoutSeconds 0 = no timeout. Rejects on runtime errors. */
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult>;

@@ -10,6 +10,7 @@ import {
   type ContainerFilter,
   type ContainerProcessContext,
   type ContainerProcessInfo,
+  type ContainerState,
   type ContainerStatus,
   PROCESS_INFO_KEY,
   type ExecSyncResult,
@@ -321,6 +322,16 @@ export class CriRuntimeClient implements RuntimeService {
       }),
     );
     return statuses.filter((s): s is ContainerStatus => s !== undefined);
+  }
+
+  /** One CRI ListContainers: ids, sandboxes and states, without each container's full status. */
+  async listContainerStates(): Promise<Array<{ id: string; podSandboxId: string; state: ContainerState }>> {
+    const res = await this.rt('ListContainers', { filter: containerFilterToWire(undefined) });
+    const items: Wire[] = res.containers ?? [];
+    return items.map((it) => {
+      this.sandboxOf.set(it.id, it.podSandboxId);
+      return { id: it.id, podSandboxId: it.podSandboxId, state: (it.state ?? 'CONTAINER_UNKNOWN') as ContainerState };
+    });
   }
 
   private async sandboxIdOf(containerId: string): Promise<string> {
