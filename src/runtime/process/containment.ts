@@ -14,9 +14,11 @@ export interface Containment {
   /**
    * As add, for a group leader this runtime spawned an instant ago (a container's main process or an
    * exec): the same moves, reading only its own subtree (the kernel's children lists) instead of
-   * every process, which on a busy host costs tens of milliseconds per call.
+   * every process, which on a busy host costs tens of milliseconds per call. The process is tracked
+   * when this returns; the cgroup moves finish when the promise resolves (they wait on the kernel
+   * off the event loop), and it rejects only when a move fails for another reason than an exit.
    */
-  addSpawned(pid: number): void;
+  addSpawned(pid: number): Promise<void>;
   /** SIGKILLs everything now, synchronously (agent exit). */
   killSync(): void;
   /** Kills everything and resolves whether nothing is left. */
@@ -131,22 +133,28 @@ class CgroupContainment implements Containment {
       if (movedNow === 0) return;
     }
   }
-  addSpawned(pid: number): void {
+  addSpawned(pid: number): Promise<void> {
     const forked = childrenTree(pid);
-    if (forked === undefined) return this.add(pid);
+    if (forked === undefined) {
+      try {
+        this.add(pid);
+        return Promise.resolve();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     this.tree.addFreshRoot(pid, forked);
-    if (!this.cg.addProcess(pid)) return;
+    return this.moveSpawned(pid);
+  }
+  private async moveSpawned(pid: number): Promise<void> {
+    if (!(await this.cg.addProcessAsync(pid))) return;
     // As add: repeat until a pass moves nothing, each pass reading the subtree after the moves.
     const moved = new Set([pid]);
     for (let pass = 0; pass < 20; pass++) {
-      let movedNow = 0;
-      for (const p of childrenTree(pid) ?? []) {
-        if (moved.has(p)) continue;
-        moved.add(p);
-        this.cg.addProcess(p);
-        movedNow++;
-      }
-      if (movedNow === 0) return;
+      const fresh = (childrenTree(pid) ?? []).filter((p) => !moved.has(p));
+      if (fresh.length === 0) return;
+      for (const p of fresh) moved.add(p);
+      await Promise.all(fresh.map((p) => this.cg.addProcessAsync(p)));
     }
   }
   killSync(): void {
@@ -181,8 +189,9 @@ class TreeContainment implements Containment {
       this.timer.unref();
     }
   }
-  addSpawned(pid: number): void {
+  addSpawned(pid: number): Promise<void> {
     this.add(pid);
+    return Promise.resolve();
   }
   killSync(): void {
     this.tree.killSync();
