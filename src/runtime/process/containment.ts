@@ -19,6 +19,12 @@ export interface Containment {
    * off the event loop), and it rejects only when a move fails for another reason than an exit.
    */
   addSpawned(pid: number): Promise<void>;
+  /**
+   * An exec's group leader whose group is gone: its pgid, which may name another group later, stops
+   * marking processes as the container's; with pipesClosed its stdout/stderr too (nothing holds them,
+   * and /proc may reuse their names). Processes it left behind that were seen stay tracked by pid.
+   */
+  forget(pid: number, pipesClosed: boolean): void;
   /** SIGKILLs everything now, synchronously (agent exit). */
   killSync(): void;
   /** Kills everything and resolves whether nothing is left. */
@@ -157,6 +163,9 @@ class CgroupContainment implements Containment {
       await Promise.all(fresh.map((p) => this.cg.addProcessAsync(p)));
     }
   }
+  forget(pid: number, pipesClosed: boolean): void {
+    this.tree.forgetRoot(pid, pipesClosed);
+  }
   killSync(): void {
     this.cg.killSync();
     this.tree.killSync();
@@ -192,6 +201,9 @@ class TreeContainment implements Containment {
   addSpawned(pid: number): Promise<void> {
     this.add(pid);
     return Promise.resolve();
+  }
+  forget(pid: number, pipesClosed: boolean): void {
+    this.tree.forgetRoot(pid, pipesClosed);
   }
   killSync(): void {
     this.tree.killSync();

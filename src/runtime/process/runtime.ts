@@ -340,7 +340,10 @@ export class ProcessRuntime implements RuntimeService {
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
-      groupGone: (pgid) => c.execGroups.delete(pgid),
+      groupGone: (pgid, pipesClosed) => {
+        c.execGroups.delete(pgid);
+        c.procs.forget(pgid, pipesClosed);
+      },
     });
   }
 
