@@ -14,11 +14,17 @@ export interface Containment {
   /**
    * As add, for a group leader this runtime spawned an instant ago (a container's main process or an
    * exec): the same moves, reading only its own subtree (the kernel's children lists) instead of
-   * every process, which on a busy host costs tens of milliseconds per call. The process is tracked
-   * when this returns; the cgroup moves finish when the promise resolves (they wait on the kernel
-   * off the event loop), and it rejects only when a move fails for another reason than an exit.
+   * every process, which on a busy host costs tens of milliseconds per call.
    */
-  addSpawned(pid: number): Promise<void>;
+  addSpawned(pid: number): void;
+  /**
+   * As addSpawned for a container's main process, with the cgroup moves off the event loop (a
+   * cgroup v1 write waits for an RCU grace period: milliseconds of wall time, little CPU), so
+   * containers started together overlap and share their grace periods. The process is tracked when
+   * this returns; the promise resolves once the moves are done, and rejects only when a move fails
+   * for another reason than an exit. Execs use addSpawned: the synchronous write costs less CPU.
+   */
+  addSpawnedInBackground(pid: number): Promise<void>;
   /**
    * An exec's group leader whose group is gone: its pgid, which may name another group later, stops
    * marking processes as the container's; with pipesClosed its stdout/stderr too (nothing holds them,
@@ -139,7 +145,25 @@ class CgroupContainment implements Containment {
       if (movedNow === 0) return;
     }
   }
-  addSpawned(pid: number): Promise<void> {
+  addSpawned(pid: number): void {
+    const forked = childrenTree(pid);
+    if (forked === undefined) return this.add(pid);
+    this.tree.addFreshRoot(pid, forked);
+    if (!this.cg.addProcess(pid)) return;
+    // As add: repeat until a pass moves nothing, each pass reading the subtree after the moves.
+    const moved = new Set([pid]);
+    for (let pass = 0; pass < 20; pass++) {
+      let movedNow = 0;
+      for (const p of childrenTree(pid) ?? []) {
+        if (moved.has(p)) continue;
+        moved.add(p);
+        this.cg.addProcess(p);
+        movedNow++;
+      }
+      if (movedNow === 0) return;
+    }
+  }
+  addSpawnedInBackground(pid: number): Promise<void> {
     const forked = childrenTree(pid);
     if (forked === undefined) {
       try {
@@ -150,11 +174,11 @@ class CgroupContainment implements Containment {
       }
     }
     this.tree.addFreshRoot(pid, forked);
-    return this.moveSpawned(pid);
+    return this.moveInBackground(pid);
   }
-  private async moveSpawned(pid: number): Promise<void> {
+  private async moveInBackground(pid: number): Promise<void> {
     if (!(await this.cg.addProcessAsync(pid))) return;
-    // As add: repeat until a pass moves nothing, each pass reading the subtree after the moves.
+    // As addSpawned: repeat until a pass moves nothing, each pass reading the subtree after the moves.
     const moved = new Set([pid]);
     for (let pass = 0; pass < 20; pass++) {
       const fresh = (childrenTree(pid) ?? []).filter((p) => !moved.has(p));
@@ -198,7 +222,10 @@ class TreeContainment implements Containment {
       this.timer.unref();
     }
   }
-  addSpawned(pid: number): Promise<void> {
+  addSpawned(pid: number): void {
+    this.add(pid);
+  }
+  addSpawnedInBackground(pid: number): Promise<void> {
     this.add(pid);
     return Promise.resolve();
   }

@@ -336,7 +336,7 @@ export class ProcessRuntime implements RuntimeService {
       clock: this.clock,
       target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
       started: (pgid) => {
-        c.procs.addSpawned(pgid).catch((err) => this.logger.warn('Failed to add an exec process to its cgroup', { containerId, err: String(err) }));
+        c.procs.addSpawned(pgid);
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
@@ -610,7 +610,7 @@ export class ProcessRuntime implements RuntimeService {
     const pgid = child.pid;
     c.pgid = pgid;
     // Tracked at once; the cgroup moves complete off the event loop (containment.ts).
-    c.procs.addSpawned(pgid).catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
+    c.procs.addSpawnedInBackground(pgid).catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
     const streams: Readable[] = fifo?.readers ?? [child.stdout!, child.stderr!];
     const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child.once('close', () => r()));
     child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
