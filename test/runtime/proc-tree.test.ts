@@ -1,10 +1,12 @@
 // The kernel's per-task children lists as the exec path reads them: a process's whole subtree
-// (grandchildren included), nothing of other processes, and a process that is gone has none.
+// (grandchildren included), nothing of other processes, and a process that is gone has none; a
+// tracker forgetting an ended exec still kills what it left holding its output.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { childrenTree, readProcTable } from '../../src/runtime/process/proc-tree.js';
+import { readFileSync } from 'node:fs';
+import { childrenTree, ProcTreeTracker, readProcTable } from '../../src/runtime/process/proc-tree.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,3 +48,33 @@ test('childrenTree: a process that is gone has no subtree', async () => {
   await new Promise((r) => child.once('close', r));
   assert.deepEqual(childrenTree(child.pid!), []);
 });
+
+test('ProcTreeTracker: an exec forgotten while something still holds its output keeps that holder tracked', async (t) => {
+  // The exec (its own group) leaves a setsid child holding its stdout, then exits.
+  const marker = `${2000 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+  const exec = spawn('sh', ['-c', `setsid sleep ${marker} & sleep 0.2`], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const holders = () => [...readProcTable().values()].filter((e) => e.pid !== exec.pid && readCmdline(e.pid) === `sleep ${marker}`).map((e) => e.pid);
+  t.after(() => {
+    for (const p of holders()) process.kill(p, 'SIGKILL');
+  });
+  const tracker = new ProcTreeTracker();
+  tracker.addFreshRoot(exec.pid!, childrenTree(exec.pid!) ?? []);
+  await new Promise((r) => exec.once('exit', r));
+  for (let i = 0; i < 200 && holders().length === 0; i++) await sleep(25);
+  assert.equal(holders().length, 1);
+  // Its group is gone but its pipes are still held (no end-of-file): forgotten without them.
+  tracker.forgetRoot(exec.pid!, false);
+  assert.equal(tracker.killSync() >= 1, true);
+  for (let i = 0; i < 200 && holders().length > 0; i++) await sleep(25);
+  assert.deepEqual(holders(), []);
+  exec.stdout!.destroy();
+  exec.stderr!.destroy();
+});
+
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return '';
+  }
+}

@@ -11,6 +11,7 @@ import {
   type ContainerListing,
   type ContainerProcessContext,
   type ContainerProcessInfo,
+  type ContainerState,
   type ContainerStatus,
   PROCESS_INFO_KEY,
   type ExecSyncResult,
@@ -331,7 +332,7 @@ export class CriRuntimeClient implements RuntimeService {
     const res = await this.rt('ListContainers', { filter: containerFilterToWire(filter) });
     return ((res.containers ?? []) as Wire[]).map((it) => {
       this.sandboxOf.set(it.id, it.podSandboxId);
-      return { id: it.id, podSandboxId: it.podSandboxId, state: it.state };
+      return { id: it.id, podSandboxId: it.podSandboxId, state: (it.state ?? 'CONTAINER_UNKNOWN') as ContainerState };
     });
   }
 

@@ -3,6 +3,7 @@
 // v1 memory/cpu/pids hierarchies. They track every descendant, kill them all, and report OOM kills.
 
 import { accessSync, constants, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -140,6 +141,21 @@ export class Cgroup {
       if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
       throw err;
     }
+  }
+
+  /**
+   * As addProcess, off the event loop: on cgroup v1 a write to cgroup.procs waits for an RCU grace
+   * period (milliseconds of wall time on a busy host, little CPU), so the writes go to the thread
+   * pool, one per hierarchy at once; writes that overlap share their grace period.
+   */
+  async addProcessAsync(pid: number): Promise<boolean> {
+    const results = await Promise.allSettled(this.dirs.map((d) => writeFile(join(d, 'cgroup.procs'), String(pid))));
+    for (const r of results) {
+      if (r.status === 'fulfilled') continue;
+      if ((r.reason as NodeJS.ErrnoException).code === 'ESRCH') return false;
+      throw r.reason;
+    }
+    return true;
   }
 
   /** The processes in this cgroup and below. */

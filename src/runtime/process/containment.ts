@@ -17,6 +17,20 @@ export interface Containment {
    * every process, which on a busy host costs tens of milliseconds per call.
    */
   addSpawned(pid: number): void;
+  /**
+   * As addSpawned for a container's main process, with the cgroup moves off the event loop (a
+   * cgroup v1 write waits for an RCU grace period: milliseconds of wall time, little CPU), so
+   * containers started together overlap and share their grace periods. The process is tracked when
+   * this returns; the promise resolves once the moves are done, and rejects only when a move fails
+   * for another reason than an exit. Execs use addSpawned: the synchronous write costs less CPU.
+   */
+  addSpawnedInBackground(pid: number): Promise<void>;
+  /**
+   * An exec's group leader whose group is gone: its pgid, which may name another group later, stops
+   * marking processes as the container's; with pipesClosed its stdout/stderr too (nothing holds them,
+   * and /proc may reuse their names). Processes it left behind that were seen stay tracked by pid.
+   */
+  forget(pid: number, pipesClosed: boolean): void;
   /** SIGKILLs everything now, synchronously (agent exit). */
   killSync(): void;
   /** Kills everything and resolves whether nothing is left. */
@@ -149,6 +163,33 @@ class CgroupContainment implements Containment {
       if (movedNow === 0) return;
     }
   }
+  addSpawnedInBackground(pid: number): Promise<void> {
+    const forked = childrenTree(pid);
+    if (forked === undefined) {
+      try {
+        this.add(pid);
+        return Promise.resolve();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    this.tree.addFreshRoot(pid, forked);
+    return this.moveInBackground(pid);
+  }
+  private async moveInBackground(pid: number): Promise<void> {
+    if (!(await this.cg.addProcessAsync(pid))) return;
+    // As addSpawned: repeat until a pass moves nothing, each pass reading the subtree after the moves.
+    const moved = new Set([pid]);
+    for (let pass = 0; pass < 20; pass++) {
+      const fresh = (childrenTree(pid) ?? []).filter((p) => !moved.has(p));
+      if (fresh.length === 0) return;
+      for (const p of fresh) moved.add(p);
+      await Promise.all(fresh.map((p) => this.cg.addProcessAsync(p)));
+    }
+  }
+  forget(pid: number, pipesClosed: boolean): void {
+    this.tree.forgetRoot(pid, pipesClosed);
+  }
   killSync(): void {
     this.cg.killSync();
     this.tree.killSync();
@@ -183,6 +224,13 @@ class TreeContainment implements Containment {
   }
   addSpawned(pid: number): void {
     this.add(pid);
+  }
+  addSpawnedInBackground(pid: number): Promise<void> {
+    this.add(pid);
+    return Promise.resolve();
+  }
+  forget(pid: number, pipesClosed: boolean): void {
+    this.tree.forgetRoot(pid, pipesClosed);
   }
   killSync(): void {
     this.tree.killSync();

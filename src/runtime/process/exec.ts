@@ -22,9 +22,10 @@ export interface ExecContext {
   /**
    * Told about each exec's process group when it starts, and again (groupGone) once nothing of it
    * runs; the container kills every group still tracked when it exits, so no exec outlives it.
+   * pipesClosed: its stdout and stderr reached end-of-file, so no process holds them any more.
    */
   started(pgid: number): void;
-  groupGone(pgid: number): void;
+  groupGone(pgid: number, pipesClosed: boolean): void;
 }
 
 class CappedOutput {
@@ -88,11 +89,11 @@ export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecCo
     let exitCode: number | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
     let done = false;
-    const finish = () => {
+    const finish = (pipesClosed: boolean) => {
       if (done || exitCode === undefined) return;
       done = true;
       if (drainTimer) clearTimeout(drainTimer);
-      if (!signalGroup(pgid, 0)) ctx.groupGone(pgid);
+      if (!signalGroup(pgid, 0)) ctx.groupGone(pgid, pipesClosed);
       resolve({ exitCode, stdout: stdout.buffer(), stderr: stderr.buffer(), timedOut });
     };
     child.once('exit', (code, signal) => {
@@ -101,10 +102,10 @@ export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecCo
       drainTimer = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
-        finish();
+        finish(false);
       }, PIPE_DRAIN_MS);
       drainTimer.unref();
     });
-    child.once('close', finish);
+    child.once('close', () => finish(true));
   });
 }

@@ -128,15 +128,41 @@ export function stdioTargets(pid: number, procRoot = '/proc'): string[] {
 export class ProcTreeTracker {
   private readonly tracked = new Map<number, string>();
   private readonly groups = new Set<number>();
-  private readonly stdio = new Set<string>();
+  /** stdout/stderr names, each with how many roots recorded it (execs share none, but be exact). */
+  private readonly stdio = new Map<string, number>();
+  private readonly rootStdio = new Map<number, string[]>();
 
   constructor(private readonly procRoot = '/proc') {}
 
   /** Starts tracking a freshly spawned group leader (container main process or exec). */
   addRoot(pid: number): void {
-    this.groups.add(pid);
-    for (const t of stdioTargets(pid, this.procRoot)) this.stdio.add(t);
+    this.addGroup(pid);
     this.scan();
+  }
+
+  /**
+   * Stops following a root whose process group is gone (an exec that ended): its pgid may be reused.
+   * With pipesClosed, its stdout/stderr are dropped too. What was tracked by pid stays tracked.
+   */
+  forgetRoot(pid: number, pipesClosed: boolean): void {
+    this.groups.delete(pid);
+    const targets = this.rootStdio.get(pid) ?? [];
+    this.rootStdio.delete(pid);
+    // Still held by something it left behind: those stay, for as long as the container runs.
+    if (!pipesClosed) return;
+    for (const t of targets) {
+      const n = (this.stdio.get(t) ?? 1) - 1;
+      if (n > 0) this.stdio.set(t, n);
+      else this.stdio.delete(t);
+    }
+    this.rootStdio.delete(pid);
+  }
+
+  private addGroup(pid: number): void {
+    this.groups.add(pid);
+    const targets = stdioTargets(pid, this.procRoot);
+    for (const t of targets) this.stdio.set(t, (this.stdio.get(t) ?? 0) + 1);
+    this.rootStdio.set(pid, targets);
   }
 
   /**
@@ -145,8 +171,7 @@ export class ProcTreeTracker {
    * scan; what it forked already is tracked by pid, so it stays tracked after it leaves the group.
    */
   addFreshRoot(pid: number, descendants: readonly number[]): void {
-    this.groups.add(pid);
-    for (const t of stdioTargets(pid, this.procRoot)) this.stdio.add(t);
+    this.addGroup(pid);
     for (const p of descendants) {
       const e = readProcEntry(p, this.procRoot);
       if (e && e.state !== 'Z') this.tracked.set(p, e.startTime);

@@ -340,7 +340,10 @@ export class ProcessRuntime implements RuntimeService {
         if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
-      groupGone: (pgid) => c.execGroups.delete(pgid),
+      groupGone: (pgid, pipesClosed) => {
+        c.execGroups.delete(pgid);
+        c.procs.forget(pgid, pipesClosed);
+      },
     });
   }
 
@@ -606,11 +609,8 @@ export class ProcessRuntime implements RuntimeService {
 
     const pgid = child.pid;
     c.pgid = pgid;
-    try {
-      c.procs.addSpawned(pgid);
-    } catch (err) {
-      this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) });
-    }
+    // Tracked at once; the cgroup moves complete off the event loop (containment.ts).
+    c.procs.addSpawnedInBackground(pgid).catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
     const streams: Readable[] = fifo?.readers ?? [child.stdout!, child.stderr!];
     const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child.once('close', () => r()));
     child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));

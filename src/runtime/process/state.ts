@@ -53,6 +53,8 @@ export class RuntimeStateStore {
   private readonly containerDir: string;
   /** Per file, the last write: writes of one file happen in the order they were asked for. */
   private readonly pending = new Map<string, Promise<void>>();
+  /** Per file, a write asked for that has not begun (it waits for the one before it). */
+  private readonly waiting = new Map<string, { data: string; done: Promise<void> }>();
 
   constructor(
     readonly dir: string,
@@ -127,16 +129,30 @@ export class RuntimeStateStore {
     if (!isRuntimeId(id)) return Promise.reject(new Error(`invalid id ${JSON.stringify(id)}`));
     const file = join(dir, `${id}.json`);
     const data = JSON.stringify(value);
-    return this.chain(file, async () => {
+    // A write of this file still waiting for the one before it takes this newer content instead of
+    // queueing another: one file (a new inode) less, and its promise still resolves once this
+    // content is on disk. A container created and started in a burst is written once or twice.
+    const waiting = this.waiting.get(file);
+    if (waiting) {
+      waiting.data = data;
+      return waiting.done;
+    }
+    const entry: { data: string; done: Promise<void> } = { data, done: Promise.resolve() };
+    this.waiting.set(file, entry);
+    entry.done = this.chain(file, async () => {
+      if (this.waiting.get(file) === entry) this.waiting.delete(file);
       const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, data, { mode: 0o600 });
+      await writeFile(tmp, entry.data, { mode: 0o600 });
       await rename(tmp, file);
     });
+    return entry.done;
   }
 
   private remove(dir: string, id: string): Promise<void> {
     if (!isRuntimeId(id)) return Promise.resolve();
     const file = join(dir, `${id}.json`);
+    // A write asked for after this removal must follow it, not join a write queued before it.
+    this.waiting.delete(file);
     return this.chain(file, () => unlink(file).catch(() => {}));
   }
 
