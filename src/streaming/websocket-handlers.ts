@@ -25,6 +25,9 @@ function upgradeWS(req: IncomingMessage, socket: Duplex, head: Buffer, supported
   return new Promise((resolve) => wss.handleUpgrade(req, socket, head, (ws) => resolve(ws)));
 }
 
+/** Pause between the exit Status and the close frame (see wsExec). */
+const CLOSE_AFTER_STATUS_MS = 50;
+
 export async function wsExec(req: IncomingMessage, socket: Duplex, head: Buffer, opts: StreamOptions, start: () => Promise<ExecSession>): Promise<void> {
   const ws = await upgradeWS(req, socket, head, wsExecProtocols);
   const protocol = ws.protocol || 'channel.k8s.io';
@@ -35,9 +38,12 @@ export async function wsExec(req: IncomingMessage, socket: Duplex, head: Buffer,
   ws.on('message', (m: Buffer, isBinary: boolean) => deliver(isBinary ? m : Buffer.from(m)));
   const finish = (status: Record<string, unknown>) => {
     const ok = status.status === 'Success';
-    if (protocol === 'v4.channel.k8s.io' || protocol === 'v5.channel.k8s.io' || protocol === 'v3.channel.k8s.io') ws.send(framed(CH_ERROR, JSON.stringify(status)));
-    else if (!ok) ws.send(framed(CH_ERROR, String(status.message ?? '')));
-    ws.close(1000);
+    const message = protocol === 'v4.channel.k8s.io' || protocol === 'v5.channel.k8s.io' || protocol === 'v3.channel.k8s.io' ? JSON.stringify(status) : ok ? undefined : String(status.message ?? '');
+    if (message === undefined) return ws.close(1000);
+    // The close follows the status after a pause: a client polling its TLS socket with select() (the
+    // Python client) reads one frame per wake-up, and a close frame that arrived in the same read as
+    // the status would wait in its TLS buffer, unseen, until its own timeout.
+    ws.send(framed(CH_ERROR, message), () => setTimeout(() => ws.close(1000), CLOSE_AFTER_STATUS_MS).unref());
   };
   try {
     exec = await start();

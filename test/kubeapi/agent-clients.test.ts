@@ -1,0 +1,160 @@
+// The official client libraries against a real `podvisor agent`, over TLS with the token of the
+// kubeconfig the agent writes: @kubernetes/client-node (create, list, informer-style list+watch, log
+// follow, exec with its exit status) and Debian's python3-kubernetes (list, watch, log, exec).
+
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import * as k8s from '@kubernetes/client-node';
+import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { until } from './harness.js';
+
+function findPython(): string | undefined {
+  for (const p of [process.env.PYTHON, '/usr/bin/python3', 'python3']) {
+    if (!p) continue;
+    try {
+      execFileSync(p, ['-c', 'import kubernetes'], { stdio: 'ignore' });
+      return p;
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
+}
+const python = findPython();
+
+function collect(): Writable & { text: () => string } {
+  let text = '';
+  const w = new Writable({
+    write(chunk, _enc, cb) {
+      text += chunk;
+      cb();
+    },
+  });
+  return Object.assign(w, { text: () => text });
+}
+
+const shellPod = (name: string, script: string): k8s.V1Pod => ({
+  metadata: { name, labels: { app: name } },
+  spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'app', image: 'busybox', command: ['/bin/sh', '-c', script] }] },
+});
+
+describe('official clients against a real agent', () => {
+  let dir: { path: string; remove(): Promise<void> };
+  let root: string;
+  let agent: CliProcess | undefined;
+  let kc: k8s.KubeConfig;
+  let core: k8s.CoreV1Api;
+  let ticker: string;
+
+  before(async () => {
+    dir = await tempDir();
+    root = join(dir.path, 'root');
+    ticker = join(dir.path, 'tick');
+    agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
+    await agent.waitFor('stderr', /podvisor agent started/);
+    kc = new k8s.KubeConfig();
+    kc.loadFromFile(join(root, 'kubeconfig'));
+    core = kc.makeApiClient(k8s.CoreV1Api);
+    // "web" logs three lines, then "four" once the ticker file appears.
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: shellPod('web', `echo one; echo two; echo three; while true; do if [ -e ${ticker} ]; then rm -f ${ticker}; echo four; fi; sleep 0.1; done`),
+    });
+    await until(async () => (await core.readNamespacedPod({ namespace: 'default', name: 'web' })).status?.phase === 'Running', 'web running', 60_000);
+  });
+
+  after(async () => {
+    if (agent && agent.child.exitCode === null) agent.child.kill('SIGTERM');
+    await agent?.exited;
+    await dir?.remove();
+  });
+
+  test('client-node lists pods; an unknown one is a 404', async () => {
+    const list = await core.listNamespacedPod({ namespace: 'default' });
+    assert.deepEqual(list.items.map((p) => p.metadata?.name), ['web']);
+    assert.equal(list.items[0]!.status?.phase, 'Running');
+    await assert.rejects(core.readNamespacedPod({ namespace: 'default', name: 'nope' }), (err: { code?: number }) => err.code === 404);
+  });
+
+  test('client-node informer: list, then watch a pod added and deleted', async () => {
+    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/pods', () => core.listNamespacedPod({ namespace: 'default' }));
+    const seen: string[] = [];
+    informer.on('add', (p) => seen.push(`add ${p.metadata?.name}`));
+    informer.on('update', (p) => seen.push(`update ${p.metadata?.name}`));
+    informer.on('delete', (p) => seen.push(`delete ${p.metadata?.name}`));
+    await informer.start();
+    try {
+      await until(() => seen.includes('add web'), 'the listed pod');
+      await core.createNamespacedPod({ namespace: 'default', body: shellPod('inf', 'exec sleep 300') });
+      await until(() => seen.includes('add inf'), 'the added pod');
+      await until(() => seen.includes('update inf'), 'its status updates', 60_000);
+      await core.deleteNamespacedPod({ namespace: 'default', name: 'inf' });
+      await until(() => seen.includes('delete inf'), 'the deleted pod', 60_000);
+    } finally {
+      await informer.stop();
+    }
+  });
+
+  test('client-node log follow sees a new line as it is written', async () => {
+    const out = collect();
+    const ctl = await new k8s.Log(kc).log('default', 'web', 'app', out, { follow: true, tailLines: 1 });
+    try {
+      await until(() => out.text() === 'three\n', 'the tail line', 30_000);
+      writeFileSync(ticker, '');
+      await until(() => out.text() === 'three\nfour\n', 'the followed line', 30_000);
+    } finally {
+      ctl.abort();
+    }
+  });
+
+  test('client-node exec over WebSocket: stdout, stderr, stdin, exit status', async () => {
+    const stdout = collect();
+    const stderr = collect();
+    const stdin = new PassThrough();
+    const status = await new Promise<k8s.V1Status>((resolve) => {
+      void new k8s.Exec(kc).exec('default', 'web', 'app', ['sh', '-c', 'cat; echo err >&2; exit 3'], stdout, stderr, stdin, false, (s) => resolve(s));
+      stdin.end('from stdin\n');
+    });
+    assert.equal(stdout.text(), 'from stdin\n');
+    assert.equal(stderr.text(), 'err\n');
+    assert.equal(status.status, 'Failure');
+    assert.equal(status.reason, 'NonZeroExitCode');
+    assert.equal(status.details?.causes?.[0]?.message, '3');
+  });
+
+  test('python3-kubernetes: list, watch, log and exec', { skip: python ? false : 'python3-kubernetes is not installed' }, async () => {
+    const script = join(dir.path, 'client.py');
+    writeFileSync(
+      script,
+      [
+        'import json, sys',
+        'from kubernetes import client, config, watch',
+        'from kubernetes.stream import stream',
+        'config.load_kube_config(config_file=sys.argv[1])',
+        'v1 = client.CoreV1Api()',
+        'out = {}',
+        "out['list'] = [p.metadata.name for p in v1.list_namespaced_pod('default').items]",
+        "out['watch'] = [(e['type'], e['object'].metadata.name) for e in watch.Watch().stream(v1.list_namespaced_pod, 'default', timeout_seconds=1)]",
+        "out['log'] = v1.read_namespaced_pod_log('web', 'default', container='app', tail_lines=2)",
+        "r = stream(v1.connect_get_namespaced_pod_exec, 'web', 'default', command=['sh', '-c', 'echo hi; exit 5'], stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False)",
+        'r.run_forever(timeout=20)',
+        "out['exec'] = r.read_stdout()",
+        "out['rc'] = r.returncode",
+        'print(json.dumps(out))',
+      ].join('\n'),
+    );
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(python!, [script, join(root, 'kubeconfig')], { timeout: 60_000 }, (err, so, se) => (err ? reject(new Error(`${err.message}\n${se}`)) : resolve(so))),
+    );
+    const out = JSON.parse(stdout) as { list: string[]; watch: Array<[string, string]>; log: string; rc: number; exec: string };
+    assert.deepEqual(out.list, ['web']);
+    assert.deepEqual(out.watch, [['ADDED', 'web']]);
+    assert.match(out.log, /^(two\nthree|three\nfour)\n$/);
+    assert.equal(out.exec, 'hi\n');
+    assert.equal(out.rc, 5);
+  });
+});
