@@ -172,3 +172,36 @@ test('kubectl port-forward carries a real HTTP request; kubectl top pod', { skip
   assert.match(top.stdout, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\nserver\s+\d+m\s+\d+Mi\s*\n$/);
   assert.equal((await kubectl(a, ['delete', 'pod', 'server', '--grace-period=0', '--force'])).code, 0);
 });
+
+test('kubectl get -o wide and -A, describe, get events, logs --previous of a restarted container', { skip }, async (t) => {
+  const a = api(t);
+  // Each run prints its start, then fails after a moment: a restart with a previous log.
+  let r = await kubectl(a, ['apply', '-f', manifest('flaky', podYaml('flaky', 'echo run $(date +%s%N); sleep 1; exit 2'))]);
+  assert.equal(r.code, 0, r.stderr);
+  await until(async () => {
+    const out = (await kubectl(a, ['get', 'pod', 'flaky', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'])).stdout;
+    return Number(out) >= 1;
+  }, 'a restart', 60_000);
+  r = await kubectl(a, ['get', 'pods', '-o', 'wide']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/m);
+  assert.match(r.stdout, /^flaky\s+\d\/1\s+\S+\s+\d+/m);
+  r = await kubectl(a, ['get', 'pods', '-A']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m);
+  assert.match(r.stdout, /^default\s+flaky\s/m);
+  r = await kubectl(a, ['describe', 'pod', 'flaky']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const re of [/^Name:\s+flaky$/m, /^Namespace:\s+default$/m, /^Containers:$/m, /^\s+Restart Count:\s+[1-9]/m, /^Conditions:$/m, /^Events:$/m, /Started\s+.*Started container main/]) {
+    assert.match(r.stdout, re);
+  }
+  r = await kubectl(a, ['get', 'events', '--field-selector', 'involvedObject.name=flaky']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE$/m);
+  assert.match(r.stdout, /Normal\s+Started\s+pod\/flaky\s+Started container main/);
+  r = await kubectl(a, ['logs', 'flaky', '--previous']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^run \d+\n$/);
+  r = await kubectl(a, ['delete', 'pod', 'flaky']);
+  assert.equal(r.code, 0, r.stderr);
+});
