@@ -15,6 +15,8 @@ export function healthPath(key: string): string {
 }
 
 export interface PodShape {
+  /** The container's command (SLEEP_COMMAND when unset). */
+  command?: readonly string[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   terminationGracePeriodSeconds?: number;
@@ -26,7 +28,7 @@ export function podName(prefix: string, i: number): string {
 }
 
 export function benchPod(name: string, shape: PodShape): Pod {
-  const container: Container = { name: 'main', image: 'busybox:1.36', command: [...SLEEP_COMMAND] };
+  const container: Container = { name: 'main', image: 'busybox:1.36', command: [...(shape.command ?? SLEEP_COMMAND)] };
   if (shape.livenessProbe) container.livenessProbe = shape.livenessProbe;
   if (shape.readinessProbe) container.readinessProbe = shape.readinessProbe;
   return {
@@ -42,6 +44,8 @@ export function benchPod(name: string, shape: PodShape): Pod {
 }
 
 export interface BenchWorkspace {
+  /** The workspace's own directory (manifests, root dir, and room for a scenario's sockets). */
+  base: string;
   /** Directory holding one `<name>.json` manifest per pod. */
   manifestDir: string;
   /** Root directory for the agent's sandboxes and logs. */
@@ -64,5 +68,5 @@ export function writeWorkspace(prefix: string, count: number, shape: (name: stri
     // JSON is valid YAML and the cheapest for the loader to parse.
     writeFileSync(join(manifestDir, `${name}.json`), JSON.stringify(benchPod(name, shape(name, i)), null, 2));
   }
-  return { manifestDir, rootDir, names, remove: () => rmSync(base, { recursive: true, force: true }) };
+  return { base, manifestDir, rootDir, names, remove: () => rmSync(base, { recursive: true, force: true }) };
 }

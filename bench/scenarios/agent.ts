@@ -3,14 +3,12 @@
 // bare node:http server serving the same bytes, idle CPU and RSS with the server listening against
 // a floor holding the same processes, and the wall time of the client commands against `node -e 0`.
 
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
 import { containerLogPath, podLogDir } from '../../src/runtime/root-dir.js';
 import { AgentProcess, hasCommand, median, podvisor, runNode, runtimeServicePid, socketGet, teardownAgent, cliPath } from '../lib/agent-process.js';
 import { FloorClient } from '../lib/floor-client.js';
-import { benchPod, podName } from '../lib/manifests.js';
+import { writeWorkspace, type BenchWorkspace } from '../lib/manifests.js';
 import { readCpu, readMemory } from '../lib/proc.js';
 import { distribution } from '../lib/stats.js';
 import { figure, type Figure, type ScenarioResult } from '../report/figures.js';
@@ -25,30 +23,9 @@ const REQUESTS = 20;
 const CLI_RUNS = 10;
 const twoX = { text: '≤ 2× floor', on: 'ratio' as const, op: '<=' as const, value: 2 };
 
-export interface AgentWorkspace {
-  base: string;
-  manifestDir: string;
-  rootDir: string;
-  names: string[];
-  remove(): void;
-}
-
 /** N one-file pod manifests running LOGGING_COMMAND, and an empty root dir. */
-export function agentWorkspace(prefix: string, n: number): AgentWorkspace {
-  const base = mkdtempSync(join(tmpdir(), `podvisor-bench-${prefix}-`));
-  const manifestDir = join(base, 'manifests');
-  const rootDir = join(base, 'root');
-  mkdirSync(manifestDir);
-  mkdirSync(rootDir);
-  const names: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const name = podName(prefix, i);
-    names.push(name);
-    const pod = benchPod(name, { terminationGracePeriodSeconds: 1 });
-    pod.spec!.containers[0]!.command = [...LOGGING_COMMAND];
-    writeFileSync(join(manifestDir, `${name}.json`), JSON.stringify(pod, null, 2));
-  }
-  return { base, manifestDir, rootDir, names, remove: () => rmSync(base, { recursive: true, force: true }) };
+export function agentWorkspace(prefix: string, n: number): BenchWorkspace {
+  return writeWorkspace(prefix, n, () => ({ terminationGracePeriodSeconds: 1, command: LOGGING_COMMAND }));
 }
 
 /** Pods of a /pods reply whose every container is running. */

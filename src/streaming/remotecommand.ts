@@ -1,6 +1,5 @@
 // Exec and attach sessions as the kubelet's remotecommand serves them: the options from the query,
-// the Status written on the error stream when the command ends (v4: JSON, NonZeroExitCode with the
-// exit code as a cause), and the terminal resize messages.
+// the session's outcome, and the terminal resize messages (the exit Status is runtime/streams.ts's).
 
 import type { StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession } from '../runtime/streams.js';
@@ -15,23 +14,6 @@ export function execOptions(q: URLSearchParams, defaultContainer: string, attach
     stdout: b('stdout'),
     stderr: b('stderr'),
     tty: b('tty'),
-  };
-}
-
-export const statusSuccess = { metadata: {}, status: 'Success' };
-
-/** The v4 error-stream Status for an exit code (or a failure to run). */
-export function exitStatus(code: number | Error, command: string[]): Record<string, unknown> {
-  if (code instanceof Error) {
-    return { metadata: {}, status: 'Failure', message: code.message, reason: 'InternalError', details: { causes: [{ message: code.message }] }, code: 500 };
-  }
-  if (code === 0) return statusSuccess;
-  return {
-    metadata: {},
-    status: 'Failure',
-    message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
-    reason: 'NonZeroExitCode',
-    details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
   };
 }
 

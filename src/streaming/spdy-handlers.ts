@@ -5,7 +5,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { KubeBackend, StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession } from '../runtime/streams.js';
-import { applyResize, exitStatus, outcome } from './remotecommand.js';
+import { exitStatus } from '../runtime/streams.js';
+import { applyResize, outcome } from './remotecommand.js';
 import { SpdySession, type SpdyStream } from '../util/spdy.js';
 
 export const spdyExecProtocols = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];

@@ -10,7 +10,8 @@ import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
 import type { StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession } from '../runtime/streams.js';
 import { CH_CLOSE, CH_ERROR, CH_RESIZE, CH_STDERR, CH_STDIN, CH_STDOUT, framed } from './channels.js';
-import { applyResize, exitStatus, outcome } from './remotecommand.js';
+import { exitStatus } from '../runtime/streams.js';
+import { applyResize, outcome } from './remotecommand.js';
 import { spdyPortForward } from './spdy-handlers.js';
 
 export const wsExecProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];

@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { NotFoundError } from '../../src/runtime/cri.js';
 import { CriError, connectCriRuntime, type CriRuntimeClient } from '../../src/runtime/cri/client.js';
-import { connectRuntimeStream, type RuntimeStreamSession } from '../../src/runtime/cri/stream-client.js';
+import { connectRuntimeStream } from '../../src/runtime/cri/stream-client.js';
+import type { ExecSession } from '../../src/runtime/streams.js';
 import { startProcessRuntimeService } from '../../src/runtime/process/service.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { containerConfig, sandboxConfig, tempDir, waitFor } from './helpers.js';
@@ -35,7 +36,7 @@ async function withService(fn: (client: CriRuntimeClient, sandboxId: string, con
   }
 }
 
-function collect(s: RuntimeStreamSession): { out: () => string; err: () => string } {
+function collect(s: ExecSession): { out: () => string; err: () => string } {
   let out = '';
   let err = '';
   s.stdout?.on('data', (d: Buffer) => (out += d.toString()));

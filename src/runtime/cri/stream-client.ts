@@ -8,19 +8,9 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import type { Duplex, Readable, Writable } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { SpdySession, type SpdyStream } from '../../util/spdy.js';
-
-/** The exec session shape of the API layer: the streams asked for, resize, the exit code, kill. */
-export interface RuntimeStreamSession {
-  stdin?: Writable;
-  stdout?: Readable;
-  stderr?: Readable;
-  resize(width: number, height: number): void;
-  /** The exit code; rejects with the runtime's message when the command could not run. */
-  exit: Promise<number>;
-  kill(): void;
-}
+import type { ExecSession } from '../streams.js';
 
 export interface RuntimeStreamOptions {
   stdin: boolean;
@@ -90,7 +80,7 @@ export function exitFromErrorStream(text: string, protocol: string): number | Er
  * Connects to an exec or attach URL of a runtime's streaming server. Stdin, stdout and stderr are
  * the streams asked for (stderr never with a tty, as the runtime merges it into the terminal).
  */
-export async function connectRuntimeStream(url: string, opts: RuntimeStreamOptions): Promise<RuntimeStreamSession> {
+export async function connectRuntimeStream(url: string, opts: RuntimeStreamOptions): Promise<ExecSession> {
   const { socket, head, protocol } = await upgrade(url);
   const session = new SpdySession(socket, head, true);
   const open = (type: string) => session.openStream({ streamtype: type });

@@ -9,14 +9,14 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../../util/logger.js';
 import { SpdySession, type SpdyStream } from '../../util/spdy.js';
 import type { StreamingRequest } from '../cri.js';
-import type { RuntimeStreamSession } from './stream-client.js';
+import { exitStatus, type ExecSession } from '../streams.js';
 
 export type StreamRequest = StreamingRequest;
 
 /** What the server runs: a command in a container, or an attach to its output. */
 export interface StreamBackend {
-  exec(req: StreamRequest): RuntimeStreamSession | Promise<RuntimeStreamSession>;
-  attach(req: Omit<StreamRequest, 'cmd'>): RuntimeStreamSession | Promise<RuntimeStreamSession>;
+  exec(req: StreamRequest): ExecSession | Promise<ExecSession>;
+  attach(req: Omit<StreamRequest, 'cmd'>): ExecSession | Promise<ExecSession>;
 }
 
 export interface StreamServer {
@@ -33,22 +33,6 @@ const STREAM_WAIT_MS = 30_000;
 const PROTOCOLS = ['v4.channel.k8s.io'];
 
 type Pending = { kind: 'exec'; req: StreamRequest; expires: number } | { kind: 'attach'; req: Omit<StreamRequest, 'cmd'>; expires: number };
-
-/** The v4 Status for an exit code or a failure to run, as the kubelet's remotecommand writes it. */
-export function statusFor(result: number | Error, cmd: string[]): Record<string, unknown> {
-  if (result instanceof Error) {
-    const message = `error executing command in container: ${result.message}`;
-    return { metadata: {}, status: 'Failure', message, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 };
-  }
-  if (result === 0) return { metadata: {}, status: 'Success' };
-  return {
-    metadata: {},
-    status: 'Failure',
-    message: `command terminated with non-zero exit code: error executing command [${cmd.join(' ')}], exit code ${result}`,
-    reason: 'NonZeroExitCode',
-    details: { causes: [{ reason: 'ExitCode', message: String(result) }] },
-  };
-}
 
 function offeredProtocols(req: IncomingMessage): string[] {
   return (req.headersDistinct?.['x-stream-protocol-version'] ?? []).flatMap((v) => v.split(',').map((s) => s.trim()));
@@ -107,7 +91,7 @@ export async function startStreamServer(backend: StreamBackend, opts: { logger: 
 }
 
 /** Waits for the client's streams, runs the session, reports its end on the error stream. */
-function serveSession(session: SpdySession, req: Omit<StreamRequest, 'cmd'>, cmd: string[], start: () => RuntimeStreamSession | Promise<RuntimeStreamSession>, logger: Logger): void {
+function serveSession(session: SpdySession, req: Omit<StreamRequest, 'cmd'>, cmd: string[], start: () => ExecSession | Promise<ExecSession>, logger: Logger): void {
   const want = new Set(['error']);
   if (req.stdin) want.add('stdin');
   if (req.stdout) want.add('stdout');
@@ -134,10 +118,10 @@ function serveSession(session: SpdySession, req: Omit<StreamRequest, 'cmd'>, cmd
     const errStream = streams.get('error')!;
     errStream.resume();
     const report = async (result: number | Error) => {
-      await new Promise<void>((r) => errStream.end(JSON.stringify(statusFor(result, cmd)), () => r()));
+      await new Promise<void>((r) => errStream.end(JSON.stringify(exitStatus(result instanceof Error ? new Error(`error executing command in container: ${result.message}`) : result, cmd)), () => r()));
       await session.end();
     };
-    let exec: RuntimeStreamSession;
+    let exec: ExecSession;
     try {
       exec = await start();
     } catch (err) {

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import type { Logger } from '../../util/logger.js';
 import type { StreamingRequest } from '../cri.js';
 import { CriStatusError, type CriStreaming } from '../cri/server.js';
-import type { RuntimeStreamSession } from '../cri/stream-client.js';
+import type { ExecSession } from '../streams.js';
 import { startStreamServer, type StreamBackend, type StreamServer } from '../cri/stream-server.js';
 import { startExecSession } from './exec-session.js';
 import type { ProcessRuntime } from './runtime.js';
@@ -15,7 +15,7 @@ import type { ProcessRuntime } from './runtime.js';
 const invalid = (m: string) => new CriStatusError(grpc.status.INVALID_ARGUMENT, m);
 
 /** Output lines of a running container until it stops; the exit code is the container's. */
-function attachSession(runtime: ProcessRuntime, id: string, req: Omit<StreamingRequest, 'cmd'>): RuntimeStreamSession {
+function attachSession(runtime: ProcessRuntime, id: string, req: Omit<StreamingRequest, 'cmd'>): ExecSession {
   const stdout = req.stdout ? new PassThrough() : undefined;
   const stderr = req.stderr ? new PassThrough() : undefined;
   let resolveExit!: (code: number) => void;
