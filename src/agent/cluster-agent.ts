@@ -13,7 +13,6 @@ import { StaticPodDirSource } from '../config/static-source.js';
 import type { NodeAllocatable } from '../lifecycle/admission.js';
 import { PodKubelet } from '../lifecycle/kubelet.js';
 import { startClusterNode } from '../node/index.js';
-import { ProcessRuntime } from '../runtime/process/runtime.js';
 import { SubjectAccessReviewAuthorizer, TokenReviewAuthenticator } from '../server/auth-webhook.js';
 import { listenKubeletPort, type KubeletPort } from '../server/kubelet-port.js';
 import { registerKubeletRoutes } from '../server/kubelet-routes.js';
@@ -66,13 +65,8 @@ export interface ClusterAgentIO {
   /** Aborted on SIGTERM/SIGINT. */
   signal?: AbortSignal;
   clock?: Clock;
-  /** Connects to the runtime service the daemon chose; the in-process process runtime when absent (tests). */
-  connectRuntime?(logger: Logger): Promise<AgentRuntime>;
-}
-
-/** Whether the runtime's containers outlive the agent: a CRI service does, the in-process runtime does not. */
-function runtimeOutlivesAgent(runtime: ProcessAwareRuntime): boolean {
-  return !(runtime instanceof ProcessRuntime);
+  /** Connects to the runtime service the daemon chose, which outlives the agent. */
+  connectRuntime(logger: Logger): Promise<AgentRuntime>;
 }
 
 /** Reads --pod-manifest-path once: the static pods it holds now (a manifest that fails is logged and skipped). */
@@ -97,14 +91,9 @@ async function loadStaticPods(dir: string, nodeName: string, runtime: string, lo
 export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
   const clock = io.clock ?? new RealClock();
-  const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, async (): Promise<ProcessAwareRuntime> =>
-    io.connectRuntime ? (await io.connectRuntime(log)).runtime : new ProcessRuntime({ rootDir: cfg.rootDir, clock, logger: log }),
-  );
+  const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, async (): Promise<ProcessAwareRuntime> => (await io.connectRuntime(log)).runtime);
   if (!taken) return 1;
   const { lock, connected: runtime } = taken;
-  const outlives = runtimeOutlivesAgent(runtime);
-  const killOnExit = () => runtime.killAllSync?.();
-  if (!outlives) process.once('exit', killOnExit);
   const startedAt = clock.now();
   const probeRegistry = new Registry();
   let kubelet: PodKubelet | undefined;
@@ -125,7 +114,7 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
       ...(cfg.registerWithTaints ? { registerWithTaints: cfg.registerWithTaints } : {}),
       ...(cfg.nodeStatusUpdateFrequencyMs ? { nodeStatusUpdateFrequencyMs: cfg.nodeStatusUpdateFrequencyMs } : {}),
       staticPods,
-      adoptRunning: outlives,
+      adoptRunning: true,
       clock,
       logger: log,
       createKubelet: (lookup, nodeName, hostIP) =>
@@ -224,7 +213,7 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
       nodeName: cfg.nodeName,
       server: joined.client.server.href,
       runtime: runtime.name,
-      runtimeOutlivesAgent: outlives,
+      runtimeOutlivesAgent: true,
       kubeletPort: port.port,
       authorizationMode: cfg.authorizationMode,
       staticPods: staticPods.length,
@@ -237,14 +226,10 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
   } finally {
     await port?.close().catch(() => {});
     await socket?.close().catch(() => {});
-    // The API server keeps the pods as they were: the node went away, the pods did not finish.
+    // The API server keeps the pods as they were: the node went away, the pods did not finish, and
+    // the runtime service keeps running them for the next start to adopt.
     await stopNode?.().catch(() => {});
-    if (kubelet && !outlives) {
-      log.info(`The ${runtime.name} runtime does not outlive the agent: stopping its pods gracefully`, { pods: kubelet.pods().length });
-      await kubelet.terminateAll().catch((err: Error) => log.error('Stopping pods failed', { err: err.message }));
-    }
     await (kubelet ? kubelet.close() : runtime.close()).catch(() => {});
-    process.removeListener('exit', killOnExit);
     lock.release();
     log.info('podvisor agent stopped');
   }
