@@ -56,7 +56,11 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
   const h = newHarness();
   const ready = join(h.dir, 'sidecar-ready');
   const stops = join(h.dir, 'stops');
-  const trap = (name: string) => `trap 'echo ${name} >> ${stops}; exit 0' TERM; while true; do sleep 0.1; done`;
+  // Each script marks itself armed once its TERM trap is set, so a stop can never reach a shell that
+  // has not yet set it (a loaded machine may start a shell late).
+  const armed = (name: string) => join(h.dir, `armed-${name}`);
+  const trap = (name: string, file = stops) =>
+    `trap 'echo ${name} >> ${file}; exit 0' TERM; touch ${armed(name)}; while true; do sleep 0.1; done`;
   const pod = makePod('sidecars', [sh('app', `if [ -f ${ready} ]; then echo after; else echo early; fi > ${join(h.dir, 'app-saw')}; ${trap('app')}`)], {
     terminationGracePeriodSeconds: 20,
     initContainers: [
@@ -68,15 +72,17 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
     ],
   });
   // Never: once the app finishes, the sidecars are stopped (in reverse order) and the pod completes.
-  const finishing = makePod('finishing', [sh('app', 'sleep 0.5')], {
+  const stops2 = join(h.dir, 'stops2');
+  const finishing = makePod('finishing', [sh('app', `until [ -f ${armed('first')} ] && [ -f ${armed('second')} ]; do sleep 0.05; done`)], {
     restartPolicy: 'Never',
-    initContainers: [sh('first', trap('first').replaceAll(stops, join(h.dir, 'stops2')), { restartPolicy: 'Always' }), sh('second', trap('second').replaceAll(stops, join(h.dir, 'stops2')), { restartPolicy: 'Always' })],
+    initContainers: [sh('first', trap('first', stops2), { restartPolicy: 'Always' }), sh('second', trap('second', stops2), { restartPolicy: 'Always' })],
   });
   await withPods(h, [pod, finishing], async () => {
     await waitFor(() => containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod));
     assert.equal(readFileSync(join(h.dir, 'app-saw'), 'utf8').trim(), 'after', 'the app started only after the sidecar had started');
     assert.equal(containerStatus(h, pod, 'proxy')!.started, true);
     await waitFor(() => condition(h, pod, 'Ready') === 'True', () => describe(h, pod));
+    await waitFor(() => ['app', 'logger', 'proxy'].every((n) => existsSync(armed(n))), 'every container of the pod armed its trap');
 
     await h.kubelet.terminatePod(pod.metadata!.uid!);
     assert.deepEqual(lines(stops), ['app', 'logger', 'proxy']);
@@ -84,6 +90,6 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
     assert.deepEqual(killing, ['Stopping container app', 'Stopping container logger', 'Stopping container proxy']);
 
     await waitFor(() => statusOf(h, finishing)?.phase === 'Succeeded', () => describe(h, finishing));
-    assert.deepEqual(lines(join(h.dir, 'stops2')), ['second', 'first']);
+    assert.deepEqual(lines(stops2), ['second', 'first']);
   });
 });
