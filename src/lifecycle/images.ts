@@ -9,6 +9,7 @@ import type { Clock } from '../util/clock.js';
 import { formatGoDuration, goQuote } from '../util/go-format.js';
 import { Backoff } from './backoff.js';
 import { containerRef, podRef } from './format.js';
+import { grpcCodeName } from '../util/grpc-codes.js';
 
 // Waiting reasons (kubelet images/types.go).
 export const ErrImagePull = 'ErrImagePull';
@@ -163,11 +164,6 @@ function pullErrorMessage(e: unknown): string {
   if (typeof g.code === 'number' && typeof g.details === 'string') return `rpc error: code = ${grpcCodeName(g.code)} desc = ${g.details}`;
   if (e instanceof Error && e.name === 'NotFoundError') return `rpc error: code = NotFound desc = ${e.message}`;
   return messageOf(e);
-}
-
-const grpcCodes = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
-function grpcCodeName(code: number): string {
-  return grpcCodes[code] ?? `Code(${code})`;
 }
 
 /** The pod's pull secrets; a missing one is reported on the pod and skipped (getPullSecretsForPod). */

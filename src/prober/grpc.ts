@@ -9,38 +9,20 @@
 // is a single unary request with a one-field message, so it is made here on node:http2, whose
 // session this code owns and destroys.
 
+import { STATUS_CODES } from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { dialHost, joinHostPort, type ActionOutcome } from './probe.js';
 import { formatGoDuration, goQuote } from '../util/go-format.js';
-import { setLongTimeout, type LongTimer } from '../util/timer.js';
+import { grpcCodeName } from '../util/grpc-codes.js';
+import { setLongTimeout, sleepLong } from '../util/timer.js';
 
 const CHECK_PATH = '/grpc.health.v1.Health/Check';
 
 /** grpc.health.v1.HealthCheckResponse.ServingStatus, by number. */
 const servingStatus = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
 
-/** gRPC status codes as Go's codes.Code String() spells them. */
-const codeNames = [
-  'OK',
-  'Canceled',
-  'Unknown',
-  'InvalidArgument',
-  'DeadlineExceeded',
-  'NotFound',
-  'AlreadyExists',
-  'PermissionDenied',
-  'ResourceExhausted',
-  'FailedPrecondition',
-  'Aborted',
-  'OutOfRange',
-  'Unimplemented',
-  'Internal',
-  'Unavailable',
-  'DataLoss',
-  'Unauthenticated',
-];
-const Code = { Unknown: 2, DeadlineExceeded: 4, Unimplemented: 12, Internal: 13, Unavailable: 14 } as const;
+const Code = { Unknown: 2, DeadlineExceeded: 4, PermissionDenied: 7, Unimplemented: 12, Internal: 13, Unavailable: 14, Unauthenticated: 16 } as const;
 
 /** grpc-go's code for a non-200 HTTP status without a grpc-status (status.go, HTTPStatusConvTab). */
 function codeOfHTTPStatus(status: number): number {
@@ -48,9 +30,9 @@ function codeOfHTTPStatus(status: number): number {
     case 400:
       return Code.Internal;
     case 401:
-      return 16;
+      return Code.Unauthenticated;
     case 403:
-      return 7;
+      return Code.PermissionDenied;
     case 404:
       return Code.Unimplemented;
     case 429:
@@ -209,7 +191,7 @@ export class GRPCHealthProber {
       const session = await connectOnce(host, port, addr, expired);
       if (session) return session;
       const wait = backoffMs(retries, this.random) - (Date.now() - attemptStarted);
-      if (wait > 0) await abortableSleep(wait, expired);
+      if (wait > 0) await sleepLong(wait, { signal: expired });
     }
   }
 
@@ -269,7 +251,7 @@ export class GRPCHealthProber {
         const statusText = trailerStatus ?? headerStatus;
         if (statusText === undefined) {
           const problems: string[] = [];
-          if (httpStatus !== 200) problems.push(`unexpected HTTP status code received from server: ${httpStatus} (${httpStatusText(httpStatus)})`);
+          if (httpStatus !== 200) problems.push(`unexpected HTTP status code received from server: ${httpStatus} (${STATUS_CODES[httpStatus] ?? ''})`);
           if (!/^application\/grpc($|[+;])/.test(contentType)) problems.push(`transport: received unexpected content-type ${goQuote(contentType)}`);
           if (problems.length === 0) problems.push('server closed the stream without sending trailers');
           finish({ code: httpStatus === 200 ? Code.Unknown : codeOfHTTPStatus(httpStatus), message: problems.join('; ') });
@@ -336,19 +318,6 @@ function connectOnce(host: string, port: number, addr: string, expired: AbortSig
   });
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    let timer: LongTimer | undefined = undefined;
-    const wake = () => {
-      timer?.cancel();
-      signal.removeEventListener('abort', wake);
-      resolve();
-    };
-    signal.addEventListener('abort', wake, { once: true });
-    timer = setLongTimeout(wake, ms);
-  });
-}
-
 function outcomeOf(st: RPCStatus, timeout: string): ActionOutcome {
   switch (st.code) {
     case 0: {
@@ -366,25 +335,6 @@ function outcomeOf(st: RPCStatus, timeout: string): ActionOutcome {
     case Code.DeadlineExceeded:
       return { result: 'failure', output: `timeout: health rpc did not complete within ${timeout}` };
     default:
-      return { result: 'failure', output: `error: health rpc probe failed: rpc error: code = ${codeNames[st.code] ?? `Code(${st.code})`} desc = ${st.message}` };
+      return { result: 'failure', output: `error: health rpc probe failed: rpc error: code = ${grpcCodeName(st.code)} desc = ${st.message}` };
   }
-}
-
-/** Go's http.StatusText for the statuses a gRPC endpoint plausibly answers with. */
-function httpStatusText(status: number): string {
-  const texts: Record<number, string> = {
-    200: 'OK',
-    400: 'Bad Request',
-    401: 'Unauthorized',
-    403: 'Forbidden',
-    404: 'Not Found',
-    405: 'Method Not Allowed',
-    415: 'Unsupported Media Type',
-    429: 'Too Many Requests',
-    500: 'Internal Server Error',
-    502: 'Bad Gateway',
-    503: 'Service Unavailable',
-    504: 'Gateway Timeout',
-  };
-  return texts[status] ?? '';
 }

@@ -17,6 +17,11 @@ export interface LongTimeoutOptions {
   now?: () => number;
 }
 
+export interface SleepOptions extends LongTimeoutOptions {
+  /** Ends the sleep early, when it aborts. */
+  signal?: AbortSignal;
+}
+
 /**
  * Runs fn once after ms milliseconds, however long. A negative, NaN or zero delay runs it on the
  * next turn; Infinity never runs it. Each link re-measures the time left, so a slow event loop never
@@ -52,7 +57,18 @@ export function setLongTimeout(fn: () => void, ms: number, opts: LongTimeoutOpti
   };
 }
 
-/** A promise resolved after ms milliseconds, however long (see setLongTimeout). */
-export function sleepLong(ms: number, opts: LongTimeoutOptions = {}): Promise<void> {
-  return new Promise((resolve) => setLongTimeout(resolve, ms, opts));
+/** A promise resolved after ms milliseconds, however long (see setLongTimeout), or once opts.signal aborts. */
+export function sleepLong(ms: number, opts: SleepOptions = {}): Promise<void> {
+  const { signal } = opts;
+  if (!signal) return new Promise((resolve) => setLongTimeout(resolve, ms, opts));
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const wake = () => {
+      timer.cancel();
+      signal.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setLongTimeout(wake, ms, opts);
+    signal.addEventListener('abort', wake, { once: true });
+  });
 }

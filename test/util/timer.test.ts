@@ -86,6 +86,14 @@ test('sleepLong resolves after a real short delay', async () => {
   assert.ok(Date.now() - start >= 25);
 });
 
+test('sleepLong ends when its signal aborts, and at once for a signal already aborted', async () => {
+  const ac = new AbortController();
+  const slept = sleepLong(3_000_000, { signal: ac.signal, ref: false });
+  ac.abort();
+  await slept;
+  await sleepLong(Infinity, { signal: AbortSignal.abort() });
+});
+
 test('an HTTP probe with timeoutSeconds 3000000 waits for a slow real server instead of timing out at once', async () => {
   mock.timers.reset();
   const server = http.createServer((_req, res) => setTimeout(() => res.end('ok'), 200));
