@@ -96,6 +96,10 @@ export function buildContainerConfig(input: BuildContainerConfigInput): Containe
   };
   const stopSignal = container.lifecycle?.stopSignal;
   if (stopSignal) config.stopSignal = stopSignal as NodeJS.Signals;
+  // The container's own stdin and terminal, which `attach -i`/`-t` reach (the runtime keeps them).
+  if (container.stdin) config.stdin = true;
+  if (container.stdinOnce) config.stdinOnce = true;
+  if (container.tty) config.tty = true;
   return config;
 }
 

@@ -38,13 +38,16 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
       metadata: { name: 'box' },
       spec: {
         terminationGracePeriodSeconds: 1,
-        containers: [{ name: 'main', image: env.images.busybox, command: ['sh', '-c', 'i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done'] }],
+        containers: [
+          { name: 'main', image: env.images.busybox, command: ['sh', '-c', 'i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done'] },
+          { name: 'echo', image: env.images.busybox, stdin: true, command: ['sh', '-c', 'while read -r l; do echo "got $l"; done'] },
+        ],
       },
     };
     writeFileSync(file, JSON.stringify(pod));
     const r = await kubectl(api, ['apply', '-f', file]);
     assert.equal(r.code, 0, r.stderr);
-    await until(async () => /box\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 120_000);
+    await until(async () => /box\s+2\/2\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 120_000);
   });
 
   after(async () => {
@@ -56,7 +59,7 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
   });
 
   test('kubectl exec into a containerd pod: stdout, stderr and the exit code', { skip }, async () => {
-    const r = await kubectl(api, ['exec', 'box', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7']);
+    const r = await kubectl(api, ['exec', 'box', '-c', 'main', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7']);
     assert.equal(r.stdout, 'out\n', r.stderr);
     assert.match(r.stderr, /^err$/m);
     assert.equal(r.code, 7, r.stderr);
@@ -67,17 +70,17 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
 
   test('kubectl exec -i into a containerd pod: stdin reaches the command and its end closes it', { skip }, async () => {
     const input = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join('\n') + '\n';
-    const r = await kubectl(api, ['exec', '-i', 'box', '--', 'sh', '-c', 'wc -l; exit 3'], input);
+    const r = await kubectl(api, ['exec', '-i', 'box', '-c', 'main', '--', 'sh', '-c', 'wc -l; exit 3'], input);
     assert.equal(r.stdout.trim(), '2000', r.stderr);
     assert.equal(r.code, 3, r.stderr);
-    const cat = await kubectl(api, ['exec', '-i', 'box', '--', 'cat'], 'hello through stdin\n');
+    const cat = await kubectl(api, ['exec', '-i', 'box', '-c', 'main', '--', 'cat'], 'hello through stdin\n');
     assert.equal(cat.code, 0, cat.stderr);
     assert.equal(cat.stdout, 'hello through stdin\n');
   });
 
   test('kubectl exec -it into a containerd pod: a terminal, its input echoed, the exit code', { skip }, async () => {
     // kubectl asks for a terminal only when its own stdin is one: `script` gives it a pty.
-    const cmd = [kubectlPath!, '--kubeconfig', api.kubeconfig, '--cache-dir', join(api.dir, 'cache'), 'exec', '-it', 'box', '--', 'sh', '-c', "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'"].join(' ');
+    const cmd = [kubectlPath!, '--kubeconfig', api.kubeconfig, '--cache-dir', join(api.dir, 'cache'), 'exec', '-it', 'box', '-c', 'main', '--', 'sh', '-c', "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'"].join(' ');
     const child = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, HOME: api.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -97,11 +100,21 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
   });
 
   test('kubectl attach to a containerd pod: the running container output as written', { skip }, async () => {
-    const before = Number(/tick (\d+)/.exec((await kubectl(api, ['logs', 'box', '--tail=1'])).stdout)?.[1] ?? -1);
-    const child = kubectlSpawn(api, ['attach', 'box']);
+    const before = Number(/tick (\d+)/.exec((await kubectl(api, ['logs', 'box', '-c', 'main', '--tail=1'])).stdout)?.[1] ?? -1);
+    const child = kubectlSpawn(api, ['attach', 'box', '-c', 'main']);
     try {
       // New lines, written after the attach, arrive through it.
       await until(() => [...child.out().matchAll(/tick (\d+)/g)].some((m) => Number(m[1]) > before + 1), 'attached output', 60_000);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  test("kubectl attach -i to a container with stdin: the input reaches the container's own stdin", { skip }, async () => {
+    const child = kubectlSpawn(api, ['attach', '-i', 'box', '-c', 'echo']);
+    try {
+      child.stdin!.write('hello attached\n');
+      await until(() => child.out().includes('got hello attached'), 'the echoed input', 60_000);
     } finally {
       child.kill('SIGTERM');
     }
