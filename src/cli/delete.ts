@@ -55,7 +55,7 @@ async function targetsOf(parsed: ParsedArgs, io: CommandIO): Promise<Target[] | 
   if (files.length > 0) {
     if (parsed.args.length > 0) return usageFailure(io, 'there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. \'podvisor delete pod/web\') or with -f', 'delete');
     try {
-      const loaded = await loadManifests(files, { stdin: io.stdin, cwd: io.cwd, validate: 'ignore', nodeName: defaultNodeName(), recursive: parsed.flags.recursive === true });
+      const loaded = await loadManifests(files, { stdin: () => io.stdin, cwd: io.cwd, validate: 'ignore', nodeName: defaultNodeName(), recursive: parsed.flags.recursive === true });
       const of = (resource: CoreResource, objs: Array<{ metadata?: { name?: string; namespace?: string } }>) =>
         objs.map((o) => ({ resource, ns: o.metadata?.namespace ?? ns, name: o.metadata?.name ?? '' }));
       return [...of('pods', loaded.pods), ...of('configmaps', loaded.configMaps), ...of('secrets', loaded.secrets)];

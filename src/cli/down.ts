@@ -47,7 +47,7 @@ async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let targets: Array<{ ns: string; name: string }>;
   try {
     if (files.length > 0) {
-      const loaded = await loadManifests(files, { stdin: io.stdin, cwd: io.cwd, validate: 'ignore', recursive: parsed.flags.recursive === true, nodeName: defaultNodeName() });
+      const loaded = await loadManifests(files, { stdin: () => io.stdin, cwd: io.cwd, validate: 'ignore', recursive: parsed.flags.recursive === true, nodeName: defaultNodeName() });
       targets = loaded.pods.map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
     } else {
       const list = await agentRequest(rootDir, 'GET', '/api/v1/pods');

@@ -90,7 +90,10 @@ if (isEntryPoint()) {
   };
   for (const sig of shutdownSignals) process.on(sig, onSignal);
   const io: CommandIO = {
-    stdin: process.stdin,
+    // process.stdin is built on first use; most commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,

@@ -30,7 +30,7 @@ export async function loadFlaggedManifests(
 ): Promise<LoadedManifests | number> {
   try {
     return await loadManifests(files, {
-      stdin: io.stdin,
+      stdin: () => io.stdin,
       cwd: io.cwd,
       validate: parsed.flags.validate as ValidateMode,
       recursive: parsed.flags.recursive === true,

@@ -19,7 +19,8 @@ export type ValidateMode = 'strict' | 'warn' | 'ignore';
 export const validateModes: readonly ValidateMode[] = ['strict', 'warn', 'ignore'];
 
 export interface LoadOptions {
-  stdin?: NodeJS.ReadableStream;
+  /** Opened only when a source is `-` (the first touch of process.stdin builds its stream). */
+  stdin?: () => NodeJS.ReadableStream;
   /** Base for relative paths; defaults to process.cwd(). */
   cwd?: string;
   /** Default strict. */

@@ -40,7 +40,8 @@ const tooLarge = (name: string, size: number | undefined, limit: number) =>
   `error: ${name}: the file is ${size === undefined ? `over ${limit}` : size} bytes; podvisor reads manifest files of at most ${limit} bytes`;
 
 export interface ReadSourcesOptions {
-  stdin?: NodeJS.ReadableStream;
+  /** Opened only when a source is `-`. */
+  stdin?: () => NodeJS.ReadableStream;
   cwd?: string;
   /** Descend into subdirectories of directory sources (kubectl's -R). */
   recursive?: boolean;
@@ -90,7 +91,7 @@ export async function readSources(sources: readonly string[], opts: ReadSourcesO
         continue;
       }
       try {
-        files.push({ name: 'STDIN', text: await readStream(opts.stdin, limit) });
+        files.push({ name: 'STDIN', text: await readStream(opts.stdin(), limit) });
       } catch (err) {
         errors.push(err instanceof SourceTooLargeError ? tooLarge('STDIN', undefined, limit) : 'error: reading "STDIN" failed');
       }

@@ -35,7 +35,7 @@ async function loadPods(name: string, opts: SourceOptions, text?: string): Promi
     nodeName: opts.nodeName,
     runtime: opts.runtime,
     allowEmpty: true,
-    ...(text !== undefined ? { stdin: Readable.from([text]) } : {}),
+    ...(text !== undefined ? { stdin: () => Readable.from([text]) } : {}),
   });
   return loaded.pods;
 }

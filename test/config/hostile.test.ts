@@ -134,7 +134,7 @@ test('a source over the size cap is refused unread, naming it; stdin too', async
   assert.deepEqual(got[0], `error: huge.yaml: the file is ${maxSourceBytes + 1} bytes; podvisor reads manifest files of at most ${maxSourceBytes} bytes`);
   assert.match(got[1]!, typoError);
   assert.equal(got[2], typoInvalid);
-  const read = await readSources(['-'], { stdin: Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), maxBytes: 1000 });
+  const read = await readSources(['-'], { stdin: () => Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), maxBytes: 1000 });
   assert.deepEqual(read.errors, ['error: STDIN: the file is over 1000 bytes; podvisor reads manifest files of at most 1000 bytes']);
 });
 

@@ -53,7 +53,7 @@ test('repeated -f sources load in order', async () => {
 
 test('stdin with -f -', async () => {
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: piped}\nspec:\n  containers: [{name: c, image: "busybox:1.36", command: ["true"]}]\n';
-  const m = await loadManifests(['-'], { ...base, stdin: Readable.from([Buffer.from(yaml)]) });
+  const m = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(yaml)]) });
   assert.deepEqual(names(m.pods), ['piped']);
   assert.deepEqual(m.podOrigins[0], { file: 'STDIN', document: 'document 0' });
 });
@@ -131,14 +131,14 @@ const kindRows: [string, string, string][] = [
 
 for (const [name, yaml, want] of kindRows) {
   test(`loader kinds: ${name}`, async () => {
-    const got = await problems(['-'], { stdin: Readable.from([Buffer.from(yaml)]) });
+    const got = await problems(['-'], { stdin: () => Readable.from([Buffer.from(yaml)]) });
     assert.deepEqual(got, [`error: unable to recognize "STDIN": STDIN:1:1: document 0: ${want}`]);
   });
 }
 
 test('type errors are reported with their location', async () => {
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n    env:\n    - name: ENABLED\n      value: yes\n';
-  assert.deepEqual(await problems(['-'], { stdin: Readable.from([Buffer.from(yaml)]) }), [
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(yaml)]) }), [
     'error: STDIN:10:14: spec.containers[0].env[0].value: Invalid value: true: must be a string',
   ]);
 });
@@ -157,20 +157,20 @@ test('--validate=warn reports unknown fields as warnings and loads; ignore drops
 
 test('process runtime: command required', async () => {
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "nginx:1.25"}]\n';
-  assert.deepEqual(await problems(['-'], { runtime: 'process', stdin: Readable.from([Buffer.from(yaml)]) }), [
+  assert.deepEqual(await problems(['-'], { runtime: 'process', stdin: () => Readable.from([Buffer.from(yaml)]) }), [
     "The Pod \"p\" is invalid: spec.containers[0].command: Required value: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd",
   ]);
 });
 
 test('an input without objects is an error unless allowed', async () => {
-  assert.deepEqual(await problems(['-'], { stdin: Readable.from([Buffer.from('---\n# nothing\n')]) }), ['error: no objects passed']);
-  const m = await loadManifests(['-'], { ...base, allowEmpty: true, stdin: Readable.from([Buffer.from('')]) });
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from('---\n# nothing\n')]) }), ['error: no objects passed']);
+  const m = await loadManifests(['-'], { ...base, allowEmpty: true, stdin: () => Readable.from([Buffer.from('')]) });
   assert.deepEqual(m.pods, []);
 });
 
 test('Secret values must be base64', async () => {
   const yaml = 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {key: "not base64!"}\n';
-  assert.deepEqual(await problems(['-'], { stdin: Readable.from([Buffer.from(yaml)]) }), [
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(yaml)]) }), [
     'The Secret "s" is invalid: data[key]: Invalid value: "<secret contents redacted>": illegal base64 data at input byte 3',
   ]);
 });
