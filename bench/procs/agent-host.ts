@@ -111,7 +111,7 @@ async function main(): Promise<void> {
     let runtime: RuntimeService;
     let runtimePid: number | undefined;
     if (p.criEndpoint) {
-      runtime = new CriRuntimeClient({ endpoint: p.criEndpoint, logger, name: 'containerd' });
+      runtime = new CriRuntimeClient({ endpoint: p.criEndpoint, logger, name: 'containerd', warmCodecs: true });
     } else if (p.viaService) {
       const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
       const launched = await connectOrLaunch({
@@ -119,6 +119,7 @@ async function main(): Promise<void> {
         logger,
         command: [process.execPath, cli, 'runtime', 'serve', '--root-dir', p.rootDir],
         logFile: join(p.rootDir, 'runtime.log'),
+        warmCodecs: true,
       });
       runtime = launched.client;
       runtimePid = lockHolder(runtimeStateDir(p.rootDir), (pid, start) => processState(pid, start) === 'running');

@@ -241,6 +241,7 @@ export async function connectRuntime(settings: AgentSettings, logger: Logger): P
   const { client } = await connectOrLaunch({
     endpoint: settings.runtimeEndpoint,
     logger,
+    warmCodecs: true,
     ...(own ? { command: runtimeServiceCommand(settings), logFile: join(settings.rootDir, 'runtime.log') } : {}),
   });
   return client;

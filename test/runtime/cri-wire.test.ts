@@ -12,7 +12,7 @@ import { NotFoundError, type ContainerEvent } from '../../src/runtime/cri.js';
 import { CriError, CriRuntimeClient, connectCriRuntime } from '../../src/runtime/cri/client.js';
 import { serveCri } from '../../src/runtime/cri/server.js';
 import { containerConfigFromWire, containerConfigToWire, msToNs, nsToMs, sandboxConfigFromWire, sandboxConfigToWire, signalFromWire, signalToWire } from '../../src/runtime/cri/convert.js';
-import { loadCriServices } from '../../src/runtime/cri/proto.js';
+import { loadCriServices, warmCodecs } from '../../src/runtime/cri/proto.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
@@ -243,4 +243,39 @@ test('the socket is 0600 and the event stream reconnects to a restarted server',
     await rt.close();
     cleanup();
   }
+});
+
+test('warmCodecs makes every message type once, a few per turn, and stops when asked', async () => {
+  const { messageTypes } = loadCriServices();
+  assert.ok(messageTypes.length > 100, `${messageTypes.length} message types`);
+  assert.ok(messageTypes.every((t) => t.format === 'Protocol Buffer 3 DescriptorProto'));
+  const counting = (n: number, onMake?: (i: number) => void) => {
+    const made: number[] = [];
+    const make = (i: number) => {
+      made.push(i);
+      onMake?.(i);
+      return Buffer.alloc(0);
+    };
+    const types = Array.from({ length: n }, (_, i) => ({ ...messageTypes[0]!, serialize: () => make(i), deserialize: () => ({}) }));
+    return { types, made };
+  };
+  const all = counting(10);
+  warmCodecs(all.types, 4);
+  assert.deepEqual(all.made, [], 'nothing on the calling turn');
+  await waitFor(() => all.made.length === 10, 'every type made');
+  assert.deepEqual(all.made, [...Array(10).keys()], 'each once, in order');
+
+  // Stopped in the middle of a turn (type 5 of the second): nothing more is made, then or later.
+  let stop = () => {};
+  const stopped = counting(40, (i) => i === 5 && stop());
+  stop = warmCodecs(stopped.types, 4);
+  await waitFor(() => stopped.made.length >= 6, 'two turns');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(stopped.made, [0, 1, 2, 3, 4, 5], 'nothing after stop');
+
+  // The real types: a warmed request codec round-trips as before.
+  warmCodecs(messageTypes, messageTypes.length);
+  const { RuntimeService } = loadCriServices();
+  const m = (RuntimeService.service as unknown as Record<string, grpc.MethodDefinition<object, object>>).Version!;
+  assert.deepEqual(m.requestDeserialize(m.requestSerialize({ version: 'v1' })), { version: 'v1' });
 });

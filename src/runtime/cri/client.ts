@@ -41,7 +41,7 @@ import {
   sandboxStatusFromWire,
   type Wire,
 } from './convert.js';
-import { criTarget, loadCriServices } from './proto.js';
+import { criTarget, loadCriServices, warmCodecs } from './proto.js';
 
 /** The kubelet's default --runtime-request-timeout. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 2 * 60_000;
@@ -84,6 +84,8 @@ export interface CriClientOptions {
   name?: string;
   /** Deadline of each call (default 2 min, the kubelet's --runtime-request-timeout). */
   requestTimeoutMs?: number;
+  /** Generate the message codecs ahead of the first calls (warmCodecs): for a long-lived client. */
+  warmCodecs?: boolean;
 }
 
 /** Runtime status conditions (RuntimeReady, NetworkReady), as CRI Status answers. */
@@ -137,9 +139,11 @@ export class CriRuntimeClient implements RuntimeService {
   /** Process groups of interactive execs this client started, by container: killed when it stops. */
   private readonly execGroups = new Map<string, Set<number>>();
   private stopExecWatch: (() => void) | undefined;
+  private stopWarming: (() => void) | undefined;
 
   constructor(opts: CriClientOptions) {
     const services = loadCriServices();
+    if (opts.warmCodecs) this.stopWarming = warmCodecs(services.messageTypes);
     const target = criTarget(opts.endpoint);
     this.runtimeClient = new services.RuntimeService(target, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': 16 * 1024 * 1024,
@@ -505,6 +509,7 @@ export class CriRuntimeClient implements RuntimeService {
   /** Closes the connection. The containers belong to the runtime service and keep running. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopWarming?.();
     this.closeEvents();
     this.imageClient.close();
     this.runtimeClient.close();

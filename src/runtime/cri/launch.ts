@@ -17,6 +17,8 @@ export interface LaunchOptions {
   logFile?: string;
   /** How long to wait for a started service to answer (default 30 s). */
   startTimeoutMs?: number;
+  /** The client generates its message codecs ahead of its first calls (CriClientOptions.warmCodecs). */
+  warmCodecs?: boolean;
 }
 
 export interface LaunchedRuntime {
@@ -27,7 +29,7 @@ export interface LaunchedRuntime {
 
 /** A client on the endpoint, once Version answers there; starts the service when nothing does. */
 export async function connectOrLaunch(opts: LaunchOptions): Promise<LaunchedRuntime> {
-  const client = new CriRuntimeClient({ endpoint: opts.endpoint, logger: opts.logger });
+  const client = new CriRuntimeClient({ endpoint: opts.endpoint, logger: opts.logger, ...(opts.warmCodecs ? { warmCodecs: true } : {}) });
   const ready = async () => {
     try {
       client.name = (await client.version()).runtimeName;

@@ -23,7 +23,7 @@ import {
   sandboxStatusToWire,
   type Wire,
 } from './convert.js';
-import { loadCriServices, socketPathOf } from './proto.js';
+import { loadCriServices, socketPathOf, warmCodecs } from './proto.js';
 
 /** An error whose gRPC status is given (INVALID_ARGUMENT for a malformed request). */
 export class CriStatusError extends Error {
@@ -274,9 +274,12 @@ export async function serveCri(runtime: RuntimeService, opts: { endpoint: string
     process.umask(oldMask);
   }
   await chmod(path, 0o600);
+  // A service lives long: its codecs are made while it waits for its first calls.
+  const stopWarming = warmCodecs(services.messageTypes);
   return {
     endpoint: `unix://${path}`,
     close: async () => {
+      stopWarming();
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => {
           server.forceShutdown();
