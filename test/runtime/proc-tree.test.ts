@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { childrenTree, ProcTreeTracker, readProcTable } from '../../src/runtime/process/proc-tree.js';
+import { childrenTree, ProcSnapshots, ProcTreeTracker, readProcTable, stdioTargets } from '../../src/runtime/process/proc-tree.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -78,3 +78,30 @@ function readCmdline(pid: number): string {
     return '';
   }
 }
+
+test('ProcSnapshots: one read of /proc per turn, shared; a started process makes the next read fresh', async () => {
+  const snapshots = new ProcSnapshots();
+  const first = snapshots.table();
+  assert.equal(snapshots.table(), first, 'the same turn shares one read');
+  assert.ok(first.has(process.pid));
+  // Which processes hold a pipe: a child's stdout pipe is held by the child (and by this process).
+  const child = spawn('sleep', ['30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    await new Promise((r) => child.once('spawn', r));
+    const target = stdioTargets(child.pid!)[0]!;
+    assert.match(target, /^(pipe|socket):\[\d+\]$/);
+    snapshots.invalidate();
+    assert.notEqual(snapshots.table(), first, 'invalidated: read again');
+    assert.ok(snapshots.table().has(child.pid!));
+    assert.ok(snapshots.holders().get(target)?.includes(child.pid!));
+    await new Promise((r) => setImmediate(r));
+    const next = snapshots.table();
+    assert.notEqual(next, first, 'a later turn reads again');
+    // A tracker sharing them sees the child by its stdout holder, not only by its group.
+    const tracker = new ProcTreeTracker(snapshots);
+    tracker.addFreshRoot(child.pid!, []);
+    assert.deepEqual(tracker.scan(true), [child.pid!]);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

@@ -5,7 +5,7 @@
 import type { Logger } from '../../util/logger.js';
 import type { LinuxContainerResources } from '../cri.js';
 import { CgroupManager, type Cgroup } from './cgroup.js';
-import { childrenTree, ProcTreeTracker, readProcTable } from './proc-tree.js';
+import { childrenTree, ProcSnapshots, ProcTreeTracker, readProcTable } from './proc-tree.js';
 
 /** One container's processes. */
 export interface Containment {
@@ -55,6 +55,8 @@ export interface ContainmentOptions {
 export class ContainmentHost {
   private readonly cgroups: CgroupManager | undefined;
   private readonly pods = new Map<string, Cgroup>();
+  /** /proc as read this turn, shared by every container's tracker (containers stop together). */
+  private readonly procSnapshots = new ProcSnapshots();
 
   constructor(private readonly opts: ContainmentOptions) {
     this.cgroups = opts.cgroups === false ? undefined : CgroupManager.open();
@@ -101,9 +103,9 @@ export class ContainmentHost {
         cpuPeriodUs: resources?.cpuPeriod,
         cpuShares: resources?.cpuShares,
       });
-      return new CgroupContainment(cg, new ProcTreeTracker());
+      return new CgroupContainment(cg, new ProcTreeTracker(this.procSnapshots));
     }
-    return new TreeContainment(new ProcTreeTracker());
+    return new TreeContainment(new ProcTreeTracker(this.procSnapshots));
   }
 }
 
