@@ -4,6 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { containerPids, fixture, isAlive, listFiles, runCli, tempDir, waitUntil } from '../fixtures/cli/cli-process.js';
 
@@ -200,6 +201,27 @@ test('a lone crash-looping pod under --wait=running: the command waits out its b
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.ok(tableRows(r.stdout).has('lone-crasher'), r.stdout);
     assert.match(r.stdout, /1 of 1 pod failed:\npod\/lone-crasher: timed out after 6s/);
+  } finally {
+    await tmp.remove();
+  }
+});
+
+test('the process runtime runs host binaries: any image is present, so imagePullPolicy Never runs and IfNotPresent pulls nothing', async () => {
+  const tmp = await tempDir();
+  try {
+    const file = join(tmp.path, 'never.yaml');
+    const container = (name: string, policy: string) =>
+      `  - name: ${name}\n    image: busybox:1.36\n    imagePullPolicy: ${policy}\n    command: ["sh", "-c", "echo ran"]\n`;
+    writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: never}\nspec:\n  restartPolicy: Never\n  containers:\n${container('a', 'Never')}${container('b', 'IfNotPresent')}`);
+    // `up -o json` ends once both have completed, with the pod's events after it.
+    const r = await runCli(['up', '-f', file, '--root-dir', join(tmp.path, 'root'), '-o', 'json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const events = (JSON.parse(r.stdout) as { items: Array<{ kind: string; reason?: string; message?: string }> }).items.filter((i) => i.kind === 'Event');
+    const pulls = events.filter((e) => e.reason === 'Pulled' || e.reason === 'Pulling' || e.reason === 'ErrImageNeverPull');
+    assert.deepEqual(
+      pulls.map((e) => `${e.reason}: ${e.message}`),
+      ['Pulled: Container image "busybox:1.36" already present on machine', 'Pulled: Container image "busybox:1.36" already present on machine'],
+    );
   } finally {
     await tmp.remove();
   }

@@ -175,9 +175,10 @@ test('every RuntimeService call over the wire', async () => {
     await waitFor(() => events.some((e) => e.containerId === id && e.type === 'CONTAINER_DELETED_EVENT'), 'deleted event');
     off();
 
-    // Without images, the image service answers as an empty store.
+    // Without images, every image is present under its name (host binaries run), none is listed.
     assert.deepEqual(await client.images.listImages(), []);
-    assert.equal(await client.images.imageStatus({ image: 'busybox' }), null);
+    assert.deepEqual(await client.images.imageStatus({ image: 'busybox' }), { id: 'process://busybox', repoTags: ['busybox'], repoDigests: [], size: 0 });
+    assert.equal((await client.images.imageStatus({ image: 'process://busybox' }))?.id, 'process://busybox');
     assert.equal(await client.images.pullImage({ image: 'busybox' }), 'process://busybox');
     await client.images.removeImage({ image: 'busybox' });
     assert.deepEqual(await client.imageFsInfo(), { imageFilesystems: [], containerFilesystems: [] });

@@ -4,7 +4,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { NotFoundError, type RuntimeService, type StreamingRequest, type StreamingURL } from '../cri.js';
+import { NotFoundError, type Image, type RuntimeService, type StreamingRequest, type StreamingURL } from '../cri.js';
 import type { Logger } from '../../util/logger.js';
 import {
   containerConfigFromWire,
@@ -200,14 +200,14 @@ export function criHandlers(
     ListImages: async (req) => ({ images: images ? (await images.listImages(req.filter?.image ? { image: imageSpecFromWire(req.filter.image) } : undefined)).map(imageToWire) : [] }),
     ImageStatus: async (req) => {
       if (!req.image?.image) throw invalid('image must be set');
-      const i = images ? await images.imageStatus(imageSpecFromWire(req.image)) : null;
+      const spec = imageSpecFromWire(req.image);
+      const i = images ? await images.imageStatus(spec) : hostImage(runtime.name, spec.image);
       return { image: i ? imageToWire(i) : undefined, info: {} };
     },
     PullImage: async (req) => {
       if (!req.image?.image) throw invalid('image must be set');
       const spec = imageSpecFromWire(req.image);
-      // A runtime without images runs host binaries: the image name is only recorded.
-      if (!images) return { imageRef: `${runtime.name}://${spec.image}` };
+      if (!images) return { imageRef: hostImage(runtime.name, spec.image).id };
       return { imageRef: await images.pullImage(spec, authFromWire(req.auth), req.sandboxConfig ? sandboxConfigFromWire(req.sandboxConfig) : undefined) };
     },
     RemoveImage: async (req) => {
@@ -234,6 +234,15 @@ export function criHandlers(
   const imageImpl: grpc.UntypedServiceImplementation = {};
   for (const [m, fn] of Object.entries(img)) imageImpl[m] = unary(logger, m, fn);
   return { runtime: runtimeImpl, image: imageImpl };
+}
+
+/**
+ * A runtime without images runs host binaries: every image is present, as `<runtime>://<image>`
+ * (the name is only recorded), so the kubelet's image manager pulls only what its policy says to.
+ */
+function hostImage(runtimeName: string, image: string): Image {
+  const prefix = `${runtimeName}://`;
+  return { id: image.startsWith(prefix) ? image : `${prefix}${image}`, repoTags: [image], repoDigests: [], size: 0 };
 }
 
 function statsAttributes(s: { id: string; metadata: { name: string; attempt: number }; labels: Record<string, string>; annotations: Record<string, string> }): Wire {
