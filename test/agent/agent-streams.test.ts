@@ -1,13 +1,15 @@
 // Interactive exec and attach through `podvisor agent` on the process runtime service, with kubectl:
 // the exec runs in the container's context (env, working directory) as the verbose ContainerStatus
-// gives it, reads its stdin, and dies with the container; attach follows the container's output.
+// gives it, reads its stdin, runs on a terminal with -t, and dies with the container; attach follows
+// the container's output.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startCli, tempDir } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
+import { kubectl, kubectlArgs, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
 
 function processesWith(marker: string): number {
   let n = 0;
@@ -57,6 +59,24 @@ spec:
     r = await kubectl(api, ['exec', '-i', 'web', '--', 'cat'], 'through stdin\n');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'through stdin\n');
+
+    // exec -it: a terminal (kubectl asks for one only when its own stdin is one: `script` gives it one).
+    const cmd = [kubectlPath!, ...kubectlArgs(api, ['exec', '-it', 'web', '--', 'sh', '-c', "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'"])].join(' ');
+    const tty = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, HOME: api.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    tty.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    tty.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const ttyExit = new Promise<number | null>((resolve) => tty.once('exit', (code) => resolve(code)));
+    try {
+      await until(() => out.includes('is-a-tty'), 'the terminal check', 60_000);
+      tty.stdin.write('abc\r');
+      assert.equal(await ttyExit, 4, out);
+      assert.match(out, /is-a-tty\r\n/);
+      assert.match(out, /got-abc\r\n/);
+    } finally {
+      tty.stdin.end();
+      if (tty.exitCode === null) tty.kill('SIGKILL');
+    }
 
     const attach = kubectlSpawn(api, ['attach', 'web', '-c', 'main']);
     await until(() => /tick-[0-9]+\ntick-[0-9]+\n/.test(attach.out()), 'attached output', 30_000);

@@ -12,7 +12,7 @@ import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { connectRuntimeStream } from '../../src/runtime/cri/stream-client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
+import { kubectl, kubectlArgs, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
 import { containerdSuite, type ContainerdEnv } from './harness.js';
 
 let env: ContainerdEnv;
@@ -80,7 +80,7 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
 
   test('kubectl exec -it into a containerd pod: a terminal, its input echoed, the exit code', { skip }, async () => {
     // kubectl asks for a terminal only when its own stdin is one: `script` gives it a pty.
-    const cmd = [kubectlPath!, '--kubeconfig', api.kubeconfig, '--cache-dir', join(api.dir, 'cache'), 'exec', '-it', 'box', '-c', 'main', '--', 'sh', '-c', "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'"].join(' ');
+    const cmd = [kubectlPath!, ...kubectlArgs(api, ['exec', '-it', 'box', '-c', 'main', '--', 'sh', '-c', "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'"])].join(' ');
     const child = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, HOME: api.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -85,7 +85,8 @@ export interface KubectlResult {
   stderr: string;
 }
 
-function kubectlArgs(api: { kubeconfig: string; dir: string }, args: string[]): string[] {
+/** kubectl's arguments for this API: its kubeconfig and a cache of its own. */
+export function kubectlArgs(api: { kubeconfig: string; dir: string }, args: string[]): string[] {
   return ['--kubeconfig', api.kubeconfig, '--cache-dir', join(api.dir, 'cache'), ...args];
 }
 

@@ -61,13 +61,13 @@ test('CRI Exec on the process runtime: a URL whose stream carries stdin, stdout,
     // A URL serves once.
     await assert.rejects(connectRuntimeStream(url, { stdin: true, stdout: true, stderr: true, tty: false }), /unable to upgrade connection: unknown or expired/);
 
-    // A terminal request (no pseudo-terminal here: pipes) with stdout only; success is exit code 0.
+    // A terminal request with stdout only: the output comes through the terminal (CR LF line ends).
     const t = await client.exec({ containerId: id, cmd: ['/bin/echo', 'fine'], tty: true, stdin: false, stdout: true, stderr: false });
     const ts = await connectRuntimeStream(t.url, { stdin: false, stdout: true, stderr: false, tty: true });
     const tio = collect(ts);
     ts.resize(80, 24);
     assert.equal(await ts.exit, 0);
-    assert.equal(tio.out(), 'fine\n');
+    assert.equal(tio.out(), 'fine\r\n');
 
     // A command that cannot start: the error in the Status, no exit code.
     const bad = await client.exec({ containerId: id, cmd: ['/no/such/binary'], tty: false, stdin: false, stdout: true, stderr: true });
@@ -99,5 +99,22 @@ test("CRI Attach on the process runtime: the container's output as written, its 
     await client.stopContainer(id, 5);
     assert.equal(await s.exit, 143);
     await assert.rejects(client.attach({ containerId: id, tty: false, stdin: false, stdout: true, stderr: false }), /CONTAINER_EXITED/);
+  });
+});
+
+test('CRI Exec with a terminal on the process runtime: stdin and stdout are a terminal, input is echoed, resize reaches it', async () => {
+  await withService(async (client, _sb, id) => {
+    const cmd = ['/bin/sh', '-c', '[ -t 0 ] && [ -t 1 ] && echo is-a-tty; while [ "$(stty size)" != "30 100" ]; do sleep 0.05; done; echo sized; read x; echo "got-$x"; exit 4'];
+    const { url } = await client.exec({ containerId: id, cmd, tty: true, stdin: true, stdout: true, stderr: false });
+    const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: false, tty: true });
+    const io = collect(s);
+    s.resize(100, 30);
+    await waitFor(() => io.out().includes('sized'), 'the size to reach the terminal', 60_000);
+    // A terminal turns the typed CR into a line end, and echoes it.
+    s.stdin!.write('abc\r');
+    assert.equal(await s.exit, 4);
+    assert.match(io.out(), /is-a-tty\r\n/);
+    assert.match(io.out(), /abc\r\n/);
+    assert.match(io.out(), /got-abc\r\n/);
   });
 });
