@@ -107,13 +107,20 @@ export class PodStreams {
     return id;
   }
 
+  /**
+   * Exec, as the kubelet does it: through the runtime's streaming server (CRI Exec), so that the
+   * runtime owns the command — it dies with its container, or when this stream ends (the agent
+   * killed). A runtime in this process without one (ProcessRuntime) spawns it in the container's context.
+   */
   async exec(pod: Pod, opts: StreamOptions): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
+    if (this.runtime.exec) {
+      const runtime = this.runtime;
+      return this.viaRuntime(() => runtime.exec!({ containerId: id, cmd: opts.command, ...criStreams(opts) }), opts);
+    }
     const ctx = await this.runtime.containerProcess?.(id);
     if (ctx) return startExecSession(ctx, opts.command, opts);
-    if (!this.runtime.exec) throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
-    const runtime = this.runtime;
-    return this.viaRuntime(() => runtime.exec!({ containerId: id, cmd: opts.command, ...criStreams(opts) }), opts);
+    throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
   }
 
   /** Exec or attach through the runtime's streaming server: the URL its CRI call answers. */

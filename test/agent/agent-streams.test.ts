@@ -11,12 +11,14 @@ import { test } from 'node:test';
 import { startCli, tempDir } from '../fixtures/cli/cli-process.js';
 import { kubectl, kubectlArgs, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
 
+/** Processes with marker among their arguments, kubectl's own (which names it too) aside. */
 function processesWith(marker: string): number {
   let n = 0;
   for (const d of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(d)) continue;
     try {
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(marker)) n++;
+      const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      if (argv.includes(marker) && !argv[0]!.endsWith('kubectl')) n++;
     } catch {
       // gone meanwhile
     }
@@ -91,6 +93,47 @@ spec:
     exec.kill('SIGKILL');
   } finally {
     if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
+    await agent.exited;
+    await dir.remove();
+  }
+});
+
+test('an exec running when the agent is killed -9 ends with its stream, as the runtime owns it; the container keeps running', { skip: kubectlPath ? false : 'kubectl is not installed' }, async () => {
+  const dir = await tempDir();
+  const root = dir.path;
+  const agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
+  await agent.waitFor('stderr', /podvisor agent started/);
+  const api = { kubeconfig: join(root, 'kubeconfig'), dir: root };
+  const execMarker = `pvexec-kill${process.pid}`;
+  const mainMarker = `pvmain-kill${process.pid}`;
+  const file = join(root, 'pod.yaml');
+  writeFileSync(
+    file,
+    `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: main
+    image: busybox
+    command: ["sh", "-c", "sleep 600", "${mainMarker}"]
+`,
+  );
+  let exec: ReturnType<typeof kubectlSpawn> | undefined;
+  try {
+    const r = await kubectl(api, ['apply', '-f', file]);
+    assert.equal(r.code, 0, r.stderr);
+    await until(async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 60_000);
+    exec = kubectlSpawn(api, ['exec', 'web', '--', 'sh', '-c', 'sleep 300', execMarker]);
+    await until(() => processesWith(execMarker) === 1, 'the exec running', 30_000);
+    agent.child.kill('SIGKILL');
+    await agent.exited;
+    await until(() => processesWith(execMarker) === 0, 'the exec gone with the agent', 30_000);
+    assert.equal(processesWith(mainMarker), 1, 'the container still runs');
+  } finally {
+    exec?.kill('SIGKILL');
+    if (agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGTERM');
     await agent.exited;
     await dir.remove();
   }

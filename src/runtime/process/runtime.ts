@@ -107,6 +107,8 @@ interface ContainerRecord {
   stopTimers: Timer[];
   /** Process groups of execs still running (or left behind by them) in this container. */
   execGroups: Set<number>;
+  /** The main process has exited: an exec that starts from now on is killed at once, not kept. */
+  mainExited?: boolean;
   /** Durable mode: the main process's pid and start time, while it runs. */
   pid?: number;
   startTime?: string;
@@ -337,7 +339,7 @@ export class ProcessRuntime implements RuntimeService {
       target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
       started: (pgid) => {
         c.procs.addSpawned(pgid);
-        if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
+        if (c.status.state === 'CONTAINER_RUNNING' && !c.mainExited) c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
       groupGone: (pgid, pipesClosed) => {
@@ -356,9 +358,9 @@ export class ProcessRuntime implements RuntimeService {
     if (!c) return undefined;
     return {
       ...this.processInfo(c),
-      running: c.status.state === 'CONTAINER_RUNNING',
+      running: c.status.state === 'CONTAINER_RUNNING' && !c.mainExited,
       trackGroup: (pgid) => {
-        if (c.status.state === 'CONTAINER_RUNNING') c.execGroups.add(pgid);
+        if (c.status.state === 'CONTAINER_RUNNING' && !c.mainExited) c.execGroups.add(pgid);
         else signalGroup(pgid, 'SIGKILL');
       },
       untrackGroup: (pgid) => c.execGroups.delete(pgid),
@@ -673,7 +675,8 @@ export class ProcessRuntime implements RuntimeService {
   ): Promise<void> {
     const exitCode = lost ? STATUS_UNKNOWN_EXIT_CODE : exitCodeOf(code, signal);
     const finishedAt = this.clock.now();
-    // Nothing of a container outlives its main process.
+    // Nothing of a container outlives its main process (an exec starting meanwhile is killed as it starts).
+    c.mainExited = true;
     signalGroup(pgid, 'SIGKILL');
     for (const execGroup of c.execGroups) signalGroup(execGroup, 'SIGKILL');
     c.execGroups.clear();
