@@ -142,7 +142,11 @@ describe('kubectl against the API', { skip }, () => {
     const file = `${api.dir}/bad.yaml`;
     const { writeFileSync } = await import('node:fs');
     writeFileSync(file, podManifest('bad') + '  restartPolicyy: Never\n');
-    const r = await kubectl(api, ['create', '--validate=false', '-f', file]);
+    // The server's strict decoding: kubectl before 1.25 sends no fieldValidation (the server is
+    // strict); from 1.25 --validate=false asks it to ignore unknown fields, --validate=strict not to.
+    const v = await kubectl(api, ['version', '--client', '-o', 'json']);
+    const minor = Number.parseInt((JSON.parse(v.stdout) as { clientVersion: { minor: string } }).clientVersion.minor, 10);
+    const r = await kubectl(api, ['create', minor >= 25 ? '--validate=strict' : '--validate=false', '-f', file]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /spec.restartPolicyy/);
   });
