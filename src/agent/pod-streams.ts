@@ -119,7 +119,7 @@ export class PodStreams {
       return this.viaRuntime(() => runtime.exec!({ containerId: id, cmd: opts.command, ...criStreams(opts) }), opts);
     }
     const ctx = await this.runtime.containerProcess?.(id);
-    if (ctx) return startExecSession(ctx, opts.command, opts);
+    if (ctx && 'trackGroup' in ctx) return startExecSession(ctx, opts.command, opts);
     throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
   }
 

@@ -3,7 +3,7 @@
 // previous sample of the same container.
 
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
-import type { ContainerProcessContext, RuntimeService } from '../runtime/cri.js';
+import type { ContainerProcessContext, ContainerProcessView, RuntimeService } from '../runtime/cri.js';
 import { nodeUsage, processGroupUsage } from '../runtime/process/usage.js';
 import type { Clock } from '../util/clock.js';
 
@@ -37,7 +37,8 @@ export interface UsageSample {
  * as a service through the CRI client (from a verbose ContainerStatus).
  */
 export type ProcessAwareRuntime = RuntimeService & {
-  containerProcess?(id: string): ContainerProcessContext | undefined | Promise<ContainerProcessContext | undefined>;
+  /** A runtime in this process gives the full context (an exec can start beside the container). */
+  containerProcess?(id: string): ContainerProcessView | ContainerProcessContext | undefined | Promise<ContainerProcessView | undefined>;
 };
 
 /** Samples are reused for this long, so scrapes in a burst read /proc once. */

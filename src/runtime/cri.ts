@@ -280,8 +280,13 @@ export interface ContainerProcessInfo {
 }
 
 /** A container's process context: its info, whether it runs, and the exec groups that die with it. */
-export interface ContainerProcessContext extends ContainerProcessInfo {
+/** A container's process context as a runtime reports it (the CRI client, from a verbose ContainerStatus). */
+export interface ContainerProcessView extends ContainerProcessInfo {
   running: boolean;
+}
+
+/** The context of a container in this process's runtime, where an exec can be started beside it. */
+export interface ContainerProcessContext extends ContainerProcessView {
   /** Registers an exec's process group: killed with the container (at once if it is not running). */
   trackGroup(pgid: number): void;
   untrackGroup(pgid: number): void;

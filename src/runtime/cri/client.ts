@@ -9,7 +9,7 @@ import {
   type ContainerEvent,
   type ContainerFilter,
   type ContainerListing,
-  type ContainerProcessContext,
+  type ContainerProcessView,
   type ContainerProcessInfo,
   type ContainerState,
   type ContainerStatus,
@@ -136,9 +136,6 @@ export class CriRuntimeClient implements RuntimeService {
   private eventsLive = false;
   private eventsConnection = 0;
   private closed = false;
-  /** Process groups of interactive execs this client started, by container: killed when it stops. */
-  private readonly execGroups = new Map<string, Set<number>>();
-  private stopExecWatch: (() => void) | undefined;
   private stopWarming: (() => void) | undefined;
 
   constructor(opts: CriClientOptions) {
@@ -265,10 +262,8 @@ export class CriRuntimeClient implements RuntimeService {
   /**
    * The process context of a host-process container (the process runtime service's verbose
    * ContainerStatus info); undefined for a runtime that gives none (containerd) or an unknown id.
-   * Exec groups registered through it are SIGKILLed when the container stops, as the runtime kills
-   * its own execs.
    */
-  async containerProcess(containerId: string): Promise<ContainerProcessContext | undefined> {
+  async containerProcess(containerId: string): Promise<ContainerProcessView | undefined> {
     let res: Wire;
     try {
       res = await this.rt('ContainerStatus', { containerId, verbose: true });
@@ -279,34 +274,7 @@ export class CriRuntimeClient implements RuntimeService {
     const raw = (res.info ?? {})[PROCESS_INFO_KEY] as string | undefined;
     if (!raw) return undefined;
     const info = JSON.parse(raw) as ContainerProcessInfo;
-    const running = res.status?.state === 'CONTAINER_RUNNING';
-    return {
-      ...info,
-      running,
-      trackGroup: (pgid) => {
-        if (!running) return killGroup(pgid);
-        this.watchExecs();
-        let set = this.execGroups.get(containerId);
-        if (!set) this.execGroups.set(containerId, (set = new Set()));
-        set.add(pgid);
-      },
-      untrackGroup: (pgid) => {
-        const set = this.execGroups.get(containerId);
-        set?.delete(pgid);
-        if (set?.size === 0) this.execGroups.delete(containerId);
-        if (this.execGroups.size === 0) {
-          this.stopExecWatch?.();
-          this.stopExecWatch = undefined;
-        }
-      },
-    };
-  }
-
-  private watchExecs(): void {
-    this.stopExecWatch ??= this.onContainerEvent((ev) => {
-      if (ev.type !== 'CONTAINER_STOPPED_EVENT' && ev.type !== 'CONTAINER_DELETED_EVENT') return;
-      for (const g of this.execGroups.get(ev.containerId) ?? []) killGroup(g);
-    });
+    return { ...info, running: res.status?.state === 'CONTAINER_RUNNING' };
   }
 
   /**
@@ -513,14 +481,6 @@ export class CriRuntimeClient implements RuntimeService {
     this.closeEvents();
     this.imageClient.close();
     this.runtimeClient.close();
-  }
-}
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // gone already
   }
 }
 
