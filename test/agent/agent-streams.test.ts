@@ -4,12 +4,11 @@
 // the container's output.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startCli, tempDir } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlArgs, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
+import { kubectl, kubectlExecOnTerminal, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
 
 /** Processes with marker among their arguments, kubectl's own (which names it too) aside. */
 function processesWith(marker: string): number {
@@ -26,59 +25,54 @@ function processesWith(marker: string): number {
   return n;
 }
 
-test('exec (context, stdin, dies with the container) and attach through the agent', { skip: kubectlPath ? false : 'kubectl is not installed' }, async () => {
+/** An agent on a fresh root dir, its kubeconfig, and a pod `web` of the given spec applied and Running. */
+async function agentWithPod(spec: string) {
   const dir = await tempDir();
   const root = dir.path;
   const agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
-  await agent.waitFor('stderr', /podvisor agent started/);
   const api = { kubeconfig: join(root, 'kubeconfig'), dir: root };
-  const marker = `pvexec${process.pid}`;
+  const stop = async () => {
+    if (agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGTERM');
+    await agent.exited;
+    await dir.remove();
+  };
   try {
+    await agent.waitFor('stderr', /podvisor agent started/);
     const file = join(root, 'pod.yaml');
-    writeFileSync(
-      file,
-      `apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  terminationGracePeriodSeconds: 1
+    writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n${spec}`);
+    const r = await kubectl(api, ['apply', '-f', file]);
+    assert.equal(r.code, 0, r.stderr);
+    await until(async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 60_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { agent, api, stop };
+}
+
+test('exec (context, stdin, dies with the container) and attach through the agent', { skip: kubectlPath ? false : 'kubectl is not installed' }, async () => {
+  const { api, stop } = await agentWithPod(`  terminationGracePeriodSeconds: 1
   containers:
   - name: main
     image: busybox
     workingDir: /tmp
     env: [{name: GREETING, value: from-the-pod}]
     command: ["/bin/sh", "-c", "i=0; while true; do i=$((i+1)); echo tick-$i; sleep 0.2; done"]
-`,
-    );
-    let r = await kubectl(api, ['apply', '-f', file]);
-    assert.equal(r.code, 0, r.stderr);
-    await until(async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 60_000);
-
-    r = await kubectl(api, ['exec', 'web', '--', 'sh', '-c', 'echo "$GREETING $(pwd)"']);
+`);
+  const marker = `pvexec${process.pid}`;
+  try {
+    let r = await kubectl(api, ['exec', 'web', '--', 'sh', '-c', 'echo "$GREETING $(pwd)"']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'from-the-pod /tmp\n');
     r = await kubectl(api, ['exec', '-i', 'web', '--', 'cat'], 'through stdin\n');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'through stdin\n');
 
-    // exec -it: a terminal (kubectl asks for one only when its own stdin is one: `script` gives it one).
-    const cmd = [kubectlPath!, ...kubectlArgs(api, ['exec', '-it', 'web', '--', 'sh', '-c', "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'"])].join(' ');
-    const tty = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, HOME: api.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    tty.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    tty.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const ttyExit = new Promise<number | null>((resolve) => tty.once('exit', (code) => resolve(code)));
-    try {
-      await until(() => out.includes('is-a-tty'), 'the terminal check', 60_000);
-      tty.stdin.write('abc\r');
-      assert.equal(await ttyExit, 4, out);
-      assert.match(out, /is-a-tty\r\n/);
-      assert.match(out, /got-abc\r\n/);
-    } finally {
-      tty.stdin.end();
-      if (tty.exitCode === null) tty.kill('SIGKILL');
-    }
+    // exec -it: a terminal, the typed line echoed and read, the exit code.
+    const tty = await kubectlExecOnTerminal(api, ['web']);
+    assert.equal(tty.code, 4, tty.out);
+    assert.match(tty.out, /is-a-tty\r\n/);
+    assert.match(tty.out, /got-abc\r\n/);
 
     const attach = kubectlSpawn(api, ['attach', 'web', '-c', 'main']);
     await until(() => /tick-[0-9]+\ntick-[0-9]+\n/.test(attach.out()), 'attached output', 30_000);
@@ -92,39 +86,20 @@ spec:
     await until(() => processesWith(marker) === 0, 'the exec gone with the container', 30_000);
     exec.kill('SIGKILL');
   } finally {
-    if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
-    await agent.exited;
-    await dir.remove();
+    await stop();
   }
 });
 
 test('an exec running when the agent is killed -9 ends with its stream, as the runtime owns it; the container keeps running', { skip: kubectlPath ? false : 'kubectl is not installed' }, async () => {
-  const dir = await tempDir();
-  const root = dir.path;
-  const agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
-  await agent.waitFor('stderr', /podvisor agent started/);
-  const api = { kubeconfig: join(root, 'kubeconfig'), dir: root };
   const execMarker = `pvexec-kill${process.pid}`;
   const mainMarker = `pvmain-kill${process.pid}`;
-  const file = join(root, 'pod.yaml');
-  writeFileSync(
-    file,
-    `apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
+  const { agent, api, stop } = await agentWithPod(`  containers:
   - name: main
     image: busybox
     command: ["sh", "-c", "sleep 600", "${mainMarker}"]
-`,
-  );
+`);
   let exec: ReturnType<typeof kubectlSpawn> | undefined;
   try {
-    const r = await kubectl(api, ['apply', '-f', file]);
-    assert.equal(r.code, 0, r.stderr);
-    await until(async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 60_000);
     exec = kubectlSpawn(api, ['exec', 'web', '--', 'sh', '-c', 'sleep 300', execMarker]);
     await until(() => processesWith(execMarker) === 1, 'the exec running', 30_000);
     agent.child.kill('SIGKILL');
@@ -133,8 +108,6 @@ spec:
     assert.equal(processesWith(mainMarker), 1, 'the container still runs');
   } finally {
     exec?.kill('SIGKILL');
-    if (agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGTERM');
-    await agent.exited;
-    await dir.remove();
+    await stop();
   }
 });

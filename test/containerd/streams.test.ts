@@ -4,7 +4,6 @@
 // attach to a running container's output; and the stream client straight against a CRI Exec URL.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -12,7 +11,7 @@ import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { connectRuntimeStream } from '../../src/runtime/cri/stream-client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlArgs, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
+import { kubectl, kubectlExecOnTerminal, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
 import { containerdSuite, type ContainerdEnv } from './harness.js';
 
 let env: ContainerdEnv;
@@ -79,24 +78,10 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
   });
 
   test('kubectl exec -it into a containerd pod: a terminal, its input echoed, the exit code', { skip }, async () => {
-    // kubectl asks for a terminal only when its own stdin is one: `script` gives it a pty.
-    const cmd = [kubectlPath!, ...kubectlArgs(api, ['exec', '-it', 'box', '-c', 'main', '--', 'sh', '-c', "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'"])].join(' ');
-    const child = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, HOME: api.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    try {
-      await until(() => out.includes('is-a-tty'), 'the terminal check', 60_000);
-      child.stdin.write('abc\r');
-      const code = await Promise.race([exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 60_000))]);
-      assert.equal(code, 4, out);
-      assert.match(out, /is-a-tty\r\n/);
-      assert.match(out, /got-abc\r\n/);
-    } finally {
-      child.stdin.end();
-      if (child.exitCode === null) child.kill('SIGKILL');
-    }
+    const tty = await kubectlExecOnTerminal(api, ['box', '-c', 'main']);
+    assert.equal(tty.code, 4, tty.out);
+    assert.match(tty.out, /is-a-tty\r\n/);
+    assert.match(tty.out, /got-abc\r\n/);
   });
 
   test('kubectl attach to a containerd pod: the running container output as written', { skip }, async () => {

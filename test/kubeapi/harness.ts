@@ -111,6 +111,31 @@ export function kubectlSpawn(api: { kubeconfig: string; dir: string }, args: str
   return Object.assign(child, { out: () => out });
 }
 
+/**
+ * `kubectl exec -it POD… -- sh -c …` on a terminal: kubectl asks for one only when its own stdin is
+ * one, so it runs under `script`. The command says whether it has a terminal, reads a line (typed
+ * here as `abc` and a carriage return, as a terminal sends it) and exits 4; resolves with the exit
+ * code and everything printed.
+ */
+export async function kubectlExecOnTerminal(api: { kubeconfig: string; dir: string }, target: string[]): Promise<{ code: number | null; out: string }> {
+  const script = "'[ -t 0 ] && echo is-a-tty; read x; echo got-$x; exit 4'";
+  const cmd = [kubectlPath!, ...kubectlArgs(api, ['exec', '-it', ...target, '--', 'sh', '-c', script])].join(' ');
+  const child = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, HOME: api.dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await until(() => out.includes('is-a-tty'), 'the terminal check', 60_000);
+    child.stdin!.write('abc\r');
+    const code = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 60_000))]);
+    return { code, out };
+  } finally {
+    child.stdin!.end();
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
 /** Resolves once check() holds, polling; rejects after the deadline with what was seen. */
 export async function until(check: () => boolean | Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
   const end = Date.now() + deadlineMs;
