@@ -4,6 +4,7 @@
 // containerd rejects are rejected with the same codes; PortForward says why it is not served.
 
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
@@ -118,3 +119,31 @@ test('CRI Exec with a terminal on the process runtime: stdin and stdout are a te
     assert.match(io.out(), /got-abc\r\n/);
   });
 });
+
+test('a terminal exec that ignores hangups still ends with its container', async () => {
+  await withService(async (client, _sb, id) => {
+    const marker = `pvtty-hup${process.pid}`;
+    const cmd = ['/bin/sh', '-c', 'trap "" HUP; echo armed; while :; do sleep 1; done', marker];
+    const { url } = await client.exec({ containerId: id, cmd, tty: true, stdin: true, stdout: true, stderr: false });
+    const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: false, tty: true });
+    const io = collect(s);
+    await waitFor(() => io.out().includes('armed'), 'the exec running', 30_000);
+    assert.equal(withMarker(marker), 1);
+    await client.stopContainer(id, 1);
+    await waitFor(() => withMarker(marker) === 0, 'the exec gone with its container', 30_000);
+  });
+});
+
+/** Processes with marker among their arguments. */
+function withMarker(marker: string): number {
+  let n = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(marker)) n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}

@@ -359,11 +359,17 @@ export class ProcessRuntime implements RuntimeService {
     return {
       ...this.processInfo(c),
       running: c.status.state === 'CONTAINER_RUNNING' && !c.mainExited,
+      // As ExecSync's: the exec joins the container's containment (its cgroup, or the /proc tracker),
+      // so what it starts in a session of its own (a terminal's) still ends with the container.
       trackGroup: (pgid) => {
-        if (c.status.state === 'CONTAINER_RUNNING' && !c.mainExited) c.execGroups.add(pgid);
-        else signalGroup(pgid, 'SIGKILL');
+        if (c.status.state !== 'CONTAINER_RUNNING' || c.mainExited) return void signalGroup(pgid, 'SIGKILL');
+        c.procs.addSpawned(pgid);
+        c.execGroups.add(pgid);
       },
-      untrackGroup: (pgid) => c.execGroups.delete(pgid),
+      untrackGroup: (pgid) => {
+        c.execGroups.delete(pgid);
+        c.procs.forget(pgid, false);
+      },
     };
   }
 
