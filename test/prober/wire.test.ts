@@ -18,6 +18,8 @@ import { runMany } from './helpers.js';
 const clock = new RealClock();
 const PROBES = 1000;
 const PARALLEL = 16;
+/** Below `python3 -m http.server`'s listen backlog of 5. */
+const PYTHON_PARALLEL = 4;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 after(() => {
@@ -105,13 +107,16 @@ test(`${PROBES} httpGet and tcpSocket probes against python3 -m http.server`, { 
   dirs.push(dir);
   const srv = await startServer('python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '0'], /port (\d+)/, dir);
   const req = newRequestForHTTPGetAction({ port: srv.port, path: '/' }, { name: 'c' }, '127.0.0.1', 'kube-probe/1.35');
-  assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doHTTPProbe(req, 5, clock)));
-  assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
+  // http.server listens with a backlog of 5 (socketserver's request_queue_size): more connections at
+  // once than that overflow its accept queue on a loaded host, and the kernel then drops a connection
+  // the client already counts as open (a reset in the server's log), whatever the client does.
+  assertAllSucceeded(await runMany(PROBES, PYTHON_PARALLEL, () => doHTTPProbe(req, 5, clock)));
+  assertAllSucceeded(await runMany(PROBES, PYTHON_PARALLEL, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
   await settle();
   assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
   // http.server logs one access line per request; anything else (a traceback, a reset) is a failure.
   const lines = srv.stderr().split('\n').filter((l) => l !== '');
   const other = lines.filter((l) => !/^127\.0\.0\.1 - - \[[^\]]+\] "GET \/ HTTP\/1\.1" 200 -$/.test(l));
-  assert.deepEqual(other.slice(0, 10), [], `unexpected server output (${other.length} lines)`);
+  assert.deepEqual(other.slice(0, 40), [], `unexpected server output (${other.length} lines)`);
   assert.equal(lines.length - other.length, PROBES);
 });
