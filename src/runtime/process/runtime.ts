@@ -337,16 +337,30 @@ export class ProcessRuntime implements RuntimeService {
       env: c.env,
       clock: this.clock,
       target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
-      started: (pgid) => {
-        c.procs.addSpawned(pgid);
-        if (c.status.state === 'CONTAINER_RUNNING' && !c.mainExited) c.execGroups.add(pgid);
-        else signalGroup(pgid, 'SIGKILL');
-      },
-      groupGone: (pgid, pipesClosed) => {
-        c.execGroups.delete(pgid);
-        c.procs.forget(pgid, pipesClosed);
-      },
+      started: (pgid) => this.addExecGroup(c, pgid),
+      groupGone: (pgid, pipesClosed) => this.forgetExecGroup(c, pgid, pipesClosed),
     });
+  }
+
+  /** Whether an exec may start beside the container: it runs, and its main process has not exited. */
+  private acceptsExecs(c: ContainerRecord): boolean {
+    return c.status.state === 'CONTAINER_RUNNING' && !c.mainExited;
+  }
+
+  /**
+   * An exec's process group, spawned an instant ago, joins the container's containment (its cgroup,
+   * or the /proc tracker), so what it starts, even in a session of its own (a terminal's), ends with
+   * the container; one starting as the container ends is killed at once.
+   */
+  private addExecGroup(c: ContainerRecord, pgid: number): void {
+    c.procs.addSpawned(pgid);
+    if (this.acceptsExecs(c)) c.execGroups.add(pgid);
+    else signalGroup(pgid, 'SIGKILL');
+  }
+
+  private forgetExecGroup(c: ContainerRecord, pgid: number, pipesClosed: boolean): void {
+    c.execGroups.delete(pgid);
+    c.procs.forget(pgid, pipesClosed);
   }
 
   /**
@@ -358,18 +372,11 @@ export class ProcessRuntime implements RuntimeService {
     if (!c) return undefined;
     return {
       ...this.processInfo(c),
-      running: c.status.state === 'CONTAINER_RUNNING' && !c.mainExited,
-      // As ExecSync's: the exec joins the container's containment (its cgroup, or the /proc tracker),
-      // so what it starts in a session of its own (a terminal's) still ends with the container.
-      trackGroup: (pgid) => {
-        if (c.status.state !== 'CONTAINER_RUNNING' || c.mainExited) return void signalGroup(pgid, 'SIGKILL');
-        c.procs.addSpawned(pgid);
-        c.execGroups.add(pgid);
-      },
-      untrackGroup: (pgid) => {
-        c.execGroups.delete(pgid);
-        c.procs.forget(pgid, false);
-      },
+      running: this.acceptsExecs(c),
+      // An interactive exec is held as ExecSync's; whether its pipes are closed is not known here, so
+      // whatever still holds them stays the container's.
+      trackGroup: (pgid) => this.addExecGroup(c, pgid),
+      untrackGroup: (pgid) => this.forgetExecGroup(c, pgid, false),
     };
   }
 
