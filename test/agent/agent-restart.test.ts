@@ -210,7 +210,9 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     assert.match(agent.stderr(), /Took over the pods the runtime still runs/);
     await waitUntil(async () => {
       const ps = await pods(root);
-      return ps.length === 20 && steady.every((n) => ready(ps.find((p) => p.metadata?.name === n)));
+      // The crash loop's status too: the new agent reports it once its worker has synced the pod.
+      const crash = ps.find((p) => p.metadata?.name === 'crash');
+      return ps.length === 20 && steady.every((n) => ready(ps.find((p) => p.metadata?.name === n))) && crash?.status?.containerStatuses?.[0] !== undefined;
     }, 'every pod ready again after the agent restart', 120_000);
     const after = new Map((await pods(root)).map((p) => [p.metadata!.name!, snapshot(p)]));
     for (const name of steady) {
