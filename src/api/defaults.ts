@@ -2,10 +2,12 @@
 // the kubelet adds to a static pod read from a file (pkg/kubelet/config/common.go applyDefaults):
 // a content-derived UID, the default namespace, nodeName, the config annotations and toleration.
 
-import { createHash } from 'node:crypto';
 import type { Container, ObjectMeta, Pod, Probe, Secret } from './types.js';
 import type { LifecycleHandler } from './types.js';
 import { canonicalQuantity, QuantityError } from './quantity.js';
+import { builtin } from '../util/builtins.js';
+
+const { createHash } = builtin('node:crypto');
 
 export const defaultNamespace = 'default';
 export const defaultTerminationGracePeriodSeconds = 30;

@@ -2,7 +2,7 @@
 // conventions, on node:util's parseArgs), per-command help, and defineCommand, which turns a flag
 // table and a handler into a Command for the table in commands.ts.
 
-import { parseArgs as utilParseArgs } from 'node:util';
+import { builtin } from '../util/builtins.js';
 
 export type FlagType = 'string' | 'strings' | 'boolean' | 'int';
 
@@ -115,7 +115,7 @@ export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[]): 
   for (const s of specs) {
     options[s.name] = { type: s.type === 'boolean' ? 'boolean' : 'string', ...(s.short ? { short: s.short } : {}) };
   }
-  const { tokens } = utilParseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = builtin('node:util').parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   // Within a shorthand group (`-abc`), the position after the current shorthand; `=value` after a
   // boolean ends the group (parseArgs would read `=`, `v`, … as more shorthands).
   let groupIndex = -1;

@@ -3,14 +3,16 @@
 // table in commands.ts with the process's real stdio. Only Node's own modules load before a command
 // is chosen; `--version` needs nothing else, and each command imports what it uses when it runs.
 
-import { getEventListeners } from 'node:events';
-import { realpathSync } from 'node:fs';
-import { constants } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { builtin } from '../util/builtins.js';
 import { closeInheritedFds } from '../runtime/process/inherited-fds.js';
 import { shutdownSignals } from './signals.js';
 import type { Command, CommandIO } from './args.js';
 import { podvisorVersion } from './version.js';
+
+const { getEventListeners } = builtin('node:events');
+const { realpathSync } = builtin('node:fs');
+const { constants } = builtin('node:os');
+const { fileURLToPath } = builtin('node:url');
 
 export { podvisorVersion };
 

@@ -7,6 +7,7 @@ import type { DocumentOptions, LineCounter, Node, Pair, SchemaOptions } from 'ya
 import type { PathSegment } from '../api/decode.js';
 import type { SourceFile } from './sources.js';
 import { findExcessiveNesting, maxAliasCount, maxNestingDepth } from './limits.js';
+import { readManifestYAML } from './manifest-yaml.js';
 
 let yamlModule: typeof Yaml | undefined;
 /** The yaml package, loaded by the first source that needs it: JSON input never loads it. */
@@ -36,7 +37,7 @@ export function describeDocument(d: Pick<ManifestDocument, 'index' | 'item'>): s
 // timestamps and base-60 numbers stay strings there, so those tags are dropped.
 // logLevel 'error': the parser's warnings (process warnings on stderr) are not for the user;
 // what matters in a manifest is reported as an error with its position.
-const yamlOptions: DocumentOptions & SchemaOptions = {
+export const yamlOptions: DocumentOptions & SchemaOptions = {
   version: '1.1',
   logLevel: 'error',
   merge: true,
@@ -92,6 +93,10 @@ export function parseSource(file: SourceFile): ParsedSource {
     // The yaml parser recurses per level: the depth is checked on the text before it runs.
     const deep = findExcessiveNesting(file.text);
     if (deep) return tooDeep(file, deep.offset);
+    if (!isJSON) {
+      const read = readManifestYAML(file.text, maxNestingDepth);
+      if (read) return { documents: read.map(({ index, value }) => ({ file, index, value, locate: locateLater(file, isJSON, index) })), errors: [] };
+    }
     return parseYAML(file, isJSON);
   } catch (err) {
     // Whatever escaped the parser is not shown: it is the parser's inside, not the user's input.
@@ -140,15 +145,24 @@ function parseJSONFast(file: SourceFile, isJSON: boolean): ParsedSource | undefi
   if (value === null) return { documents: [], errors: [] };
   // JSON.parse does not recurse, but what reads the value afterwards does.
   if (nestsDeeper(value, maxNestingDepth)) return tooDeep(file, findExcessiveNesting(file.text)?.offset);
-  let located: ((segments: readonly PathSegment[], keyOf?: boolean) => string) | undefined;
-  const locate = (segments: readonly PathSegment[], keyOf?: boolean) => {
+  return { documents: [{ file, index: 0, value, locate: locateLater(file, isJSON, 0) }], errors: [] };
+}
+
+type Locate = ManifestDocument['locate'];
+/** The yaml package's documents of each file read without it, parsed when a position is first asked for. */
+const locatedFiles = new WeakMap<SourceFile, ManifestDocument[]>();
+
+/** locate for document index of a file read without positions: the yaml pass runs on first use. */
+function locateLater(file: SourceFile, isJSON: boolean, index: number): Locate {
+  let located: Locate | undefined;
+  return (segments, keyOf) => {
     if (!located) {
-      const parsed = parseYAML(file, isJSON);
-      located = parsed.documents[0]?.locate ?? (() => `${file.name}:1:1`);
+      let docs = locatedFiles.get(file);
+      if (!docs) locatedFiles.set(file, (docs = parseYAML(file, isJSON).documents));
+      located = docs.find((d) => d.index === index)?.locate ?? (() => `${file.name}:1:1`);
     }
     return located(segments, keyOf);
   };
-  return { documents: [{ file, index: 0, value, locate }], errors: [] };
 }
 
 /**

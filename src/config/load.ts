@@ -2,7 +2,6 @@
 // v1 Pods (plus the ConfigMaps and Secrets they may reference), collecting every problem of every
 // source before failing, so a user sees all of them at once.
 
-import { hostname } from 'node:os';
 import type { ConfigMap, Pod, Secret } from '../api/types.js';
 import { strictDecode, type DecodeProblem } from '../api/decode.js';
 import { kindTypes } from '../api/schema.js';
@@ -13,6 +12,7 @@ import { validateForProcessRuntime } from '../runtime/process/validation.js';
 import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';
+import { builtin } from '../util/builtins.js';
 
 /** kubectl's --validate values: strict rejects unknown fields, warn reports them, ignore drops them. */
 export type ValidateMode = 'strict' | 'warn' | 'ignore';
@@ -103,7 +103,7 @@ const otherKindHint = 'podvisor reads only v1 Pod, ConfigMap and Secret objects 
 const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
 
 export function defaultNodeName(): string {
-  return hostname().trim().toLowerCase();
+  return builtin('node:os').hostname().trim().toLowerCase();
 }
 
 interface Collected {

@@ -1,7 +1,9 @@
 // Descriptors the agent inherited from whoever started it: Node opens its own close-on-exec, but an
 // inherited one without that flag would pass on to every container. The entry point closes them.
 
-import { closeSync, readdirSync, readFileSync } from 'node:fs';
+import { builtin } from '../../util/builtins.js';
+
+const { closeSync, readdirSync, readFileSync } = builtin('node:fs');
 
 /** O_CLOEXEC in /proc/<pid>/fdinfo's octal `flags`. */
 const O_CLOEXEC = 0o2000000;
