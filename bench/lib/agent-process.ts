@@ -12,7 +12,7 @@ import { lockHolder, runtimeStateDir } from '../../src/runtime/process/state.js'
 import { preciseNow } from './stats.js';
 
 /** The compiled CLI, `podvisor` as `npm install` puts it on PATH. */
-export const cliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+export const cliPath = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 
 export interface SocketReply {
   status: number;

@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     if (p.criEndpoint) {
       runtime = new CriRuntimeClient({ endpoint: p.criEndpoint, logger, name: 'containerd', warmCodecs: true });
     } else if (p.viaService) {
-      const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+      const cli = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
       const launched = await connectOrLaunch({
         endpoint: defaultRuntimeEndpoint(p.rootDir),
         logger,

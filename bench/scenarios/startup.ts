@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { figure, type ScenarioResult } from '../report/figures.js';
 import type { Scenario } from './types.js';
 
-const mainJs = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
 
 /**

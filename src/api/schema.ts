@@ -53,13 +53,12 @@ const overlay: Record<string, Record<string, FieldType>> = {
 
 function buildSchema(): Schema {
   // require() of JSON is stable on every Node.js 20 release (JSON import attributes are not).
+  // Only this module reads the file: the overlay is applied to the parsed object itself.
   const base = createRequire(import.meta.url)('./schema.generated.json') as typeof generatedJson as Schema;
-  const types: Record<string, TypeSchema> = {};
-  for (const [name, t] of Object.entries(base.types)) types[name] = { fields: { ...t.fields } };
   for (const [name, fields] of Object.entries(overlay)) {
-    types[name] = { fields: { ...(types[name]?.fields ?? {}), ...fields } };
+    base.types[name] = { fields: { ...(base.types[name]?.fields ?? {}), ...fields } };
   }
-  return { source: base.source, types };
+  return { source: base.source, types: base.types };
 }
 
 /** The generated schema with the overlay applied; read once at load, never changed. */

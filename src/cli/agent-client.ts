@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { lockOwner } from '../runtime/root-lock.js';
+import { podvisorExecutable } from './executable.js';
 
 export const SOCKET_NAME = 'podvisor.sock';
 export const AGENT_LOG = 'agent.log';
@@ -97,7 +97,7 @@ export async function ensureAgent(rootDir: string, agentArgs: string[], timeoutM
     const logPath = join(rootDir, AGENT_LOG);
     const fd = openSync(logPath, 'a', 0o600);
     try {
-      const main = fileURLToPath(new URL('./main.js', import.meta.url));
+      const main = podvisorExecutable();
       const child = spawn(process.execPath, [main, 'agent', '--root-dir', rootDir, ...agentArgs], {
         detached: true,
         stdio: ['ignore', fd, fd],

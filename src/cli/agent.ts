@@ -4,7 +4,6 @@
 
 import { availableParallelism, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../lifecycle/admission.js';
@@ -31,6 +30,7 @@ import { warnUnhonoured } from './output.js';
 import { loadFlaggedManifests } from './validate.js';
 import { lockRootDir, type RootDirLock } from '../runtime/root-lock.js';
 import { durationFlag } from './duration.js';
+import { podvisorExecutable } from './executable.js';
 
 export { durationFlag, parseGoDuration } from './duration.js';
 
@@ -225,7 +225,7 @@ export interface AgentDeps {
 
 /** `podvisor runtime serve` for the root dir, run by the same Node and CLI as this process. */
 function runtimeServiceCommand(settings: AgentSettings): string[] {
-  const cli = fileURLToPath(new URL('./main.js', import.meta.url));
+  const cli = podvisorExecutable();
   const pids = settings.podPidsLimit !== undefined ? ['--pod-max-pids', String(settings.podPidsLimit)] : [];
   return [process.execPath, cli, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', settings.runtimeEndpoint, ...pids];
 }

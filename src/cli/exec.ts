@@ -8,6 +8,7 @@ import { defineCommand, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest, socketOf } from './agent-client.js';
 import { apiPath, namespaceFlag, serverErrorText, withAgent } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
+import WebSocket from 'ws';
 
 export const execCommand = defineCommand({
   name: 'exec',
@@ -76,7 +77,6 @@ async function exec(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   if (withStdin) q.set('stdin', 'true');
   if (tty) q.set('tty', 'true');
 
-  const { default: WebSocket } = await import('ws');
   const ws = new WebSocket(`ws+unix://${socketOf(root)}:${apiPath('pods', ns, podName, 'exec')}?${q}`, ['v5.channel.k8s.io', 'v4.channel.k8s.io'], { perMessageDeflate: false });
   const send = (ch: number, data: Buffer | string) => {
     if (ws.readyState === ws.OPEN) ws.send(framed(ch, data));

@@ -76,9 +76,19 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
+if (isEntryPoint()) runExecutable();
+
+/**
+ * Runs podvisor as this process's command: argv, stdio, signals and the exit code. Called when this
+ * module is the script Node runs, or by the launcher (launch.cts) that starts the bundled CLI.
+ */
+export function runExecutable(): void {
   // No descriptor inherited from the caller reaches a container.
   closeInheritedFds();
+  // A reader that goes away (`| head`) ends the output, not the command: the pods it runs still stop.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   // Node opens its inspector on SIGUSR1 (port 9229) unless the signal has a listener: never here.
   process.on('SIGUSR1', () => {});
   const controller = new AbortController();

@@ -9,6 +9,7 @@ import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './
 import { agentRequest, socketOf } from './agent-client.js';
 import { apiPath, namespaceFlag, serverErrorText, withAgent } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
+import WebSocket from 'ws';
 
 export const portForwardCommand = defineCommand({
   name: 'port-forward',
@@ -75,7 +76,6 @@ async function portForward(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     io.stderr.write(`error: unable to forward port because pod is not running. Current status=${phase ?? 'Unknown'}\n`);
     return 1;
   }
-  const { default: WebSocket } = await import('ws');
   const url = (remote: number) => `ws+unix://${socketOf(root)}:${apiPath('pods', ns, name, 'portforward')}?ports=${remote}`;
 
   const open = new Set<Socket>();

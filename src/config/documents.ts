@@ -90,13 +90,17 @@ export function parseSource(file: SourceFile): ParsedSource {
       const fast = parseJSONFast(file, isJSON);
       if (fast) return fast;
     }
-    // The yaml parser recurses per level: the depth is checked on the text before it runs.
-    const deep = findExcessiveNesting(file.text);
-    if (deep) return tooDeep(file, deep.offset);
+    // The manifest reader stops at maxNestingDepth levels by itself; the yaml parser recurses per
+    // level, so the depth is checked on the text before it runs.
     if (!isJSON) {
       const read = readManifestYAML(file.text, maxNestingDepth);
-      if (read) return { documents: read.map(({ index, value }) => ({ file, index, value, locate: locateLater(file, isJSON, index) })), errors: [] };
+      if (read) {
+        if (read.some((d) => nestsDeeper(d.value, maxNestingDepth))) return tooDeep(file, findExcessiveNesting(file.text)?.offset);
+        return { documents: read.map(({ index, value }) => ({ file, index, value, locate: locateLater(file, isJSON, index) })), errors: [] };
+      }
     }
+    const deep = findExcessiveNesting(file.text);
+    if (deep) return tooDeep(file, deep.offset);
     return parseYAML(file, isJSON);
   } catch (err) {
     // Whatever escaped the parser is not shown: it is the parser's inside, not the user's input.

@@ -33,6 +33,9 @@ const plainKeyRe = /^[A-Za-z0-9_][A-Za-z0-9_.\/-]*$/;
 
 /** What a plain scalar means under the YAML 1.1 schema; gives up on number forms not read here. */
 function resolvePlain(s: string): unknown {
+  // Most scalars start with a letter no null, boolean or number form starts with: not e (yaml reads
+  // `e3` as a float), f, n, o, t or y.
+  if (/^[A-DG-MP-SU-XZa-dg-mp-su-xz]/.test(s)) return s;
   if (nullRe.test(s)) return null;
   if (trueRe.test(s)) return true;
   if (falseRe.test(s)) return false;

@@ -8,7 +8,7 @@
 import { builtin } from '../util/builtins.js';
 import { maxSourceBytes } from './limits.js';
 
-const { closeSync, constants, fstatSync, openSync, promises: fsp, readSync, readdirSync, statSync } = builtin('node:fs');
+const { closeSync, constants, fstatSync, openSync, readSync, readdirSync, statSync } = builtin('node:fs');
 const { extname, join, resolve } = builtin('node:path');
 
 export interface SourceFile {
@@ -140,7 +140,8 @@ async function readLimited(path: string, limit: number): Promise<string | number
   } finally {
     closeSync(fd);
   }
-  const fh = await fsp.open(path, 'r');
+  // fs.promises is loaded on first use (with the streams and readline modules it brings).
+  const fh = await builtin('node:fs').promises.open(path, 'r');
   try {
     const chunks: Buffer[] = [];
     let total = 0;

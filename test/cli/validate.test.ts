@@ -11,7 +11,7 @@ import { main } from '../../src/cli/main.js';
 import type { CommandIO } from '../../src/cli/args.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const bin = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 
 function podvisor(args: string[], input?: string) {
   const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, input, encoding: 'utf8', timeout: 60_000 });

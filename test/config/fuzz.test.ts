@@ -16,7 +16,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { loadManifests, ManifestError } from '../../src/config/load.js';
 
 const examplesDir = fileURLToPath(new URL('../../../examples/', import.meta.url));
-const mainJs = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 const seed = Number(process.env.FUZZ_SEED ?? 20260102);
 const cases = Number(process.env.FUZZ_CASES ?? 10_000);
 const batchSize = 500;

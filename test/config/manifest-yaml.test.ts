@@ -74,7 +74,7 @@ test('hand-written cases: read alike, or given up', () => {
   ];
   for (const [i, t] of read.entries()) assert.ok(agrees(t, `case ${i}`), `the reader gave up on case ${i}:\n${t}`);
   const givenUp = [
-    'a: &x 1\nb: *x\n', 'a: !!str 1\n', '<<: {a: 1}\n', 'a: 0755\n', 'a: 0x1F\n', 'a: 1e3\n', 'a: 1_000\n', 'a: .inf\n',
+    'a: &x 1\nb: *x\n', 'a: !!str 1\n', '<<: {a: 1}\n', 'a: 0755\n', 'a: 0x1F\n', 'a: 1e3\n', 'a: e3\n', 'a: 1_000\n', 'a: .inf\n',
     'on: push\n', '1: one\n', 'a b: c\n', 'a:\n  multi\n  line\n', 'a: "multi\n  line"\n', 'a: [x,\n  y]\n', 'a:\tb\n',
     'a: 1\r\nb: 2\r\n', '\ufeffa: 1\n', '%YAML 1.1\n---\na: 1\n', 'a: 1\n...\n', '? a\n: b\n', 'a: |2\n   x\n', 'plain\n',
     'a: 1\na: 2\n', '__proto__: x\n', '- - x\n', 'n: 1\n', 'a: b: c\n', 'a: x\n  b: y\n', '- a\nb: c\n', 'a: "x" y\n',
@@ -97,7 +97,7 @@ function prng(s: number): () => number {
 const plainPool = [
   'web', 'busybox:1.36', 'sh', '-c', '/bin/sh', 'echo hi', '80', '3', '0.5', '100m', '64Mi', 'IfNotPresent', 'http://x:80/a', 'a.b-c_d',
   'yes', 'no', 'on', 'Off', 'y', 'N', 'true', 'False', '~', 'null', 'NULL', '', '0', '-0', '7', '42', '-17', '0755', '0x1F', '0b101',
-  '1e3', '1_000', '.5', '-.inf', '.NaN', '1.5', '-2.25', '3.', '12:30', '1:20:30', '2001-12-14', '2001-12-14t21:59:43.10-05:00', '+1',
+  '1e3', 'e3', 'E+5', 'e', 'Email', '1_000', '.5', '-.inf', '.NaN', '1.5', '-2.25', '3.', '12:30', '1:20:30', '2001-12-14', '2001-12-14t21:59:43.10-05:00', '+1',
   'nginx:1.25', 'http://a:b/c', 'a #b', 'a#b', 'x y z', '-c', '--flag=1', '<<', 'a: b', 'key:', 'é ü', '100m', '64Mi', '1.0.0', '1e',
   '~x', '@x', '`x', '%x', '!x', '&a', '*a', '?x', '-', '- x', '[a]', '{a}', 'a,b', 'a]b', '"q', 'q"', "it's", 'a  b', '123456789012345678',
   '0.000001', '1.10', 'web', 'busybox:1.36', 'sh', '/bin/sh', 'echo "hi"', "x'y",

@@ -21,7 +21,7 @@ import { stopRuntimeServices } from '../fixtures/cli/cli-process.js';
 const NODE = 'podvisor-node';
 const reason = skipReason();
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const cli = join(projectRoot, 'dist', 'src', 'cli', 'main.js');
+const cli = join(projectRoot, 'dist', 'src', 'cli', 'launch.cjs');
 const version = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 type Json = Record<string, any>;

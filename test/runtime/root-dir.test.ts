@@ -27,7 +27,7 @@ import { readContainerLogEntries } from '../../src/runtime/logs/reader.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 
-const mainJs = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 
 function scratch(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-rootdir-'));

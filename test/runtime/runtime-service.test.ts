@@ -14,7 +14,7 @@ import { STATUS_UNKNOWN_REASON } from '../../src/runtime/process/runtime.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
 
-const mainJs = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 
 interface Service {
   child: ChildProcess;
