@@ -27,6 +27,7 @@ await build({
   target: 'node20',
   packages: 'external',
   legalComments: 'none',
+  charset: 'ascii',
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
@@ -40,8 +41,11 @@ await build({
   },
 });
 
-// The launcher wraps the source in a function: no `#!` line may remain at its start.
-writeFileSync(bundle, readFileSync(bundle, 'utf8').replace(/^#!.*\n/, ''));
+// The file is the CommonJS wrapper function itself, so the launcher compiles it as read; it is
+// ASCII (esbuild escapes the rest), so the launcher reads it as latin1 without decoding UTF-8.
+const body = readFileSync(bundle, 'utf8').replace(/^#!.*\n/, '');
+if (/[^\x00-\x7f]/.test(body)) throw new Error('bundle: the output holds non-ASCII characters');
+writeFileSync(bundle, `(function (exports, require, module, __filename, __dirname) {${body}\n})`);
 for (const file of ['src/api/schema.generated.json', 'src/api/field-order.generated.json']) {
   writeFileSync(join(out, file.split('/').pop()), JSON.stringify(JSON.parse(readFileSync(join(root, file), 'utf8'))));
 }

@@ -26,14 +26,15 @@ export function bundleIsCurrent(bundle = bundlePath, mainJs = join(__dirname, 'm
 
 /** The bundle compiled with its code cache (from source when the cache is missing or stale). */
 export function compileBundle(bundle = bundlePath): Script {
-  const source = readFileSync(bundle, 'utf8');
+  // The file is ASCII and already the CommonJS wrapper function (scripts/bundle.mjs writes it so).
+  const source = readFileSync(bundle, 'latin1');
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(`${bundle}.cache`);
   } catch {
     // no cache: compiled from source
   }
-  return new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  return new Script(source, {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
     // import() of a package from the bundle goes to Node's own loader (Node 20.12 and later).

@@ -36,12 +36,14 @@ const expected: Record<string, string[]> = {
     'missed_trials',
   ],
   idle: ['cpu_pct_core', 'cpu_s', 'rss_mb', 'rss_peak_mb'],
+  startup: ['version_wall', 'version_cpu', 'validate_wall', 'validate_cpu'],
 };
 /** Figures the issue sets a target for, so the table shows met or missed next to them. */
 const withTarget: Record<string, string[]> = {
   'probe-load': ['cpu_s_per_1000_probes', 'rss_mb', 'lateness_p99_ms', 'probe_errors', 'probe_failures'],
   'failure-detection': ['excess_p99_ms', 'missed_trials'],
   idle: ['cpu_pct_core', 'rss_mb'],
+  startup: ['version_wall', 'version_cpu', 'validate_wall', 'validate_cpu'],
 };
 
 function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -59,7 +61,7 @@ test('a tiny bench run reports every figure next to its floor', { timeout: 120_0
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-bench-smoke-'));
   try {
     const out = join(dir, 'latest.json');
-    const res = await runBench(['--scenario', 'probe-load,failure-detection,idle', '--sizes', '3', '--duration', '2s', '--warmup', '1s', '--out', out]);
+    const res = await runBench(['--scenario', 'probe-load,failure-detection,idle,startup', '--sizes', '3', '--duration', '2s', '--warmup', '1s', '--out', out]);
     assert.equal(res.code, 0, `bench failed:\n${res.stdout}\n${res.stderr}`);
 
     const record = JSON.parse(readFileSync(out, 'utf8'));
