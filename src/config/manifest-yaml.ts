@@ -340,18 +340,21 @@ class DocumentReader {
     if (h[1] === '|') {
       text = body.join('\n');
     } else {
-      if (body.some((l) => l.startsWith(' '))) giveUp();
+      // Folding: a line break between two lines of text becomes a space, or is dropped when empty
+      // lines follow it; next to a more-indented line, every line break stays.
       text = '';
       let blank = 0;
-      let started = false;
+      let prev: string | undefined;
       for (const l of body) {
         if (l === '') {
           blank++;
           continue;
         }
-        text += started ? (blank ? '\n'.repeat(blank) : ' ') : '\n'.repeat(blank);
+        if (prev === undefined) text += '\n'.repeat(blank);
+        else if (prev.startsWith(' ') || l.startsWith(' ')) text += '\n'.repeat(blank + 1);
+        else text += blank ? '\n'.repeat(blank) : ' ';
         text += l;
-        started = true;
+        prev = l;
         blank = 0;
       }
     }

@@ -71,6 +71,8 @@ test('hand-written cases: read alike, or given up', () => {
     'a:\n  - 1\n  - 2\nb:\n- 3\n',
     'a:   \n  b: 1\n',
     'key:\n  plain on its own line\n',
+    // YAML 1.2 spec example 8.10, folded lines around more-indented ones.
+    'k: >\n\n  folded\n  line\n\n  next\n  line\n    * bullet\n\n    * list\n    * lines\n\n  last\n  line\n\n# Comment\n',
   ];
   for (const [i, t] of read.entries()) assert.ok(agrees(t, `case ${i}`), `the reader gave up on case ${i}:\n${t}`);
   const givenUp = [
