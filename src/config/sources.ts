@@ -2,8 +2,8 @@
 // directory: *.yaml, *.yml and *.json in name order, dot-files skipped; subdirectories only with
 // -R, as kubectl's --recursive) and stdin. A source over maxSourceBytes is refused unread.
 // Regular files are read with synchronous calls: a command reads its sources before anything else,
-// and each call through the thread pool would cost a turn of the event loop (a third of
-// `validate`'s time on a dozen files). Pipes and devices are read asynchronously, as streams.
+// and each call through the thread pool would cost a turn of the event loop (some 10 ms of waiting
+// for a dozen files). Pipes and devices are read asynchronously, as streams.
 
 import { builtin } from '../util/builtins.js';
 import { maxSourceBytes } from './limits.js';
@@ -125,9 +125,8 @@ export async function readSources(sources: readonly string[], opts: ReadSourcesO
 
 /**
  * The file's text; when it holds more than limit bytes, its size (undefined for a stream), never
- * reading past limit + 1.
- * Opened without blocking, so a FIFO without a writer cannot hold the caller; a regular file is
- * read synchronously, anything else as a stream.
+ * reading past limit + 1. It is opened without blocking first, so a FIFO cannot hold the caller
+ * there: a regular file is read synchronously, anything else asynchronously.
  */
 async function readLimited(path: string, limit: number): Promise<string | number | undefined> {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
