@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
 import { loadManifests, ManifestError } from '../../src/config/load.js';
+import { prng } from '../fixtures/prng.js';
 
 const examplesDir = fileURLToPath(new URL('../../../examples/', import.meta.url));
 const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
@@ -21,18 +22,6 @@ const seed = Number(process.env.FUZZ_SEED ?? 20260102);
 const cases = Number(process.env.FUZZ_CASES ?? 10_000);
 const batchSize = 500;
 const perFileDeadlineMs = 2000;
-
-/** mulberry32: a small seeded PRNG, so a failing case can be regenerated from its seed. */
-function prng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const snippets = [
   '[', ']', '{', '}', '&a ', '*a', '<<: *a', '!!merge <<', '!!binary ', '!!str ', '!!int ', '!!float ', '!!map ', ': ', '- ', '"', "'", '|',

@@ -13,6 +13,7 @@ import { parseAllDocuments } from 'yaml';
 import { readManifestYAML } from '../../src/config/manifest-yaml.js';
 import { yamlOptions } from '../../src/config/documents.js';
 import { maxAliasCount } from '../../src/config/limits.js';
+import { prng } from '../fixtures/prng.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const seed = Number(process.env.MANIFEST_YAML_SEED ?? 20261203);
@@ -83,18 +84,6 @@ test('hand-written cases: read alike, or given up', () => {
   ];
   for (const t of givenUp) assert.equal(readManifestYAML(t), undefined, `expected to give up on:\n${t}`);
 });
-
-/** mulberry32: a small seeded PRNG, so a failing case can be regenerated from its seed. */
-function prng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const plainPool = [
   'web', 'busybox:1.36', 'sh', '-c', '/bin/sh', 'echo hi', '80', '3', '0.5', '100m', '64Mi', 'IfNotPresent', 'http://x:80/a', 'a.b-c_d',
