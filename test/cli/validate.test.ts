@@ -2,7 +2,8 @@
 // through main() with an injected io.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -141,4 +142,18 @@ test('in-process through main() with an injected io', async () => {
     stdout: '',
     stderr: 'error: test/fixtures/syntax-error.yaml:9:1: Flow sequence in block collection must be sufficiently indented and end with a ]\n',
   });
+});
+
+test('a reader that goes away (`| head`) ends the output quietly: exit 0, no error', async () => {
+  // The read end of stdout is closed before the command starts, so its first write meets EPIPE.
+  const child = spawn(process.execPath, [bin, 'validate', '-f', 'examples/', '-o', 'yaml'], {
+    cwd: fileURLToPath(new URL('../../../', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const [code] = (await once(child, 'close')) as [number | null];
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, '');
 });
