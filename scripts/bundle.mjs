@@ -28,6 +28,7 @@ await build({
   packages: 'external',
   legalComments: 'none',
   charset: 'ascii',
+  // Smaller to read and all ASCII; identifiers keep their names, for stack traces.
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
