@@ -1,8 +1,8 @@
 // A reader for the YAML manifests are written in (block mappings and sequences, plain and quoted
-// one-line scalars, literal and folded block scalars, one-line flow sequences) that gives the values
-// the yaml package gives with podvisor's options (YAML 1.1 scalars, no timestamps). It exists for
-// start-up cost: on Node 20, importing the yaml package and its first parse of a dozen manifests
-// take ~90 ms, more than Node's own start, where this reader takes a few. Whatever it does not know
+// one-line scalars, literal and folded block scalars, one-line flow sequences and mappings) that
+// gives the values the yaml package gives with podvisor's options (YAML 1.1 scalars, no timestamps).
+// It exists for start-up cost: on Node 20, importing the yaml package and its first parse of a dozen
+// manifests take ~95 ms, more than Node's own start, where this reader takes a few. Whatever it does not know
 // (anchors, aliases, tags, merge keys, multi-line plain, quoted or flow scalars, tabs, CRLF, an
 // ambiguous scalar, any error) makes it give up, and the yaml package reads the source instead: it
 // stays the authority, and the one that reports errors with their positions.
