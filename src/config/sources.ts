@@ -124,48 +124,41 @@ export async function readSources(sources: readonly string[], opts: ReadSourcesO
 }
 
 /**
- * The file's text; when it holds more than limit bytes, its size (undefined for a stream), never
- * reading past limit + 1. It is opened without blocking first, so a FIFO cannot hold the caller
- * there: a regular file is read synchronously, anything else asynchronously.
+ * The file's text; when it holds more than limit bytes, its size (undefined for a stream). A regular
+ * file is read synchronously (never past limit + 1 bytes), anything else as a stream, as stdin is:
+ * a pipe is opened only by the stream, as its one reader (a first open and close would let the
+ * writer start and then fail on the closed end).
  */
 async function readLimited(path: string, limit: number): Promise<string | number | undefined> {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const st = fstatSync(fd);
-    if (st.isFile()) {
-      if (st.size > limit) return st.size;
-      return readChunks(st.size, limit, (buf) => readSync(fd, buf, 0, buf.length, null)) ?? fstatSync(fd).size;
+  if (statSync(path).isFile()) {
+    // Without blocking: a FIFO put in the file's place meanwhile cannot hold the caller.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const st = fstatSync(fd);
+      if (st.isFile()) {
+        if (st.size > limit) return st.size;
+        return readToEnd(fd, st.size, limit) ?? fstatSync(fd).size;
+      }
+    } finally {
+      closeSync(fd);
     }
-  } finally {
-    closeSync(fd);
   }
-  // fs.promises is loaded on first use (with the streams and readline modules it brings).
-  const fh = await builtin('node:fs').promises.open(path, 'r');
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(65536, limit + 1 - total));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-      if (total > limit) return undefined;
-      chunks.push(buf.subarray(0, bytesRead));
-    }
-    return Buffer.concat(chunks, total).toString('utf8');
-  } finally {
-    await fh.close();
+    return await readStream(builtin('node:fs').createReadStream(path), limit);
+  } catch (err) {
+    if (err instanceof SourceTooLargeError) return undefined;
+    throw err;
   }
 }
 
-/** Reads to the end with read(buf) (the size can change while reading); undefined past limit. */
-function readChunks(size: number, limit: number, read: (buf: Buffer) => number): string | undefined {
+/** A regular file's text read to its end (its size can change meanwhile); undefined past limit. */
+function readToEnd(fd: number, size: number, limit: number): string | undefined {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
     const buf = Buffer.allocUnsafe(Math.min(Math.max(size - total, 0) + 65536, limit + 1 - total));
     if (buf.length === 0) return undefined;
-    const bytesRead = read(buf);
+    const bytesRead = readSync(fd, buf, 0, buf.length, null);
     if (bytesRead === 0) break;
     total += bytesRead;
     if (total > limit) return undefined;

@@ -5,6 +5,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +138,29 @@ test('a source over the size cap is refused unread, naming it; stdin too', async
   assert.equal(got[2], typoInvalid);
   const read = await readSources(['-'], { stdin: () => Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), maxBytes: 1000 });
   assert.deepEqual(read.errors, ['error: STDIN: the file is over 1000 bytes; podvisor reads manifest files of at most 1000 bytes']);
+});
+
+test('a named pipe given with -f is read as a stream, within the same cap', { timeout: 30_000 }, async (t) => {
+  const dir = scratch(t);
+  const fifo = join(dir, 'pods.yaml');
+  const write = (text: string) => {
+    execFileSync('mkfifo', [fifo]);
+    // The writer opens the pipe in a child; the reader's open waits for it without holding the caller.
+    const writer = spawn('sh', ['-c', 'cat > "$0"', fifo], { stdio: ['pipe', 'ignore', 'ignore'] });
+    writer.stdin.end(text);
+    return writer;
+  };
+  const small = write('apiVersion: v1\nkind: Pod\n');
+  const smallExit = once(small, 'exit');
+  const read = await readSources([fifo], {});
+  await smallExit;
+  assert.deepEqual(read.errors, []);
+  assert.equal(read.files[0]!.text, 'apiVersion: v1\nkind: Pod\n');
+  rmSync(fifo);
+  const big = write('x'.repeat(5000));
+  const over = await readSources([fifo], { maxBytes: 1000 });
+  big.kill();
+  assert.deepEqual(over.errors, [`error: ${fifo}: the file is over 1000 bytes; podvisor reads manifest files of at most 1000 bytes`]);
 });
 
 test('int32 fields out of range fail as the API server decodes them; large valid int64 values load', async (t) => {
