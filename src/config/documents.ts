@@ -95,7 +95,8 @@ export function parseSource(file: SourceFile): ParsedSource {
     if (!isJSON) {
       const read = readManifestYAML(file.text, maxNestingDepth);
       if (read) {
-        if (read.some((d) => nestsDeeper(d.value, maxNestingDepth))) return tooDeep(file, findExcessiveNesting(file.text)?.offset);
+        const tooDeepRead = tooDeepValue(file, read.map((d) => d.value));
+        if (tooDeepRead) return tooDeepRead;
         return { documents: read.map(({ index, value }) => ({ file, index, value, locate: locateLater(file, isJSON, index) })), errors: [] };
       }
     }
@@ -112,6 +113,14 @@ export function parseSource(file: SourceFile): ParsedSource {
 function tooDeep(file: SourceFile, offset: number | undefined): ParsedSource {
   const where = offset === undefined ? file.name : positionOf(file, undefined, offset);
   return { documents: [], errors: [`error: ${where}: nesting is deeper than ${maxNestingDepth} levels`] };
+}
+
+/**
+ * The error for values read without the yaml parser (JSON.parse, the manifest reader) that nest
+ * deeper than maxNestingDepth: those readers do not recurse, but what reads the values does.
+ */
+function tooDeepValue(file: SourceFile, values: readonly unknown[]): ParsedSource | undefined {
+  return values.some((v) => nestsDeeper(v, maxNestingDepth)) ? tooDeep(file, findExcessiveNesting(file.text)?.offset) : undefined;
 }
 
 /** Whether a parsed value nests deeper than limit (walked without recursion). */
@@ -147,8 +156,8 @@ function parseJSONFast(file: SourceFile, isJSON: boolean): ParsedSource | undefi
     return { documents: [], errors: [`error: ${where}: invalid JSON: ${what}`] };
   }
   if (value === null) return { documents: [], errors: [] };
-  // JSON.parse does not recurse, but what reads the value afterwards does.
-  if (nestsDeeper(value, maxNestingDepth)) return tooDeep(file, findExcessiveNesting(file.text)?.offset);
+  const deep = tooDeepValue(file, [value]);
+  if (deep) return deep;
   return { documents: [{ file, index: 0, value, locate: locateLater(file, isJSON, 0) }], errors: [] };
 }
 
