@@ -11,7 +11,7 @@ import { Script, constants as vmConstants } from 'node:vm';
 /** What the bundle exports: the CLI as a function and as this process's command. */
 export interface BundledCLI {
   runExecutable(): void;
-  main(argv: readonly string[], io: unknown): Promise<number>;
+  main(argv: readonly string[], io: import('./args.js').CommandIO): Promise<number>;
 }
 
 /** The bundle next to the compiled modules (dist/src/cli → dist/bundle). */

@@ -10,24 +10,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import type { CommandIO } from '../../src/cli/args.js';
+import { runInProcess } from '../fixtures/cli/in-process.js';
 import type * as Loader from '../../src/cli/bundle-loader.cjs';
 
 const loader = createRequire(import.meta.url)('../../src/cli/bundle-loader.cjs') as typeof Loader;
 const launcher = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-
-function captureIO(): { io: CommandIO; out: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let text = '';
-  stdout.on('data', (d) => (text += d));
-  stderr.resume();
-  const io = { stdin: new PassThrough(), stdout, stderr, env: {}, cwd: root, signal: new AbortController().signal } as unknown as CommandIO;
-  return { io, out: () => text };
-}
 
 test('after the build the bundle is current and V8 accepts its code cache', () => {
   assert.ok(loader.bundleIsCurrent(), 'dist/bundle/podvisor.cjs is missing or older than main.js: run npm run build');
@@ -37,12 +26,13 @@ test('after the build the bundle is current and V8 accepts its code cache', () =
 
 test('the bundled CLI validates the examples as the modules do', async () => {
   const bundled = loader.loadBundle();
-  const a = captureIO();
-  const b = captureIO();
-  assert.equal(await bundled.main(['validate', '-f', 'examples/', '-o', 'json'], a.io), 0);
-  assert.equal(await main(['validate', '-f', 'examples/', '-o', 'json'], b.io), 0);
-  assert.ok(a.out().includes('"kind": "Pod"'));
-  assert.equal(a.out(), b.out());
+  const args = ['validate', '-f', 'examples/', '-o', 'json'];
+  const a = await runInProcess(bundled.main, args, root);
+  const b = await runInProcess(main, args, root);
+  assert.equal(a.code, 0);
+  assert.equal(b.code, 0);
+  assert.ok(a.stdout.includes('"kind": "Pod"'));
+  assert.equal(a.stdout, b.stdout);
 });
 
 test('the executable compiles the bundle with its cache', () => {

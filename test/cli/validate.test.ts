@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { main } from '../../src/cli/main.js';
-import type { CommandIO } from '../../src/cli/args.js';
+import { runInProcess } from '../fixtures/cli/in-process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
@@ -19,17 +18,7 @@ function podvisor(args: string[], input?: string) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-async function inProcess(args: string[], stdinText = '') {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: string[] = [];
-  const err: string[] = [];
-  stdout.on('data', (d) => out.push(String(d)));
-  stderr.on('data', (d) => err.push(String(d)));
-  const io: CommandIO = { stdin: Readable.from([Buffer.from(stdinText)]), stdout, stderr, env: {}, cwd: root };
-  const code = await main(args, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const inProcess = (args: string[], stdinText = '') => runInProcess(main, args, root, stdinText);
 
 test('valid manifests: one line per object, exit 0', () => {
   const r = podvisor(['validate', '-f', 'examples/web.yaml', '-f', 'test/fixtures/list.yaml']);
