@@ -7,8 +7,7 @@ import { openSync, closeSync, readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processState } from '../../src/runtime/process/adopt.js';
-import { lockHolder, runtimeStateDir } from '../../src/runtime/process/state.js';
+import { lockHolder, processState, runtimeStateDir } from '../../src/runtime/process-runtime.js';
 import { preciseNow } from './stats.js';
 
 /** The compiled CLI, `podvisor` as `npm install` puts it on PATH. */

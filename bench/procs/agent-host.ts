@@ -11,16 +11,14 @@ import { stampCreation } from '../../src/cli/agent.js';
 import { defaultNodeName, loadManifests, type LoadedManifests } from '../../src/config/load.js';
 import type { EventObject, EventType } from '../../src/events/recorder.js';
 import { EventStore } from '../../src/events/store.js';
-import { PodKubelet } from '../../src/lifecycle/kubelet.js';
+import { PodKubelet } from '../../src/kubelet/kubelet.js';
 import { ProberManager } from '../../src/prober/manager.js';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { RuntimeService } from '../../src/runtime/cri.js';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { connectOrLaunch } from '../../src/runtime/cri/launch.js';
-import { processState } from '../../src/runtime/process/adopt.js';
-import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
-import { defaultRuntimeEndpoint, lockHolder, runtimeStateDir } from '../../src/runtime/process/state.js';
+import { defaultRuntimeEndpoint, loadProcessRuntime, lockHolder, processState, runtimeStateDir } from '../../src/runtime/process-runtime.js';
 import { PodStatusManager } from '../../src/status/status-manager.js';
 import { RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
@@ -124,7 +122,7 @@ async function main(): Promise<void> {
       runtime = launched.client;
       runtimePid = lockHolder(runtimeStateDir(p.rootDir), (pid, start) => processState(pid, start) === 'running');
     } else {
-      runtime = new ProcessRuntime({ rootDir: p.rootDir, clock, logger });
+      runtime = new (await loadProcessRuntime()).ProcessRuntime({ rootDir: p.rootDir, clock, logger });
     }
     const statusManager = new PodStatusManager({ clock, logger });
     const events = new NotingEventStore({ clock, host: nodeName });

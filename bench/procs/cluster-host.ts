@@ -1,12 +1,12 @@
-// The agent joined to a Kubernetes API server, alone in its process: startClusterNode (src/node) with
+// The agent joined to a Kubernetes API server, alone in its process: startClusterNode (src/cluster) with
 // the PodKubelet on the ProcessRuntime, as `podvisor agent --kubeconfig` runs it. The bench reads
 // this pid's CPU and RSS, and the node's API client's request counts by verb.
 
 import { availableParallelism, totalmem } from 'node:os';
-import type { ApiClient } from '../../src/node/client.js';
-import { startClusterNode, type ClusterNode } from '../../src/node/index.js';
-import { PodKubelet } from '../../src/lifecycle/kubelet.js';
-import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
+import type { ApiClient } from '../../src/cluster/client.js';
+import { startClusterNode, type ClusterNode } from '../../src/cluster/index.js';
+import { PodKubelet } from '../../src/kubelet/kubelet.js';
+import { loadProcessRuntime } from '../../src/runtime/process-runtime.js';
 import { RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
 import { serve } from '../lib/child-server.js';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   async function join(p: ClusterHostParams): Promise<{ countsAvailable: boolean }> {
     const clock = new RealClock();
     const logger = streamLogger(process.stderr, 'warn');
-    const runtime = new ProcessRuntime({ rootDir: p.rootDir, clock, logger });
+    const runtime = new (await loadProcessRuntime()).ProcessRuntime({ rootDir: p.rootDir, clock, logger });
     joined = startClusterNode({
       kubeconfig: p.kubeconfig,
       nodeName: p.nodeName,

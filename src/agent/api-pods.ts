@@ -10,7 +10,7 @@ import { canonicalJSON, configHashAnnotation, configSourceAnnotation, defaultNam
 import { formatFieldError, formatFieldErrorBody, sortFieldErrors, type FieldError } from '../api/field-errors.js';
 import { validatePods } from '../api/validation/index.js';
 import { ApiError } from '../kubeapi/backend.js';
-import { validateForProcessRuntime } from '../runtime/process/validation.js';
+import { validateForProcessRuntime } from '../runtime/process-runtime.js';
 
 const causeReason: Record<FieldError['type'], string> = {
   NotFound: 'FieldValueNotFound',

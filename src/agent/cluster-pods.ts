@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { Pod } from '../api/types.js';
 import { ApiError, type KubeBackend, type KubeEvent, type ListResult, type Watch, type WatchEvent } from '../kubeapi/backend.js';
-import type { PodKubelet } from '../lifecycle/kubelet.js';
+import type { PodKubelet } from '../kubelet/kubelet.js';
 import type { ContainerLogQuery, KubeletView } from '../server/kubelet-routes.js';
 import type { Registry } from 'prom-client';
 import { statsSummary } from './node-metrics.js';

@@ -4,9 +4,9 @@
 // housekeeping loop behind /healthz/syncloop.
 
 import type { Pod } from '../api/types.js';
-import type { NodeAllocatable } from '../lifecycle/admission.js';
-import { PodKubelet } from '../lifecycle/kubelet.js';
-import type { ObjectLookup } from '../lifecycle/start.js';
+import type { NodeAllocatable } from '../kubelet/admission.js';
+import { PodKubelet } from '../kubelet/kubelet.js';
+import type { ObjectLookup } from '../kuberuntime/start.js';
 import { Registry } from 'prom-client';
 import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
 import { Router } from '../server/router.js';

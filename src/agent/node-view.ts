@@ -4,7 +4,7 @@
 
 import type { Registry } from 'prom-client';
 import type { Pod } from '../api/types.js';
-import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
+import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import { resourceMetricsText } from './node-metrics.js';
 import type { UsageCollector } from './usage.js';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Event, Pod, PodStatus } from '../api/types.js';
 import { ApiError, type KubeEvent, type ListResult, type Watch, type WatchEvent } from '../kubeapi/backend.js';
-import type { PodKubelet } from '../lifecycle/kubelet.js';
+import type { PodKubelet } from '../kubelet/kubelet.js';
 import { getPodQOS } from '../status/qos.js';
 import { toRFC3339 } from '../status/time.js';
 import type { Clock } from '../util/clock.js';

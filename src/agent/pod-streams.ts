@@ -11,7 +11,7 @@ import { ApiError, type StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
 import { followContainerOutput } from '../runtime/logs/follow.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';
-import { startExecSession } from '../runtime/process/exec-session.js';
+import { startExecSession } from '../runtime/process-runtime.js';
 import { connectRuntimeStream } from '../runtime/cri/stream-client.js';
 import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
 import { toRFC3339 } from '../status/time.js';

@@ -7,7 +7,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { NodeAllocatable } from '../lifecycle/admission.js';
+import type { NodeAllocatable } from '../kubelet/admission.js';
 import type { Pod } from '../api/types.js';
 import { configSourceAnnotation } from '../api/defaults.js';
 import { APIPodStore } from '../config/api-pod-store.js';

@@ -2,9 +2,9 @@
 // one sample serves /metrics/resource, /stats/summary and pod metrics; CPU rates come from the
 // previous sample of the same container.
 
-import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../lifecycle/container-config.js';
+import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import type { ContainerProcessContext, ContainerProcessView, RuntimeService } from '../runtime/cri.js';
-import { nodeUsage, processGroupUsage } from '../runtime/process/usage.js';
+import { nodeUsage, processGroupUsage } from '../runtime/process-runtime.js';
 import type { Clock } from '../util/clock.js';
 
 export interface ContainerUsage {

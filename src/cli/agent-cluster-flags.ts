@@ -53,8 +53,8 @@ export function clusterSettings(
 
 /** The checks that read files or parse values in the node module: a bad kubeconfig, label or taint is a usage error. */
 export async function checkClusterInputs(c: { kubeconfig: string; nodeLabels?: string; registerWithTaints?: string }): Promise<void> {
-  const { loadKubeconfig } = await import('../node/kubeconfig.js');
-  const { parseNodeLabels, parseTaints } = await import('../node/node-status.js');
+  const { loadKubeconfig } = await import('../cluster/kubeconfig.js');
+  const { parseNodeLabels, parseTaints } = await import('../cluster/node-status.js');
   try {
     loadKubeconfig(c.kubeconfig);
   } catch (err) {

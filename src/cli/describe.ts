@@ -26,7 +26,7 @@ async function describe(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const names = parsed.args[0]!.includes('/') ? parsed.args.map((a) => a.split('/')[1] ?? '') : parsed.args.slice(1);
   const root = rootDirOf(parsed, io);
   const ns = String(parsed.flags.namespace);
-  const { describePod } = await import('./printers/describe-pod.js');
+  const { describePod } = await import('../printers/describe-pod.js');
   let code = 0;
   let first = true;
   for (const name of names) {

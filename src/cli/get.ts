@@ -7,7 +7,7 @@ import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './
 import { agentRequest, agentStream, type AgentReply } from './agent-client.js';
 import { apiPath, namespaceFlag, serverErrorText, tableAccept, withAgent, withQuery, type CoreResource } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { tableRows, type Table, type TableColumnDefinition } from '../kubeapi/tables.js';
+import { tableRows, type Table, type TableColumnDefinition } from '../printers/tables.js';
 
 const resourceNames: Record<string, { resource: CoreResource; kind: string; singular: string }> = {
   pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
@@ -200,7 +200,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
 /** Objects printed one after another; YAML documents after the first get `---` (kubectl's YAMLPrinter). */
 async function formatObjects(objs: unknown[], format: 'json' | 'yaml', printed?: { count: number }): Promise<string> {
   // kubectl get prints keys sorted, as its printers see decoded maps.
-  const { formatObject } = await import('./printers/list.js');
+  const { formatObject } = await import('../printers/list.js');
   return objs.map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format, 'sorted')}` : formatObject(o, format, 'sorted'))).join('');
 }
 

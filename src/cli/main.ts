@@ -4,7 +4,7 @@
 // is chosen; `--version` needs nothing else, and each command imports what it uses when it runs.
 
 import { builtin } from '../util/builtins.js';
-import { closeInheritedFds } from '../runtime/process/inherited-fds.js';
+import { closeInheritedFds } from '../util/inherited-fds.js';
 import { shutdownSignals } from './signals.js';
 import type { Command, CommandIO } from './args.js';
 import { podvisorVersion } from './version.js';

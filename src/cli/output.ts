@@ -3,7 +3,7 @@
 
 import type { Pod } from '../api/types.js';
 import { loadErrorLines } from '../config/load.js';
-import { formatObject } from './printers/list.js';
+import { formatObject } from '../printers/list.js';
 
 export type OutputFormat = 'yaml' | 'json';
 export const outputFormats: readonly OutputFormat[] = ['yaml', 'json'];
@@ -28,7 +28,7 @@ export function reportLoadError(err: unknown, stderr: NodeJS.WritableStream): nu
 /** Validation warnings (stderr, as kubectl prints the API server's) for fields the process runtime cannot honour here. */
 export async function warnUnhonoured(pods: Pod[], stderr: NodeJS.WritableStream): Promise<void> {
   // Host detection (cgroups, identity) is loaded only for the process runtime's warnings.
-  const { detectRuntimeHost, unhonouredWarnings } = await import('../runtime/process/capabilities.js');
+  const { detectRuntimeHost, unhonouredWarnings } = await import('../runtime/process-runtime.js');
   const host = detectRuntimeHost();
   for (const pod of pods) for (const w of unhonouredWarnings(pod, host)) stderr.write(`Warning: ${w}\n`);
 }

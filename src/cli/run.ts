@@ -3,10 +3,10 @@
 // of what failed, stop them gracefully, and exit 0 only when every pod made it.
 
 import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, type ParsedArgs } from './args.js';
-import { runOnce, type PodWait, type WaitFor } from '../lifecycle/runonce.js';
-import { formatPodTable } from './printers/pods.js';
-import { formatObject, toV1List } from './printers/list.js';
-import { formatRunSummary, summaryLogLines } from './printers/summary.js';
+import { runOnce, type PodWait, type WaitFor } from '../kubelet/runonce.js';
+import { formatPodTable } from '../printers/pods.js';
+import { formatObject, toV1List } from '../printers/list.js';
+import { formatRunSummary, summaryLogLines } from '../printers/summary.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
 import {
   agentFlagSpecs,

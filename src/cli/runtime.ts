@@ -28,7 +28,7 @@ export const runtimeCommand = defineCommand({
     const rootDir = rootFlag ? resolve(io.cwd, String(rootFlag)) : defaultRootDir(io.env);
     const listen = parsed.flags.listen ? String(parsed.flags.listen) : undefined;
     const logger = streamLogger(io.stderr, parsed.flags['log-level'] as 'info');
-    const { AlreadyServingError, startProcessRuntimeService } = await import('../runtime/process/service.js');
+    const { AlreadyServingError, startProcessRuntimeService } = await (await import('../runtime/process-runtime.js')).loadProcessRuntimeService();
     const { criTarget } = await import('../runtime/cri/proto.js');
     if (listen) {
       try {

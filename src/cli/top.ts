@@ -5,7 +5,7 @@ import { defineCommand, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest } from './agent-client.js';
 import { namespaceFlag, serverErrorText, withAgent, withQuery } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { tabwrite } from '../events/format.js';
+import { tabwrite } from '../printers/events.js';
 
 export const topCommand = defineCommand({
   name: 'top',

@@ -4,8 +4,8 @@
 // table; with -o print one v1 List of the Pods as they were and every Event recorded.
 
 import type { Event, Pod } from '../api/types.js';
-import { EventStreamFormatter } from '../events/format.js';
-import { LABEL_CONTAINER_NAME, LABEL_POD_NAME } from '../lifecycle/container-config.js';
+import { EventStreamFormatter } from '../printers/events.js';
+import { LABEL_CONTAINER_NAME, LABEL_POD_NAME } from '../kuberuntime/container-config.js';
 import type { LogStream } from '../runtime/logs/cri-format.js';
 import { BoundedWriter } from './bounded-writer.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
@@ -19,8 +19,8 @@ import {
   watchShutdownSignals,
   type Agent,
 } from './agent.js';
-import { formatObject, toV1List, type ObjectFormat } from './printers/list.js';
-import { formatPodTable, podRow } from './printers/pods.js';
+import { formatObject, toV1List, type ObjectFormat } from '../printers/list.js';
+import { formatPodTable, podRow } from '../printers/pods.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
 import { detachFlags, upDetached } from './up-detached.js';
 

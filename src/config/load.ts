@@ -8,7 +8,7 @@ import { kindTypes } from '../api/schema.js';
 import { defaultPod, defaultSecret, defaultNamespace } from '../api/defaults.js';
 import { aggregateMessage, type FieldError, formatFieldError, sortFieldErrors } from '../api/field-errors.js';
 import { validateConfigMap, validatePods, validateSecret } from '../api/validation/index.js';
-import { validateForProcessRuntime } from '../runtime/process/validation.js';
+import { validateForProcessRuntime } from '../runtime/process-runtime.js';
 import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';

@@ -22,7 +22,7 @@ import { applyPatch, patchTypeOf } from './patch.js';
 import { boolParam, intParam } from './query.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { badRequest, methodNotAllowed, notFound, notFoundPath, sendError, sendJSON, unsupportedMediaType } from './status.js';
-import { eventTable, podTable, type IncludeObject } from './tables.js';
+import { eventTable, podTable, type IncludeObject } from '../printers/tables.js';
 import { serveWatch } from './watch.js';
 import type { Event } from '../api/types.js';
 

@@ -7,7 +7,7 @@ import type { KubeBackend, StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession } from '../runtime/streams.js';
 import { exitStatus } from '../runtime/streams.js';
 import { applyResize, outcome } from './remotecommand.js';
-import { SpdySession, type SpdyStream } from '../util/spdy.js';
+import { SpdySession, type SpdyStream } from '../spdy/framer.js';
 
 export const spdyExecProtocols = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
 export const portForwardProtocol = 'portforward.k8s.io';

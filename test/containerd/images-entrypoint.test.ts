@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Secret } from '../../src/api/types.js';
 import { readContainerLog } from '../../src/runtime/logs/reader.js';
-import { containerStatus, describe, eventsOf, makePod, statusOf, waitFor } from '../lifecycle/harness.js';
+import { containerStatus, describe, eventsOf, makePod, statusOf, waitFor } from '../kubelet/harness.js';
 import { containerdSuite, type ContainerdEnv } from './harness.js';
 import { newContainerdHarness } from './kubelet.js';
 

@@ -1,12 +1,12 @@
-// The pod-worker harness of test/lifecycle over a private containerd: a PodKubelet on the CRI
+// The pod-worker harness of test/kubelet over a private containerd: a PodKubelet on the CRI
 // client, pods' images pointed at the test registry, and every pod killed when the harness closes.
-// runLifecycleCasesOn makes the shared cases of test/lifecycle run here as they do on host processes.
+// runLifecycleCasesOn makes the shared cases of test/kubelet run here as they do on host processes.
 
 import { fileURLToPath } from 'node:url';
 import type { Container, Pod } from '../../src/api/types.js';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { newHarness, runHarnessOn, type Harness } from '../lifecycle/harness.js';
+import { newHarness, runHarnessOn, type Harness } from '../kubelet/harness.js';
 import type { ContainerdEnv } from './harness.js';
 
 export type HarnessOptions = Parameters<typeof newHarness>[0];
@@ -51,7 +51,7 @@ export function asOnTheHost(env: ContainerdEnv, pod: Pod, dir: string): Pod {
   };
 }
 
-/** Makes every newHarness of test/lifecycle run its pods on env's containerd, as on the host. */
+/** Makes every newHarness of test/kubelet run its pods on env's containerd, as on the host. */
 export function runLifecycleCasesOn(env: ContainerdEnv): void {
   runHarnessOn({
     name: 'containerd',

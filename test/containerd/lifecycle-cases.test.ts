@@ -1,4 +1,4 @@
-// The pod-worker cases of test/lifecycle (restart policies and CrashLoopBackOff, the back-off
+// The pod-worker cases of test/kubelet (restart policies and CrashLoopBackOff, the back-off
 // schedule, hooks, init containers and sidecars, termination), the same case files run unchanged on
 // containerd: one private containerd for them all (see runLifecycleCasesOn for how a pod is made to
 // see what a host process sees). Cases that cannot apply to containerd say why in their own file.
@@ -16,9 +16,9 @@ if (skip) {
     await env.stop();
   });
   runLifecycleCasesOn(env);
-  await import('../lifecycle/restart-policy.test.js');
-  await import('../lifecycle/backoff-worker.test.js');
-  await import('../lifecycle/hooks.test.js');
-  await import('../lifecycle/init-sidecar.test.js');
-  await import('../lifecycle/termination.test.js');
+  await import('../kubelet/restart-policy.test.js');
+  await import('../kubelet/backoff-worker.test.js');
+  await import('../kubelet/hooks.test.js');
+  await import('../kubelet/init-sidecar.test.js');
+  await import('../kubelet/termination.test.js');
 }

@@ -1,4 +1,4 @@
-// The probe cases of test/lifecycle (exec, httpGet, tcpSocket and gRPC liveness, readiness and
+// The probe cases of test/kubelet (exec, httpGet, tcpSocket and gRPC liveness, readiness and
 // startup probes through the pod worker), the same case file run unchanged on containerd, with one
 // private containerd of their own so they run alongside the other lifecycle cases.
 
@@ -15,5 +15,5 @@ if (skip) {
     await env.stop();
   });
   runLifecycleCasesOn(env);
-  await import('../lifecycle/probes.test.js');
+  await import('../kubelet/probes.test.js');
 }

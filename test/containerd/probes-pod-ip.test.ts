@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Probe } from '../../src/api/types.js';
-import { condition, containerStatus, describe, eventsOf, makePod, probeCount, statusOf, waitFor, withPods } from '../lifecycle/harness.js';
+import { condition, containerStatus, describe, eventsOf, makePod, probeCount, statusOf, waitFor, withPods } from '../kubelet/harness.js';
 import { containerdSuite, type ContainerdEnv } from './harness.js';
 import { NODE_IMAGE_PORT } from './images.js';
 import { newContainerdHarness } from './kubelet.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { test } from 'node:test';
-import { condition, containerStatus, describe, makePod, statusOf, waitFor } from '../lifecycle/harness.js';
+import { condition, containerStatus, describe, makePod, statusOf, waitFor } from '../kubelet/harness.js';
 import { containerdSuite, freePort, type ContainerdEnv } from './harness.js';
 import { newContainerdHarness } from './kubelet.js';
 

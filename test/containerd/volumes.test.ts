@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ConfigMap, Secret } from '../../src/api/types.js';
-import { containerStatus, describe, eventsOf, makePod, statusOf, waitFor } from '../lifecycle/harness.js';
+import { containerStatus, describe, eventsOf, makePod, statusOf, waitFor } from '../kubelet/harness.js';
 import { skipReason, startContainerd, type ContainerdEnv } from './harness.js';
 import { newContainerdHarness } from './kubelet.js';
 

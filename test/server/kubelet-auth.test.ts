@@ -1,5 +1,5 @@
 // The kubelet port's request attributes, its authentication order and the kubelet streaming paths'
-// translation into the API's, without a network: the real-server behaviour is in test/node.
+// translation into the API's, without a network: the real-server behaviour is in test/cluster.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

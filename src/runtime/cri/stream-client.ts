@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { SpdySession, type SpdyStream } from '../../util/spdy.js';
+import { SpdySession, type SpdyStream } from '../../spdy/framer.js';
 import type { ExecSession } from '../streams.js';
 
 export interface RuntimeStreamOptions {

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../util/logger.js';
-import { SpdySession, type SpdyStream } from '../../util/spdy.js';
+import { SpdySession, type SpdyStream } from '../../spdy/framer.js';
 import type { StreamingRequest } from '../cri.js';
 import { exitStatus, type ExecSession } from '../streams.js';
 

@@ -1,0 +1,560 @@
+// One pod's worker, after the kubelet's podWorkers + SyncPod/SyncTerminatingPod: serialises the
+// pod's syncs (a trigger during a sync coalesces into one follow-up sync), applies the computed
+// actions through the runtime, publishes the generated status, and runs termination (§11.5).
+//
+// Syncs are driven by events: runtime container events, probe result changes, the back-off expiry
+// (requeue at the earliest expiry, as v1.35 does), errors (10 s, +50 % jitter, the kubelet's
+// backOffPeriod) and a periodic resync (resyncIntervalMs, +50 % jitter as the kubelet's
+// workerResyncIntervalJitterFactor). Each worker holds at most one timer.
+
+import type { Pod, PodStatus } from '../api/types.js';
+import type { EventRecorder } from '../events/recorder.js';
+import type { ProbeManager } from '../prober/types.js';
+import type { PodSandboxStatus, ContainerStatus as RuntimeContainerStatus, RuntimeService } from '../runtime/cri.js';
+import { removeUnder, sandboxDir } from '../runtime/root-dir.js';
+import { generateAPIPodStatus, type StartFailure } from '../status/generate.js';
+import { isTerminalPhase } from '../status/phase.js';
+import { toRFC3339 } from '../status/time.js';
+import type { StatusManager } from '../status/types.js';
+import type { Clock, Timer } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import type { Backoff } from '../kuberuntime/backoff.js';
+import { hashContainer } from '../kuberuntime/container-config.js';
+import { formatPod, hasSidecars, podRef } from '../kuberuntime/format.js';
+import { abortable } from '../kuberuntime/hooks.js';
+import { killContainer } from '../kuberuntime/kill.js';
+import { computePodActions, RuntimePod, type PodActions } from '../kuberuntime/pod-actions.js';
+import { podSandboxConfig } from '../kuberuntime/sandbox.js';
+import { startContainer, type ObjectLookup, type SandboxInfo, type StartDeps, type StartResult } from '../kuberuntime/start.js';
+import type { PodRuntimeSupport } from '../kuberuntime/runtime-support.js';
+import { TerminationOrdering } from '../kuberuntime/termination-order.js';
+import type { TerminateOptions } from './types.js';
+
+/** The kubelet's default syncFrequency. */
+export const DEFAULT_RESYNC_INTERVAL_MS = 60_000;
+/** The pod worker's requeue delay after a failed sync (backOffPeriod). */
+export const SYNC_ERROR_BACKOFF_MS = 10_000;
+/** Exited instances kept per container name: what status needs (state and lastState). */
+export const EXITED_INSTANCES_KEPT = 2;
+
+export const DeadlineExceededReason = 'DeadlineExceeded';
+export const DeadlineExceededMessage = 'Pod was active on the node longer than the specified deadline';
+
+export interface PodWorkerDeps {
+  runtime: RuntimeService;
+  clock: Clock;
+  logger: Logger;
+  recorder: EventRecorder;
+  statusManager: StatusManager;
+  probeManager: ProbeManager;
+  backoff: Backoff;
+  lookup: ObjectLookup;
+  rootDir: string;
+  hostIP: string;
+  nodeAllocatable?: StartDeps['nodeAllocatable'];
+  resyncIntervalMs: number;
+  /** [0, 1), for timer jitter. */
+  random: () => number;
+  /** Images, volumes and Linux config, for a runtime that has them. */
+  podRuntime?: PodRuntimeSupport;
+  /** Told once the pod's sandbox exists, so runtime events can be routed to this worker. */
+  onSandbox?: (sandboxId: string) => void;
+}
+
+interface Termination {
+  /** Aborted to kill everything at once (a zero-grace request). */
+  force: AbortController;
+  /** Resolves once every container stopped and the final status is stored. */
+  done: Promise<void>;
+  resolve: () => void;
+}
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+function startsWithPostStart(pod: Pod, actions: PodActions): boolean {
+  const inits = pod.spec?.initContainers ?? [];
+  const containers = pod.spec?.containers ?? [];
+  return (
+    actions.initContainersToStart.some((i) => inits[i]?.lifecycle?.postStart) ||
+    actions.containersToStart.some((i) => containers[i]?.lifecycle?.postStart)
+  );
+}
+
+/**
+ * Whether pruneExitedInstances can find anything after a sync started one more instance of some
+ * containers: only a name that already had EXITED_INSTANCES_KEPT instances can then exceed it.
+ */
+function mayHaveInstancesToPrune(snapshot: RuntimePod): boolean {
+  return snapshot.names().some((n) => snapshot.instances(n).length >= EXITED_INSTANCES_KEPT);
+}
+
+export class PodWorker {
+  private pod: Pod;
+  private readonly uid: string;
+  private sandbox?: SandboxInfo;
+  private readonly reasonCache = new Map<string, StartFailure>();
+  private startTime?: number;
+  /** Pod-level failure forced on every later status (activeDeadlineSeconds). */
+  private failure?: { reason: string; message: string };
+  private terminal = false;
+  private termination?: Termination;
+  private pending = false;
+  private running?: Promise<void>;
+  private currentSync?: AbortController;
+  private wakeTimer?: Timer;
+  private closed = false;
+  private readonly idleWaiters: Array<() => void> = [];
+
+  constructor(
+    pod: Pod,
+    private readonly deps: PodWorkerDeps,
+  ) {
+    this.pod = pod;
+    this.uid = pod.metadata!.uid!;
+  }
+
+  /** The pod object, with deletionTimestamp once termination began. */
+  get currentPod(): Pod {
+    return this.pod;
+  }
+
+  get sandboxId(): string | undefined {
+    return this.sandbox?.id;
+  }
+
+  /** True once every container stopped for good and the final status is published. */
+  get isTerminal(): boolean {
+    return this.terminal;
+  }
+
+  /** Asks for a sync; coalesced with any other request made before the next sync begins. */
+  trigger(): void {
+    if (this.closed || this.terminal) return;
+    this.pending = true;
+    if (!this.running) this.running = this.loop();
+  }
+
+  /** Resolves once no sync is running or queued. */
+  whenIdle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /**
+   * Begins (or shortens) termination; resolves once every container stopped and the final status is
+   * stored. gracePeriodSeconds 0 cuts a running graceful termination short.
+   */
+  terminate(opts: TerminateOptions = {}): Promise<void> {
+    if (this.terminal || this.closed) return Promise.resolve();
+    const grace = opts.gracePeriodSeconds;
+    if (this.termination) {
+      if (grace !== undefined) {
+        const current = this.pod.metadata?.deletionGracePeriodSeconds;
+        if (current === undefined || current === null || grace < current) this.markDeleted(grace);
+        if (grace <= 0) this.termination.force.abort();
+      }
+      return this.termination.done;
+    }
+    this.markDeleted(grace);
+    const t = this.beginTermination();
+    if (grace !== undefined && grace <= 0) t.force.abort();
+    return t.done;
+  }
+
+  /**
+   * Takes over the pod's existing sandbox (an agent restarted while the runtime kept the pod), before
+   * the first sync: its containers are then seen as this worker's, so running ones whose spec hash
+   * still matches are kept as they are, and restart counts and lastState come from the runtime's
+   * instances as for any sync. The pod's start time is the sandbox's creation.
+   */
+  adoptSandbox(sandbox: PodSandboxStatus): void {
+    if (this.sandbox) return;
+    const config = podSandboxConfig(this.pod, this.deps.rootDir);
+    this.sandbox = { id: sandbox.id, config, dir: sandboxDir(this.deps.rootDir, this.uid), podIP: sandbox.network.ip };
+    if (sandbox.createdAt > 0) this.startTime = sandbox.createdAt;
+    this.deps.onSandbox?.(sandbox.id);
+  }
+
+  /**
+   * Takes an updated pod object (same UID; the API server allowed the change): metadata, images,
+   * activeDeadlineSeconds. The next sync restarts a container whose definition changed.
+   */
+  update(pod: Pod): void {
+    if (this.closed || this.terminal) return;
+    const deletion = this.pod.metadata as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number } | undefined;
+    const metadata = { ...pod.metadata } as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
+    if (deletion?.deletionTimestamp) metadata.deletionTimestamp = deletion.deletionTimestamp;
+    if (deletion?.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = deletion.deletionGracePeriodSeconds;
+    this.pod = { ...pod, metadata };
+    this.deps.statusManager.setPod(this.pod);
+    this.trigger();
+  }
+
+  /** Stops at once: no more syncs or timers; pending terminations resolve. */
+  close(): void {
+    this.closed = true;
+    this.currentSync?.abort();
+    this.termination?.force.abort();
+    this.wakeTimer?.cancel();
+    this.termination?.resolve();
+  }
+
+  // --- the loop ---
+
+  private async loop(): Promise<void> {
+    try {
+      while (this.pending && !this.closed && !this.terminal) {
+        this.pending = false;
+        try {
+          await this.syncOnce();
+        } catch (e) {
+          this.deps.logger.error('Error syncing pod, skipping', { pod: formatPod(this.pod), err: messageOf(e) });
+          if (!this.terminal && !this.closed) this.scheduleWake(this.jitter(SYNC_ERROR_BACKOFF_MS));
+        }
+      }
+    } finally {
+      this.running = undefined;
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  private async syncOnce(): Promise<void> {
+    if (this.termination) {
+      await this.syncTerminatingPod();
+      return;
+    }
+    const abort = new AbortController();
+    this.currentSync = abort;
+    try {
+      await this.syncPod(abort.signal);
+    } finally {
+      this.currentSync = undefined;
+    }
+  }
+
+  private beginTermination(): Termination {
+    let resolve!: () => void;
+    const done = new Promise<void>((r) => (resolve = r));
+    const t: Termination = { force: new AbortController(), done, resolve };
+    this.termination = t;
+    this.wakeTimer?.cancel();
+    this.currentSync?.abort();
+    this.trigger();
+    return t;
+  }
+
+  private markDeleted(gracePeriodSeconds?: number): void {
+    const metadata = { ...this.pod.metadata };
+    const m = metadata as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
+    m.deletionTimestamp ??= toRFC3339(this.deps.clock.now());
+    if (gracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = Math.max(0, gracePeriodSeconds);
+    this.pod = { ...this.pod, metadata };
+    this.deps.statusManager.setPod(this.pod);
+  }
+
+  // --- SyncPod ---
+
+  private async syncPod(signal: AbortSignal): Promise<void> {
+    const { runtime, clock } = this.deps;
+    const pod = this.pod;
+    const now = clock.now();
+    this.startTime ??= now;
+
+    const deadlineMs = this.activeDeadlineMs();
+    if (deadlineMs !== undefined && now >= deadlineMs) {
+      // activeDeadlineHandler: the pod is killed and reported Failed.
+      this.deps.recorder.event(podRef(pod), 'Normal', DeadlineExceededReason, DeadlineExceededMessage);
+      this.failure = { reason: DeadlineExceededReason, message: DeadlineExceededMessage };
+      this.beginTermination();
+      return;
+    }
+
+    const { sandbox, created } = await this.ensureSandbox();
+    if (signal.aborted) return;
+    // Probe workers exist before any container of this sync runs, so the first status that shows a
+    // container Running already sees its startup probe (as SyncPod calls AddPod first).
+    this.deps.probeManager.addPod(pod);
+    // A sandbox this sync just created holds no container yet: nothing to list.
+    const snapshot = new RuntimePod(created ? [] : await runtime.listContainers({ podSandboxId: sandbox.id }));
+    const actions = computePodActions({
+      pod,
+      runtimePod: snapshot,
+      runtimeName: runtime.name,
+      liveness: this.deps.probeManager.liveness,
+      startup: this.deps.probeManager.startup,
+      specHash: hashContainer,
+    });
+
+    // Status as of before this sync's actions when they may take long (a postStart hook runs inside
+    // the sync) or nothing was published yet: while the hook runs the container shows as Waiting.
+    if (!this.deps.statusManager.getPodStatus(this.uid) || startsWithPostStart(pod, actions)) {
+      await this.publishStatus(false, [...snapshot.containers], created);
+    }
+
+    const outcome = await this.applyActions(actions, snapshot, sandbox, signal);
+    if (signal.aborted) return;
+
+    // Nothing done: the snapshot is still what the runtime holds, so one listing per sync suffices.
+    const acted =
+      actions.killPod || actions.containersToKill.length + actions.initContainersToStart.length + actions.containersToStart.length > 0;
+    if (acted && mayHaveInstancesToPrune(snapshot)) await this.pruneExitedInstances(sandbox.id);
+    const status = await this.publishStatus(false, acted ? undefined : [...snapshot.containers]);
+    if (signal.aborted) return;
+
+    if (isTerminalPhase(status.phase)) {
+      await this.stopPod(undefined);
+      return;
+    }
+
+    let delay = this.jitter(this.deps.resyncIntervalMs);
+    if (outcome.retryAt !== undefined) delay = Math.min(delay, Math.max(1, outcome.retryAt - clock.now()));
+    if (outcome.failed) delay = Math.min(delay, this.jitter(SYNC_ERROR_BACKOFF_MS));
+    if (deadlineMs !== undefined) delay = Math.min(delay, Math.max(1, deadlineMs - clock.now()));
+    this.scheduleWake(delay);
+  }
+
+  private async applyActions(
+    actions: PodActions,
+    snapshot: RuntimePod,
+    sandbox: SandboxInfo,
+    signal: AbortSignal,
+  ): Promise<{ retryAt?: number; failed: boolean }> {
+    const pod = this.pod;
+    const deps = this.deps;
+    if (actions.killPod) {
+      await this.waitOrAbandon(this.killRunning(snapshot, undefined), signal);
+      return { failed: false };
+    }
+    for (const k of actions.containersToKill) {
+      if (signal.aborted) return { failed: false };
+      await this.waitOrAbandon(
+        killContainer(deps, { pod, id: k.id, name: k.name, container: k.container, message: k.message, reason: k.reason, podIP: sandbox.podIP }),
+        signal,
+      );
+    }
+
+    let retryAt: number | undefined;
+    let failed = false;
+    const record = (name: string, r: StartResult) => {
+      if (r.ok) {
+        this.reasonCache.delete(name);
+        return;
+      }
+      this.reasonCache.set(name, { reason: r.reason, message: r.message });
+      if (r.retryAt !== undefined) retryAt = Math.min(retryAt ?? Infinity, r.retryAt);
+      else failed = true;
+    };
+    const start = (c: NonNullable<Pod['spec']>['containers'][number]) =>
+      startContainer(this.startDeps(), sandbox, pod, c, snapshot, signal);
+
+    const inits = pod.spec?.initContainers ?? [];
+    for (const idx of actions.initContainersToStart) {
+      if (signal.aborted) return { retryAt, failed };
+      const c = inits[idx]!;
+      const r = await start(c);
+      record(c.name, r);
+      // A plain init container that did not start holds back the rest of the pod.
+      if (!r.ok && c.restartPolicy !== 'Always') return { retryAt, failed };
+    }
+    const containers = pod.spec?.containers ?? [];
+    for (const idx of actions.containersToStart) {
+      if (signal.aborted) return { retryAt, failed };
+      const c = containers[idx]!;
+      record(c.name, await start(c));
+    }
+    return { retryAt, failed };
+  }
+
+  // Waits for a kill unless the sync is abandoned (termination takes over the container).
+  private async waitOrAbandon(p: Promise<void>, signal: AbortSignal): Promise<void> {
+    try {
+      await abortable(p, signal);
+    } catch (e) {
+      p.catch(() => {});
+      if (!signal.aborted) throw e;
+    }
+  }
+
+  private startDeps(): StartDeps {
+    const d = this.deps;
+    return {
+      runtime: d.runtime,
+      clock: d.clock,
+      logger: d.logger,
+      recorder: d.recorder,
+      backoff: d.backoff,
+      lookup: d.lookup,
+      hostIP: d.hostIP,
+      nodeAllocatable: d.nodeAllocatable,
+      podRuntime: d.podRuntime,
+    };
+  }
+
+  /** The pod's sandbox; `created` (with its status) when this call created it. */
+  private async ensureSandbox(): Promise<{ sandbox: SandboxInfo; created?: PodSandboxStatus }> {
+    if (this.sandbox && !this.sandbox.podIP) {
+      // Adopted from a listing, which carries no network: ask once.
+      const st = await this.deps.runtime.podSandboxStatus(this.sandbox.id);
+      this.sandbox.podIP = st.network.ip;
+    }
+    if (this.sandbox) return { sandbox: this.sandbox };
+    const { runtime, rootDir } = this.deps;
+    let config = podSandboxConfig(this.pod, rootDir);
+    // A worker is created for a newly added pod. Whatever an earlier pod with the same UID left on
+    // disk (its logs, its working directory) belongs to a pod that has since been removed, which the
+    // kubelet's garbage collector would have deleted: without this, restart counts would continue
+    // from the old log files.
+    let id: string;
+    try {
+      await Promise.all([
+        removeUnder(rootDir, config.logDirectory),
+        removeUnder(rootDir, sandboxDir(rootDir, this.uid)),
+      ]);
+      if (this.deps.podRuntime) config = await this.deps.podRuntime.prepareSandbox(this.pod, config);
+      id = await runtime.runPodSandbox(config);
+    } catch (e) {
+      this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${messageOf(e)}`);
+      throw e;
+    }
+    const status = await runtime.podSandboxStatus(id);
+    // A pod on the host's network has the host's address.
+    const podIP = status.network.ip || (this.pod.spec?.hostNetwork ? this.deps.hostIP : '');
+    this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP };
+    this.deps.onSandbox?.(id);
+    return { sandbox: this.sandbox, created: status };
+  }
+
+  /** Removes exited instances beyond the newest two per container name. */
+  private async pruneExitedInstances(sandboxId: string): Promise<void> {
+    const view = new RuntimePod(await this.deps.runtime.listContainers({ podSandboxId: sandboxId }));
+    for (const name of view.names()) {
+      const old = view.instances(name).slice(EXITED_INSTANCES_KEPT).filter((c) => c.state === 'CONTAINER_EXITED');
+      for (const c of old) {
+        await this.deps.runtime.removeContainer(c.id).catch((e) => {
+          this.deps.logger.warn('Failed to remove an old container instance', { pod: formatPod(this.pod), container: name, err: messageOf(e) });
+        });
+      }
+    }
+  }
+
+  private activeDeadlineMs(): number | undefined {
+    const ads = this.pod.spec?.activeDeadlineSeconds;
+    if (ads === undefined || ads === null || this.startTime === undefined) return undefined;
+    return this.startTime + ads * 1000;
+  }
+
+  // --- status ---
+
+  /**
+   * Generates and stores the pod's status from the runtime (GetPodStatus): the sandbox's status and
+   * its containers, asked for together; `listed` and `sandboxStatus` are used instead when the
+   * caller has them fresh.
+   */
+  private async publishStatus(podIsTerminal: boolean, listed?: RuntimeContainerStatus[], sandboxStatus?: PodSandboxStatus): Promise<PodStatus> {
+    const { runtime, statusManager, probeManager, clock } = this.deps;
+    const id = this.sandbox?.id;
+    const [listing, sandbox] = await Promise.all([
+      listed ?? (id ? runtime.listContainers({ podSandboxId: id }) : []),
+      sandboxStatus ?? (id ? runtime.podSandboxStatus(id).catch(() => undefined) : undefined),
+    ]);
+    let containers = listing;
+    if (this.deps.podRuntime) containers = await this.deps.podRuntime.containerStatuses(this.pod, containers);
+    const status = generateAPIPodStatus({
+      pod: this.pod,
+      sandbox,
+      containers,
+      runtimeName: runtime.name,
+      reasonCache: this.reasonCache,
+      previous: statusManager.getPodStatus(this.uid),
+      podIsTerminal,
+      startTime: this.startTime !== undefined ? toRFC3339(this.startTime) : undefined,
+      hostIP: this.deps.hostIP,
+      failure: this.failure,
+      probeManager,
+      now: clock.now(),
+    });
+    statusManager.setPodStatus(this.pod, status);
+    return status;
+  }
+
+  // --- termination ---
+
+  /** SyncTerminatingPod (§11.5), for a deleted pod or one past its active deadline. */
+  private async syncTerminatingPod(): Promise<void> {
+    const t = this.termination!;
+    if (this.closed) return t.resolve();
+    // A failure here is retried by the loop (as the kubelet retries SyncTerminatingPod); the
+    // termination resolves only once the pod is stopped.
+    await this.publishStatus(false);
+    await this.stopPod(t.force.signal);
+    t.resolve();
+  }
+
+  /**
+   * Stops what still runs and marks the pod terminal: liveness/startup workers first, every running
+   * container (sidecars after the app containers, in reverse order), the remaining workers, the
+   * sandbox; then the final status with podIsTerminal.
+   */
+  private async stopPod(force: AbortSignal | undefined): Promise<void> {
+    const { runtime, probeManager } = this.deps;
+    this.wakeTimer?.cancel();
+    probeManager.stopLivenessAndStartup(this.pod);
+    if (this.sandbox) {
+      // Verify nothing is left running; a container that ignored the first stop is stopped again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const view = new RuntimePod(await runtime.listContainers({ podSandboxId: this.sandbox.id }));
+        if (view.running().length === 0) break;
+        try {
+          await this.killRunning(view, force);
+        } catch (e) {
+          this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedKillPod', `error killing pod: ${messageOf(e)}`);
+        }
+      }
+    }
+    probeManager.removePod(this.pod);
+    if (this.sandbox) await runtime.stopPodSandbox(this.sandbox.id);
+    await this.publishStatus(true);
+    await this.deps.podRuntime?.releasePod(this.pod);
+    this.terminal = true;
+    // A terminate() that arrived while the pod was finishing on its own waits on this termination.
+    this.termination?.resolve();
+  }
+
+  /** killContainersWithSyncResult: every running container in parallel, sidecars ordered. */
+  private async killRunning(view: RuntimePod, force: AbortSignal | undefined): Promise<void> {
+    const running = view.running();
+    if (running.length === 0) return;
+    const pod = this.pod;
+    const ordering = hasSidecars(pod)
+      ? new TerminationOrdering(pod, running.map((c) => c.metadata.name), this.deps.clock)
+      : undefined;
+    const results = await Promise.allSettled(
+      running.map((c) =>
+        killContainer(this.deps, {
+          pod,
+          id: c.id,
+          name: c.metadata.name,
+          reason: '',
+          ordering,
+          force,
+          podIP: this.sandbox?.podIP ?? '',
+        }),
+      ),
+    );
+    const errors = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => messageOf(r.reason));
+    if (errors.length > 0) throw new Error(errors.join('; '));
+  }
+
+  // --- timers ---
+
+  private scheduleWake(delayMs: number): void {
+    this.wakeTimer?.cancel();
+    if (this.closed || this.terminal) return;
+    this.wakeTimer = this.deps.clock.setTimer(delayMs, () => this.trigger());
+  }
+
+  /** d plus up to 50 % (wait.Jitter(d, 0.5)). */
+  private jitter(d: number): number {
+    return d + this.deps.random() * 0.5 * d;
+  }
+}
