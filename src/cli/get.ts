@@ -8,6 +8,7 @@ import { agentRequest, agentStream, type AgentReply } from './agent-client.js';
 import { apiPath, namespaceFlag, serverErrorText, tableAccept, withAgent, withQuery, type CoreResource } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { tableRows, type Table, type TableColumnDefinition } from '../printers/tables.js';
+import { getTableSettings, RememberingTabwriter } from '../printers/tabwriter.js';
 
 const resourceNames: Record<string, { resource: CoreResource; kind: string; singular: string }> = {
   pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
@@ -64,14 +65,6 @@ function formattedEventType(type: string): string {
   return type === 'ADDED' || type === 'DELETED' || type === 'ERROR' ? type.padEnd(8) : type;
 }
 
-/** printers.GetNewTabWriter (minwidth 6, padding 3) with RememberWidths: widths only grow. */
-export function tabwriteRemembering(rows: readonly string[][], widths: number[]): string {
-  for (const row of rows) {
-    for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 6, [...row[i]!].length + 3);
-  }
-  return rows.map((row) => row.map((c, i) => (i < row.length - 1 ? c + ' '.repeat(widths[i]! - [...c].length) : c)).join('') + '\n').join('');
-}
-
 async function* lines(res: IncomingMessage): AsyncGenerator<string> {
   let buf = '';
   for await (const chunk of res) {
@@ -113,13 +106,13 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let columns: TableColumnDefinition[] = [];
   let headerPrinted = parsed.flags['no-headers'] === true;
   // kubectl's tabwriter remembers column widths across flushes: watch rows line up with the list.
-  const widths: number[] = [];
+  const tabwriter = new RememberingTabwriter(getTableSettings);
   const printTable = (t: Table, eventType?: string) => {
     if (t.columnDefinitions.length) columns = t.columnDefinitions;
     let rows = tableRows(t, { ...render, noHeaders: headerPrinted, columns });
     if (watchEvents) rows = rows.map((r, i) => [i === 0 && !headerPrinted ? 'EVENT' : formattedEventType(eventType ?? 'ADDED'), ...r]);
     if (t.rows.length > 0) headerPrinted = true;
-    io.stdout.write(tabwriteRemembering(rows, widths));
+    io.stdout.write(tabwriter.flushRows(rows));
   };
   const objects: unknown[] = [];
   const printed = { count: 0 };
@@ -200,7 +193,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
 /** Objects printed one after another; YAML documents after the first get `---` (kubectl's YAMLPrinter). */
 async function formatObjects(objs: unknown[], format: 'json' | 'yaml', printed?: { count: number }): Promise<string> {
   // kubectl get prints keys sorted, as its printers see decoded maps.
-  const { formatObject } = await import('../printers/list.js');
+  const { formatObject } = await import('../printers/json-yaml.js');
   return objs.map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format, 'sorted')}` : formatObject(o, format, 'sorted'))).join('');
 }
 

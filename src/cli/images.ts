@@ -5,6 +5,7 @@ import type { Image, ImageService } from '../runtime/cri.js';
 import { streamLogger } from '../util/logger.js';
 import { agentSettings } from './agent.js';
 import { defineCommand } from './args.js';
+import { tabwriteRows } from '../printers/tabwriter.js';
 
 /** docker/go-units HumanSize: decimal units, 4 significant digits. */
 export function humanSize(bytes: number): string {
@@ -34,9 +35,7 @@ export function imageRows(images: Image[]): string[][] {
 }
 
 export function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3))).join('');
-  return [line(header), ...rows.map(line)].map((l) => `${l}\n`).join('');
+  return tabwriteRows([header, ...rows], { minwidth: 0, padding: 3 });
 }
 
 export const imagesCommand = defineCommand({

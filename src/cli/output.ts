@@ -3,7 +3,7 @@
 
 import type { Pod } from '../api/types.js';
 import { loadErrorLines } from '../config/load.js';
-import { formatObject } from '../printers/list.js';
+import { formatObject } from '../printers/json-yaml.js';
 
 export type OutputFormat = 'yaml' | 'json';
 export const outputFormats: readonly OutputFormat[] = ['yaml', 'json'];
@@ -14,7 +14,7 @@ export function asListOrSingle(objects: readonly object[]): object {
   return { apiVersion: 'v1', items: objects, kind: 'List', metadata: { resourceVersion: '' } };
 }
 
-/** Through the one serializer `run` and `up` print with (printers/list.ts). */
+/** Through the one serializer `run` and `up` print with (printers/json-yaml.ts). */
 export function formatObjects(objects: readonly object[], format: OutputFormat): string {
   return formatObject(asListOrSingle(objects), format);
 }

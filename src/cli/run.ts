@@ -4,9 +4,9 @@
 
 import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, type ParsedArgs } from './args.js';
 import { runOnce, type PodWait, type WaitFor } from '../kubelet/runonce.js';
-import { formatPodTable } from '../printers/pods.js';
-import { formatObject, toV1List } from '../printers/list.js';
-import { formatRunSummary, summaryLogLines } from '../printers/summary.js';
+import { formatPodTable } from '../printers/tables.js';
+import { formatObject, toV1List } from '../printers/json-yaml.js';
+import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
 import {
   agentFlagSpecs,

@@ -5,7 +5,7 @@ import { defineCommand, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest } from './agent-client.js';
 import { namespaceFlag, serverErrorText, withAgent, withQuery } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { tabwrite } from '../printers/events.js';
+import { getTableSettings, tabwriteRows } from '../printers/tabwriter.js';
 
 export const topCommand = defineCommand({
   name: 'top',
@@ -92,6 +92,6 @@ async function top(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   // kubectl ends every cell with a tab, the last one too: its column is padded like the others.
   const header = [...(all ? ['NAMESPACE'] : []), containers ? 'POD' : 'NAME', ...(containers ? ['NAME'] : []), 'CPU(cores)', 'MEMORY(bytes)', ''];
   const table = rows.map((x) => [...(all ? [x.ns] : []), x.pod, ...(containers ? [x.container ?? ''] : []), cpuCell(x.cpu), memCell(x.mem), '']);
-  io.stdout.write(tabwrite(parsed.flags['no-headers'] === true ? table : [header, ...table], { minwidth: 6, padding: 3 }));
+  io.stdout.write(tabwriteRows(parsed.flags['no-headers'] === true ? table : [header, ...table], getTableSettings));
   return 0;
 }

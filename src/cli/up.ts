@@ -19,8 +19,8 @@ import {
   watchShutdownSignals,
   type Agent,
 } from './agent.js';
-import { formatObject, toV1List, type ObjectFormat } from '../printers/list.js';
-import { formatPodTable, podRow } from '../printers/pods.js';
+import { formatObject, toV1List, type ObjectFormat } from '../printers/json-yaml.js';
+import { formatPodTable, podRow } from '../printers/tables.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
 import { detachFlags, upDetached } from './up-detached.js';
 

@@ -3,9 +3,10 @@
 // environment and mounts, Conditions, Volumes, QoS Class, Node-Selectors, Tolerations and Events.
 
 import type { Container, ContainerState, ContainerStatus, EnvVar, Event, Pod, Probe } from '../api/types.js';
-import { formatDescribeEvents, humanDuration } from './events.js';
+import { humanDuration } from './ages.js';
+import { formatDescribeEvents } from './events.js';
 import { goList } from '../util/go-format.js';
-import { goTabwrite } from './tabwriter.js';
+import { describeSettings, tabwriteText } from './tabwriter.js';
 
 const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -282,7 +283,7 @@ export function describePod(pod: Pod, events: readonly Event[], now: number): st
   tolerationsMultiline(w, pod);
   let text = w.text;
   if (events.length === 0) text += 'Events:\t<none>\n';
-  const out = goTabwrite(text, 0, 2);
+  const out = tabwriteText(text, describeSettings);
   // kubectl flushes before the events, which align among themselves.
   return events.length === 0 ? out : out + formatDescribeEvents(events, now);
 }

@@ -4,7 +4,9 @@
 
 import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from '../api/types.js';
 import type { Event } from '../api/types.js';
-import { eventTableRow, tabwrite, translateTimestampSince } from './events.js';
+import { translateTimestampSince } from './ages.js';
+import { eventTableRow } from './events.js';
+import { getTableSettings, tabwriteRows } from './tabwriter.js';
 
 /** The node-lifecycle reason kubectl shows as `Unknown` for a terminating pod. */
 const NodeUnreachablePodReason = 'NodeLost';
@@ -174,8 +176,7 @@ export function podStatusReason(pod: Pod, now = Date.now()): string {
 
 /** A `kubectl get pods` table (with `-o wide` columns when asked). */
 export function formatPodTable(pods: readonly Pod[], opts: PodPrintOptions): string {
-  // printers.GetNewTabWriter's settings.
-  return tabwrite([opts.wide ? podWideColumns : podColumns, ...pods.map((p) => podRow(p, opts))], { minwidth: 6, padding: 3 });
+  return tabwriteRows([opts.wide ? podWideColumns : podColumns, ...pods.map((p) => podRow(p, opts))], getTableSettings);
 }
 
 // ---- meta.k8s.io/v1 Tables ----
@@ -300,7 +301,7 @@ function rowMeta(row: TableRow): { namespace?: string; labels?: Record<string, s
 export function renderTable(t: Table, opts: RenderOptions = {}): string {
   const rows = tableRows(t, opts);
   if (rows.length === 0) return '';
-  return tabwrite(rows, { minwidth: 6, padding: 3 });
+  return tabwriteRows(rows, getTableSettings);
 }
 
 /** The cells renderTable prints (the header row first unless noHeaders), before alignment. */

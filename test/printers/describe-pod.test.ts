@@ -1,22 +1,9 @@
-// The describe printer's pieces: Go's tabwriter with column blocks (a line without tabs ends the
-// alignment above it), kubectl's probe descriptions, and a pod's layout without an agent.
+// The describe printer's pieces: kubectl's probe descriptions, and a pod's layout without an agent.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pod } from '../../src/api/types.js';
 import { describePod, describeProbe } from '../../src/printers/describe-pod.js';
-import { goTabwrite } from '../../src/printers/tabwriter.js';
-
-test('goTabwrite aligns each run of lines sharing a column, as text/tabwriter', () => {
-  const text = 'Name:\tweb\nNamespace:\tdefault\nContainers:\n  main:\n    Image:\tbusybox\n    Restart Count:\t0\nQoS Class:\tBestEffort\n';
-  assert.equal(
-    goTabwrite(text, 0, 2),
-    // QoS Class follows the container lines without a line between: it shares their block.
-    'Name:       web\nNamespace:  default\nContainers:\n  main:\n    Image:          busybox\n    Restart Count:  0\nQoS Class:          BestEffort\n',
-  );
-  // Nested columns: the second column aligns only over the lines that have a third cell.
-  assert.equal(goTabwrite('a\tb\tc\naaa\tbb\tc\nx\ty\n', 0, 1), 'a   b  c\naaa bb c\nx   y\n');
-});
 
 test('describeProbe words probes as kubectl', () => {
   const attrs = { initialDelaySeconds: 0, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };

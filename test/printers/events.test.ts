@@ -2,7 +2,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatDescribeEvents, formatEventTable, humanDuration, translateTimestampSince } from '../../src/printers/events.js';
+import { humanDuration, translateTimestampSince } from '../../src/printers/ages.js';
+import { formatDescribeEvents, formatEventTable } from '../../src/printers/events.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { EventStore } from '../../src/events/store.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { inApiOrder } from '../../src/api/field-order.js';
-import { formatObject } from '../../src/printers/list.js';
+import { formatObject } from '../../src/printers/json-yaml.js';
 import { mainJs, runCli, tempDir } from '../fixtures/cli/cli-process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import type { Container, ContainerStatus, Pod, PodStatus } from '../../src/api/types.js';
-import { formatPodTable, podRow, podStatusReason } from '../../src/printers/pods.js';
-import { formatObject, toV1List } from '../../src/printers/list.js';
+import { formatPodTable, podRow, podStatusReason } from '../../src/printers/tables.js';
+import { formatObject, toV1List } from '../../src/printers/json-yaml.js';
 
 const now = Date.UTC(2026, 0, 1, 12, 0, 0);
 const ago = (s: number) => new Date(now - s * 1000).toISOString();

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContainerStatus, Pod } from '../../src/api/types.js';
-import { containerProblem, formatRunSummary } from '../../src/printers/summary.js';
+import { containerProblem, formatRunSummary } from '../../src/printers/run-summary.js';
 
 const cs = (name: string, state: ContainerStatus['state'], extra: Partial<ContainerStatus> = {}): ContainerStatus => ({
   name,

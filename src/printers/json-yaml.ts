@@ -1,12 +1,9 @@
-// The one serializer of objects for `-o json|yaml` (validate, run, up): several objects go out as one
-// v1 List, fields in the order the API server writes them (Go struct order, map keys sorted).
+// Objects as `-o json|yaml` prints them (validate, run, up, get): several objects go out as one v1
+// List, fields in the order the API server writes them, or sorted as Go marshals kubectl's maps.
 
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { inApiOrder } from '../api/field-order.js';
-import { sortKeys } from './sort-keys.js';
-
-export { sortKeys };
 
 export interface V1List {
   apiVersion: 'v1';
@@ -18,6 +15,20 @@ export interface V1List {
 /** Wraps objects in the List kubectl prints for more than one object. */
 export function toV1List(items: unknown[]): V1List {
   return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items };
+}
+
+/** A deep copy with every object's keys sorted and undefined members dropped, as Go's maps marshal. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
 }
 
 export type ObjectFormat = 'json' | 'yaml';
