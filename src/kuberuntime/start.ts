@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Container, Pod } from '../api/types.js';
 import type { Image, PodSandboxConfig } from '../runtime/cri.js';
 import { pruneContainerLogs } from '../runtime/logs/prune.js';
-import type { StartFailure } from '../status/generate.js';
+import type { StartFailure } from '../status/reason-cache.js';
 import { doBackOff, type Backoff } from './backoff.js';
 import { buildContainerConfig, hashContainer, type BuildContainerConfigInput } from './container-config.js';
 import { containerRef, formatPod } from './format.js';

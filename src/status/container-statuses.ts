@@ -4,7 +4,7 @@
 
 import type { Container, ContainerState, ContainerStatus, Pod } from '../api/types.js';
 import type { ContainerStatus as RuntimeContainerStatus } from '../runtime/cri.js';
-import type { StartFailure } from './generate.js';
+import type { StartFailure } from './reason-cache.js';
 import { isRestartableInitContainer } from './phase.js';
 import { toAPITime } from './time.js';
 

@@ -16,14 +16,8 @@ import {
 import { compareNewestFirst, convertToAPIContainerStatuses, latestInstances } from './container-statuses.js';
 import { getPhase, isRestartableInitContainer, isTerminalPhase } from './phase.js';
 import { getPodQOS } from './qos.js';
+import type { StartFailure } from './reason-cache.js';
 import { toRFC3339 } from './time.js';
-
-/** The last failed start of a container (the kubelet's reason cache). */
-export interface StartFailure {
-  /** e.g. `CrashLoopBackOff`, `PostStartHookError`, `RunContainerError`, `CreateContainerConfigError`. */
-  reason: string;
-  message: string;
-}
 
 export interface GenerateStatusInput {
   pod: Pod;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convertToAPIContainerStatuses, shouldContainerBeRestarted } from '../../src/status/container-statuses.js';
-import type { StartFailure } from '../../src/status/generate.js';
+import type { StartFailure } from '../../src/status/reason-cache.js';
 import type { ContainerStatus, Pod } from '../../src/api/types.js';
 import type { ContainerStatus as RuntimeContainerStatus } from '../../src/runtime/cri.js';
 import { container, instance, pod, sidecar } from './fixtures.js';
