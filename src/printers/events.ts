@@ -57,7 +57,7 @@ export function formatEventTable(events: readonly Event[], now: number, opts: Ev
  * A live event table (`kubectl get events --watch`), one event at a time, each line its own flush of
  * a RememberingTabwriter as in kubectl's watch: a column only widens when a longer cell comes. Unlike
  * kubectl's, each column starts as wide as what it will usually hold (the objects are known up front),
- * so the first lines need not widen as the later ones come.
+ * so later lines seldom shift the columns the first ones set.
  */
 export class EventStreamFormatter {
   private readonly writer: RememberingTabwriter;
