@@ -67,9 +67,13 @@ export interface JSONProblem {
  * Turns a parsed document into what sigs.k8s.io/yaml makes JSON of: each mapping key that resolved
  * to something else than a string becomes the string kubectl writes for it (`on:` is "true", `1.5:`
  * "1.5"). The first value JSON cannot hold (`.inf`, `.nan`), or key it refuses (null, uint64), is
- * returned, as kubectl fails the whole document on it.
+ * returned, as kubectl fails the whole document on it; so is a `%YAML` version other than 1.1.
  */
 export function convertToJSONForm(doc: Document.Parsed, y: typeof Yaml): JSONProblem | undefined {
+  // go-yaml v2 reads YAML 1.1 only: a `%YAML 1.2` directive fails the document.
+  if (doc.directives?.yaml.explicit && doc.directives.yaml.version !== '1.1') {
+    return { offset: doc.range[0], message: 'error converting YAML to JSON: yaml: found incompatible YAML document' };
+  }
   // Walked in document order, so the first problem reported is the first in the source.
   const stack: unknown[] = [doc.contents];
   while (stack.length) {

@@ -339,6 +339,12 @@ test("keys: floats as Go's float32 %g; a null key and a collection key refused; 
   assert.deepEqual(parse('y: 1\n0x1F: 2\n1.50: 3\n').documents[0]!.value, { true: 1, 31: 2, '1.5': 3 });
 });
 
+test('a %YAML directive other than 1.1 fails the document, as go-yaml v2 fails it', () => {
+  const parse = (text: string) => parseYAML({ name: 'm.yaml', text }, false);
+  assert.deepEqual(parse('%YAML 1.2\n---\na: e3\n').errors, [`error: m.yaml:2:1: ${errorPrefix}yaml: found incompatible YAML document`]);
+  assert.deepEqual(parse('%YAML 1.1\n---\na: e3\nb: on\n').documents.map((d) => d.value), [{ a: 'e3', b: true }]);
+});
+
 test('a manifest with `.inf` deep inside is refused where it is, with kubectl\'s words', () => {
   const text = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\n    args: [-.inf]\n';
   assert.equal(readManifestYAML(text), undefined);
