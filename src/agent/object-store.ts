@@ -8,7 +8,7 @@ import { mkdir, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ConfigMap, Secret } from '../api/types.js';
-import { strictDecode } from '../api/decode.js';
+import { strictDecode, typeMetaError } from '../api/decode.js';
 import { kindTypes } from '../api/schema.js';
 import { canonicalJSON, defaultNamespace, defaultSecret } from '../api/defaults.js';
 import { formatFieldError, formatFieldErrorBody, sortFieldErrors, type FieldError } from '../api/field-errors.js';
@@ -105,6 +105,8 @@ export class ObjectStore implements ObjectsBackend {
   private decode(kind: ObjectKind, raw: unknown, opts: CreateOptions): KubeObject {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ApiError(400, 'BadRequest', 'the body of the request was not a JSON object');
     const obj = structuredClone(raw) as Record<string, unknown>;
+    const typeError = typeMetaError(obj, kind);
+    if (typeError) throw new ApiError(400, 'BadRequest', typeError);
     if (obj.kind !== undefined && obj.kind !== kind) throw new ApiError(400, 'BadRequest', `the kind ${JSON.stringify(obj.kind)} is not ${kind}`);
     const meta = (obj.metadata ?? {}) as Record<string, unknown>;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink']) delete meta[k];

@@ -88,6 +88,12 @@ function shortValue(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}..."` : s;
 }
 
+/** out[key] = value, as an own property even for `__proto__` (a map key like any other). */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 /** Integer fields the API declares int64; every other integer field is an int32. */
 const int64Fields = new Set([
   'core/v1.PodSpec.activeDeadlineSeconds',
@@ -165,7 +171,7 @@ class Decoder {
         for (const [k, item] of Object.entries(v)) {
           const keys = new Set(mapKeys).add(segments.length);
           const d = this.value(ft.values, item, [...segments, k], keys);
-          if (d !== undefined) out[k] = d;
+          if (d !== undefined) setOwn(out, k, d);
         }
         return out;
       }
@@ -181,7 +187,8 @@ class Decoder {
     const known = Object.keys(t.fields);
     const out: Record<string, unknown> = {};
     for (const [k, item] of Object.entries(v)) {
-      const ft = t.fields[k];
+      // Own fields only: `__proto__` or `constructor` is an unknown field like any other.
+      const ft = Object.hasOwn(t.fields, k) ? t.fields[k] : undefined;
       if (!ft) {
         const fieldSegments = [...segments, k];
         const path = this.path(fieldSegments, mapKeys);
@@ -225,6 +232,32 @@ class Decoder {
     });
     return ok ? d : undefined;
   }
+}
+
+/** encoding/json's name for the JSON type of a value, as its UnmarshalTypeError prints it. */
+function goJSONType(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v === 'string' ? 'string' : 'object';
+}
+
+/**
+ * kube-apiserver's answer to a request body whose apiVersion or kind is not a string (a mapping, a
+ * list, a number): its JSON serializer reads both into string fields first (Interpret), fails there,
+ * and the handler names the type it wanted and the start of the body (transformDecodeError,
+ * summarizeData: 30 bytes). Undefined when both are strings or absent.
+ */
+export function typeMetaError(body: Readonly<Record<string, unknown>>, kind: string): string | undefined {
+  // json.Unmarshal reports the first field in the body's order.
+  const field = Object.keys(body).find((k) => (k === 'apiVersion' || k === 'kind') && body[k] !== null && typeof body[k] !== 'string');
+  if (field === undefined) return undefined;
+  const data = JSON.stringify(body);
+  const summary = data.length > 30 ? `${data.slice(0, 30)} ...` : data;
+  return (
+    `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ` +
+    `json: cannot unmarshal ${goJSONType(body[field])} into Go struct field .${field} of type string (${summary})`
+  );
 }
 
 /**

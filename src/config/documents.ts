@@ -8,6 +8,7 @@ import type { PathSegment } from '../api/decode.js';
 import type { SourceFile } from './sources.js';
 import { findExcessiveNesting, maxAliasCount, maxNestingDepth } from './limits.js';
 import { readManifestYAML } from './manifest-yaml.js';
+import { convertToJSONForm, kubectlTags } from './yaml-schema.js';
 
 let yamlModule: typeof Yaml | undefined;
 /** The yaml package, loaded by the first source that needs it: JSON input never loads it. */
@@ -33,19 +34,15 @@ export function describeDocument(d: Pick<ManifestDocument, 'index' | 'item'>): s
   return d.item === undefined ? `document ${d.index}` : `document ${d.index}, items[${d.item}]`;
 }
 
-// The YAML 1.1 schema matches the parser Kubernetes uses (yes/no/on/off are booleans, 0755 octal);
-// timestamps and base-60 numbers stay strings there, so those tags are dropped.
+// YAML 1.1, as the parser kubectl uses (go-yaml v2): its scalars resolve as kubectl resolves them
+// (yes/no/on/off are booleans, 0755 octal, `e3` a string, timestamps and base-60 numbers strings).
 // logLevel 'error': the parser's warnings (process warnings on stderr) are not for the user;
 // what matters in a manifest is reported as an error with its position.
 export const yamlOptions: DocumentOptions & SchemaOptions = {
   version: '1.1',
   logLevel: 'error',
   merge: true,
-  customTags: (tags) =>
-    tags.filter((t) => {
-      const tag = t as { tag?: string; format?: string };
-      return tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME';
-    }),
+  customTags: kubectlTags,
 };
 const jsonOptions: DocumentOptions & SchemaOptions = { version: '1.2', schema: 'json', logLevel: 'error' };
 
@@ -191,7 +188,11 @@ function jsonErrorOffset(text: string, message: string): number | undefined {
   return found === -1 ? undefined : found + 10;
 }
 
-function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
+/**
+ * A source read by the yaml package, with positions: the authority for what the fast readers give,
+ * and the reader of every source they leave (isJSON: a .json file, read with the JSON schema).
+ */
+export function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
   const lineCounter = new (yaml().LineCounter)();
   const documents: ManifestDocument[] = [];
   const errors: string[] = [];
@@ -215,6 +216,12 @@ function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
     }
     if (doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null)) return;
     const docStart = doc.contents.range?.[0] ?? 0;
+    // kubectl reads a document as JSON: keys become strings, and a value JSON cannot hold fails it.
+    const problem = isJSON ? undefined : convertToJSONForm(doc, yaml());
+    if (problem) {
+      errors.push(`error: ${at(problem.offset ?? docStart)}: ${problem.message}`);
+      return;
+    }
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount }) as unknown;

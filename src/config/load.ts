@@ -192,13 +192,14 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
     }
     const obj = v as Record<string, unknown>;
     const { apiVersion, kind } = obj;
-    const missing = [apiVersion ? '' : 'apiVersion not set', kind ? '' : 'kind not set'].filter(Boolean);
-    if (missing.length) {
-      problems.push(`error: ${where()}: ${missing.join(', ')}`);
-      return;
-    }
-    if (typeof kind !== 'string' || typeof apiVersion !== 'string') {
-      problems.push(`error: ${where()}: apiVersion and kind must be strings`);
+    // kubectl's checks of each (its validation's getObjectKind): not set, or not a string.
+    const typeMetaProblems = (['apiVersion', 'kind'] as const).flatMap((field) => {
+      const v = obj[field];
+      if (v === undefined || v === null || v === '') return [`${field} not set`];
+      return typeof v === 'string' ? [] : [`${field} isn't string type`];
+    });
+    if (typeMetaProblems.length || typeof kind !== 'string' || typeof apiVersion !== 'string') {
+      problems.push(`error: ${where()}: ${typeMetaProblems.join(', ')}`);
       return;
     }
     const name = typeof (obj.metadata as { name?: unknown } | undefined)?.name === 'string' ? ` ${goQuote((obj.metadata as { name: string }).name)}` : '';
@@ -216,7 +217,8 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
       take({ kind: kind as Collected['kind'], value: obj, doc });
       return;
     }
-    problems.push(`error: ${where()}: ${apiVersion} ${kind}${name} is not supported: ${kindHints[kind] ?? otherKindHint}`);
+    const hint = Object.hasOwn(kindHints, kind) ? kindHints[kind] : otherKindHint;
+    problems.push(`error: ${where()}: ${apiVersion} ${kind}${name} is not supported: ${hint}`);
   };
 
   for (const doc of docs) {

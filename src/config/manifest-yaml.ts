@@ -1,11 +1,14 @@
 // A reader for the YAML manifests are written in (block mappings and sequences, plain and quoted
 // one-line scalars, literal and folded block scalars, one-line flow sequences and mappings) that
-// gives the values the yaml package gives with podvisor's options (YAML 1.1 scalars, no timestamps).
+// gives the values the yaml package gives with podvisor's options: plain scalars as kubectl resolves
+// them (yaml-scalars.ts, go-yaml v2's YAML 1.1 rules).
 // It exists for start-up cost: on Node 20, importing the yaml package and its first parse of a dozen
 // manifests take ~95 ms, more than Node's own start, where this reader takes a few. Whatever it does not know
 // (anchors, aliases, tags, merge keys, multi-line plain, quoted or flow scalars, tabs, CRLF, an
-// ambiguous scalar, any error) makes it give up, and the yaml package reads the source instead: it
+// `.inf` or `.nan`, any error) makes it give up, and the yaml package reads the source instead: it
 // stays the authority, and the one that reports errors with their positions.
+
+import { resolvePlainScalar } from './yaml-scalars.js';
 
 /** One non-empty document of the source, numbered as the yaml package numbers documents. */
 export interface ReadDocument {
@@ -19,29 +22,14 @@ const giveUp = (): never => {
   throw new GiveUp();
 };
 
-// The scalars the YAML 1.1 schema resolves to something other than a string (yaml/dist/schema/yaml-1.1).
-const nullRe = /^(?:~|[Nn]ull|NULL)?$/;
-const trueRe = /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
-const falseRe = /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
-const numberLikeRe =
-  /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+|[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*|[-+]?0b[0-1_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?[0-9][0-9_]*|<<)$/;
-// The number forms read here; other number-like scalars (octal, hex, 1_000, 1e3, .5, +1) give up.
-const intRe = /^-?(?:0|[1-9][0-9]{0,14})$/;
-const floatRe = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
 /** Plain mapping keys read here: what Kubernetes field names, labels and annotations use. */
 const plainKeyRe = /^[A-Za-z0-9_][A-Za-z0-9_.\/-]*$/;
 
-/** What a plain scalar means under the YAML 1.1 schema; gives up on number forms not read here. */
+/** What a plain scalar means to kubectl; gives up on `.inf` and `.nan`, which kubectl rejects. */
 function resolvePlain(s: string): unknown {
-  // Most scalars start with a letter no null, boolean or number form starts with: not e (yaml reads
-  // `e3` as a float), f, n, o, t or y.
-  if (/^[A-DG-MP-SU-XZa-dg-mp-su-xz]/.test(s)) return s;
-  if (nullRe.test(s)) return null;
-  if (trueRe.test(s)) return true;
-  if (falseRe.test(s)) return false;
-  if (intRe.test(s) || floatRe.test(s)) return Number(s);
-  if (numberLikeRe.test(s)) giveUp();
-  return s;
+  const v = resolvePlainScalar(s);
+  if (typeof v === 'number' && !Number.isFinite(v)) giveUp();
+  return v;
 }
 
 const escapes: Record<string, string> = {

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYAML } from 'yaml';
 import type { Pod } from '../api/types.js';
+import { typeMetaError } from '../api/decode.js';
 import type { LogOptions } from '../runtime/streams.js';
 import { ApiError, type KubeBackend, type KubeEvent, type KubeObject, type ObjectKind } from './backend.js';
 import {
@@ -234,6 +235,8 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
 
   function checkBodyPod(body: unknown, ns: string, name?: string): Pod {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a Pod object');
+    const typeError = typeMetaError(body as Record<string, unknown>, 'Pod');
+    if (typeError) throw badRequest(typeError);
     const pod = body as Pod;
     if (pod.kind !== undefined && pod.kind !== 'Pod') throw badRequest(`the API version in the data (${pod.apiVersion}) does not match the expected API version (v1) or kind ${pod.kind} is not Pod`);
     if (pod.apiVersion !== undefined && pod.apiVersion !== 'v1') throw badRequest(`the API version in the data (${pod.apiVersion}) does not match the expected API version (v1)`);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { strictDecode, suggestField } from '../../src/api/decode.js';
+import { strictDecode, suggestField, typeMetaError } from '../../src/api/decode.js';
 import { apiSchema, kindTypes } from '../../src/api/schema.js';
 
 const pod = (containers: unknown[], extra: Record<string, unknown> = {}) => ({
@@ -92,4 +92,38 @@ test('schema.generated.json is what scripts/gen-schema.mjs generates from kubern
   const gen = (await import(new URL('scripts/gen-schema.mjs', root).href)) as { renderSchema(): string };
   const checkedIn = readFileSync(new URL('src/api/schema.generated.json', root), 'utf8');
   assert.equal(gen.renderSchema(), checkedIn);
+});
+
+test('fields named like Object.prototype properties are unknown fields, and map keys like any other', () => {
+  const input = JSON.parse(
+    '{"apiVersion":"v1","kind":"Pod","__proto__":{"x":1},"constructor":1,"metadata":{"name":"p","labels":{"__proto__":"a","toString":"b"}},"spec":{"containers":[{"name":"c","image":"x","hasOwnProperty":1}]}}',
+  ) as Record<string, unknown>;
+  const got = strictDecode<{ metadata: { labels: Record<string, string> } }>(input, kindTypes.Pod);
+  assert.deepEqual(got.unknownFields.map((p) => p.message), [
+    '__proto__: unknown field "__proto__"',
+    'constructor: unknown field "constructor"',
+    'spec.containers[0].hasOwnProperty: unknown field "hasOwnProperty"',
+  ]);
+  assert.deepEqual(got.typeErrors, []);
+  const labels = got.value.metadata.labels;
+  assert.deepEqual(Object.keys(labels), ['__proto__', 'toString']);
+  assert.equal(Object.getPrototypeOf(labels), Object.prototype);
+  assert.equal(Object.getOwnPropertyDescriptor(labels, '__proto__')?.value, 'a');
+});
+
+test("typeMetaError: kube-apiserver's words for an apiVersion or kind that is not a string", () => {
+  const prefix = (kind: string) => `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: json: cannot unmarshal`;
+  // The body's first 30 bytes close the message (summarizeData).
+  const rows: [Record<string, unknown>, string, string | undefined][] = [
+    [{ apiVersion: 'v1', kind: { a: 1 } }, 'Pod', `${prefix('Pod')} object into Go struct field .kind of type string ({"apiVersion":"v1","kind":{"a" ...)`],
+    [{ apiVersion: { a: 1 }, kind: 'Pod' }, 'Pod', `${prefix('Pod')} object into Go struct field .apiVersion of type string ({"apiVersion":{"a":1},"kind":" ...)`],
+    [{ kind: ['Pod'] }, 'Pod', `${prefix('Pod')} array into Go struct field .kind of type string ({"kind":["Pod"]})`],
+    [{ kind: 1 }, 'ConfigMap', `${prefix('ConfigMap')} number into Go struct field .kind of type string ({"kind":1})`],
+    // The first in the body's order, as encoding/json reports it.
+    [{ kind: true, apiVersion: [] }, 'Secret', `${prefix('Secret')} bool into Go struct field .kind of type string ({"kind":true,"apiVersion":[]})`],
+    [{ apiVersion: 'v1', kind: '__proto__' }, 'Pod', undefined],
+    [{ apiVersion: null, kind: null }, 'Pod', undefined],
+    [{ metadata: { name: 'x' } }, 'Pod', undefined],
+  ];
+  for (const [body, kind, want] of rows) assert.equal(typeMetaError(body, kind), want, JSON.stringify(body));
 });

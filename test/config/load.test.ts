@@ -127,6 +127,15 @@ const kindRows: [string, string, string][] = [
   ['Pod in a wrong version', 'apiVersion: v2\nkind: Pod\nmetadata: {name: p}\n', 'no matches for kind "Pod" in version "v2": podvisor reads v1 objects'],
   ['no kind', 'apiVersion: v1\nmetadata: {name: p}\n', 'kind not set'],
   ['not an object', '- a\n- b\n', 'expected an object with apiVersion and kind'],
+  // A kind that names a property of every object is a kind like any other.
+  ['kind __proto__', 'apiVersion: v1\nkind: __proto__\nmetadata: {name: x}\n', 'v1 __proto__ "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)'],
+  ['kind constructor', 'apiVersion: v1\nkind: constructor\nmetadata: {name: x}\n', 'v1 constructor "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)'],
+  // kubectl's words for each field (its validation's getObjectKind), never the value printed.
+  ['kind a mapping', 'apiVersion: v1\nkind: {name: Pod}\nmetadata: {name: x}\n', "kind isn't string type"],
+  ['apiVersion a mapping', 'apiVersion: {group: ""}\nkind: Pod\nmetadata: {name: x}\n', "apiVersion isn't string type"],
+  ['both mappings', 'apiVersion: {a: 1}\nkind: {b: 2}\n', "apiVersion isn't string type, kind isn't string type"],
+  ['apiVersion a list, kind missing', 'apiVersion: [v1]\nmetadata: {name: x}\n', "apiVersion isn't string type, kind not set"],
+  ['kind a number', 'apiVersion: v1\nkind: 0\n', "kind isn't string type"],
 ];
 
 for (const [name, yaml, want] of kindRows) {

@@ -1,6 +1,6 @@
 // The manifest YAML reader against the yaml package, which stays the authority: for every input the
-// reader either gives up or returns exactly the documents (indexes and values) yaml returns with
-// podvisor's options, and it never accepts what yaml rejects. Inputs: the examples and fixtures,
+// reader either gives up or returns exactly the documents (indexes and values) the yaml package path
+// returns (podvisor's schema and kubectl's JSON conversion), and it never accepts what that rejects. Inputs: the examples and fixtures,
 // hand-written cases, and 6,000 generated documents (seeded; a quarter kept to what the reader
 // reads, half mutated into odd or invalid YAML). MANIFEST_YAML_SEED and MANIFEST_YAML_CASES override the seed and count.
 
@@ -9,26 +9,18 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { readManifestYAML } from '../../src/config/manifest-yaml.js';
-import { yamlOptions } from '../../src/config/documents.js';
-import { maxAliasCount } from '../../src/config/limits.js';
+import { parseYAML } from '../../src/config/documents.js';
 import { prng } from '../fixtures/prng.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const seed = Number(process.env.MANIFEST_YAML_SEED ?? 20261203);
 const cases = Number(process.env.MANIFEST_YAML_CASES ?? 6000);
 
-/** What the yaml package reads: the non-null documents, or undefined when it reports an error. */
+/** What the yaml package path reads: the non-null documents, or undefined when it reports an error. */
 function yamlReads(text: string): { index: number; value: unknown }[] | undefined {
-  const docs = parseAllDocuments(text, yamlOptions);
-  const list = Array.isArray(docs) ? docs : [docs];
-  if (list.some((d) => d.errors.length)) return undefined;
-  try {
-    return list.map((d, index) => ({ index, value: d.toJS({ maxAliasCount }) as unknown })).filter((d) => d.value !== null);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseYAML({ name: 'case', text }, false);
+  return parsed.errors.length ? undefined : parsed.documents.map(({ index, value }) => ({ index, value }));
 }
 
 /** Checks one input; true when the reader read it (did not give up). */
@@ -69,6 +61,9 @@ test('hand-written cases: read alike, or given up', () => {
     'labels:\n  app.kubernetes.io/name: web\n  "quoted key": v\n  \'sq\': w\n',
     'e: "tab\\there \\u00e9 \\x41 \\\\ \\""\n',
     'nz: -0\nz: 0\nbig: 123456789012345\nneg: -1.25\n',
+    // Numbers in every form go-yaml reads, and what looks like one to YAML 1.1 but not to kubectl.
+    'a: 0755\nb: 0x1F\nc: 1e3\nd: 1_000\ne: 0o12\nf: 0b101\ng: +12\nh: .5\ni: 08\nj: 9223372036854775808\n',
+    'name: E5\nvalue: e3\nx: E99\nk: 1:20\nz: 2001-12-14\nw: 1e400\nv: ._5\nu: [E5, e3, 1e3, 0x1F, 2001-12-14]\n',
     'a:\n  - 1\n  - 2\nb:\n- 3\n',
     'a:   \n  b: 1\n',
     'key:\n  plain on its own line\n',
@@ -77,7 +72,7 @@ test('hand-written cases: read alike, or given up', () => {
   ];
   for (const [i, t] of read.entries()) assert.ok(agrees(t, `case ${i}`), `the reader gave up on case ${i}:\n${t}`);
   const givenUp = [
-    'a: &x 1\nb: *x\n', 'a: !!str 1\n', '<<: {a: 1}\n', 'a: 0755\n', 'a: 0x1F\n', 'a: 1e3\n', 'a: e3\n', 'a: 1_000\n', 'a: .inf\n',
+    'a: &x 1\nb: *x\n', 'a: !!str 1\n', '<<: {a: 1}\n', 'a: .inf\n', 'a: -.Inf\n', 'a: .nan\n', 'a: [.NaN]\n',
     'on: push\n', '1: one\n', 'a b: c\n', 'a:\n  multi\n  line\n', 'a: "multi\n  line"\n', 'a: [x,\n  y]\n', 'a:\tb\n',
     'a: 1\r\nb: 2\r\n', '\ufeffa: 1\n', '%YAML 1.1\n---\na: 1\n', 'a: 1\n...\n', '? a\n: b\n', 'a: |2\n   x\n', 'plain\n',
     'a: 1\na: 2\n', '__proto__: x\n', '- - x\n', 'n: 1\n', 'a: b: c\n', 'a: x\n  b: y\n', '- a\nb: c\n', 'a: "x" y\n',
@@ -91,11 +86,15 @@ const plainPool = [
   '1e3', 'e3', 'E+5', 'e', 'Email', '1_000', '.5', '-.inf', '.NaN', '1.5', '-2.25', '3.', '12:30', '1:20:30', '2001-12-14', '2001-12-14t21:59:43.10-05:00', '+1',
   'nginx:1.25', 'http://a:b/c', 'a #b', 'a#b', 'x y z', '-c', '--flag=1', '<<', 'a: b', 'key:', 'é ü', '100m', '64Mi', '1.0.0', '1e',
   '~x', '@x', '`x', '%x', '!x', '&a', '*a', '?x', '-', '- x', '[a]', '{a}', 'a,b', 'a]b', '"q', 'q"', "it's", 'a  b', '123456789012345678',
-  '0.000001', '1.10', 'web', 'busybox:1.36', 'sh', '/bin/sh', 'echo "hi"', "x'y",
+  '0.000001', '1.10', 'web', 'busybox:1.36', 'sh', '/bin/sh', 'echo "hi"', "x'y", 'E5', 'E99', '0o12', '08', '+12', '1e400', '._5',
+  '9223372036854775808', '0x8000000000000000', '-0.0', '.inf', 'Yes', 'oN', '0b+1',
 ];
 const stringPool = ['', 'a\nb', 'tab\there', 'quote"s', "apos'", 'back\\slash', 'é', '\u2028', 'yes', '12', ' lead', 'trail ', '# c', 'a: b'];
 const goodKeys = ['name', 'image', 'command', 'args', 'app.kubernetes.io/name', 'x_y', 'k-8', 'ports', 'env', 'value'];
-const keyPool = ['name', 'image', 'a', 'b', 'c', 'app.kubernetes.io/name', 'x_y', 'k-8', 'on', '1', '"quoted key"', "'sq'", 'a b', '<<', '-k', 'k:', 'Y', 'null'];
+const keyPool = [
+  'name', 'image', 'a', 'b', 'c', 'app.kubernetes.io/name', 'x_y', 'k-8', 'on', '1', '"quoted key"', "'sq'", 'a b', '<<', '-k', 'k:', 'Y', 'null',
+  'E5', 'e3', '1e3', '0x1F', '.inf', '1.5', '~', '9223372036854775808',
+];
 const blockLines = ['echo hi', '  indented', '', '# not a comment', 'a: b', '- x', 'trailing  ', "'q'", 'x   y'];
 const blockHeaders = ['|', '|-', '|+', '>', '>-', '>+', '|2', '> # c'];
 
