@@ -1,5 +1,4 @@
-// Shared pieces of the agent tests: HTTP over the agent's unix socket, pod manifests, and waiting for a
-// condition with a generous deadline.
+// Shared pieces of the agent tests: HTTP over the agent's unix socket and pod manifests.
 
 import { request } from 'node:http';
 import type { Pod } from '../../src/api/types.js';
@@ -40,19 +39,4 @@ export function shellPod(name: string, script: string, extra: Partial<Pod['spec'
     metadata: { name },
     spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'main', image: 'busybox', command: ['/bin/sh', '-c', script] }], ...extra },
   } as Pod;
-}
-
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -14,7 +14,8 @@ import { startProcessRuntimeService, type ProcessRuntimeService } from '../../sr
 import { listen } from '../../src/server/listen.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { call, waitFor } from './helpers.js';
+import { call } from './helpers.js';
+import { waitFor } from '../fixtures/wait.js';
 
 test('/healthz/syncloop fails while housekeeping cannot reach the runtime, and recovers when it starts it again', async () => {
   const root = mkdtempSync(join(tmpdir(), 'podvisor-syncloop-'));

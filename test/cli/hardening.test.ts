@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, mainJs, tempDir, waitUntil } from '../fixtures/cli/cli-process.js';
+import { isAlive, mainJs, tempDir } from '../fixtures/cli/cli-process.js';
+import { waitFor } from '../fixtures/wait.js';
 
 function podYaml(name: string, script: string): string {
   return `apiVersion: v1
@@ -69,7 +70,7 @@ test('up: SIGUSR1 opens no inspector, no inherited descriptor reaches a containe
     const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--root-dir', join(tmp.path, 'root')], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
     const run = collect(child);
     try {
-      await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the container to start');
+      await waitFor('the container to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
       const containerPid = Number(readFileSync(pidFile, 'utf8').trim());
       assert.deepEqual(readdirSync(`/proc/${containerPid}/fd`).sort(), ['0', '1', '2']);
 
@@ -114,7 +115,7 @@ test('up --logs: a 100 MB burst to a reader that does not read keeps the agent b
     // Nobody reads stdout while the burst lasts.
     child.stdout!.pause();
     try {
-      await waitUntil(() => existsSync(done), 'the burst to be written', 120_000);
+      await waitFor('the burst to be written', () => existsSync(done), 120_000);
       await new Promise((r) => setTimeout(r, 500));
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const peakKiB = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)![1]);
@@ -149,7 +150,7 @@ test('crash loop: after many restarts only the current and the previous instance
         const pods = readdirSync(join(root, 'pods'));
         return join(root, 'pods', pods[0]!, 'main');
       };
-      await waitUntil(() => existsSync(join(root, 'pods')) && existsSync(join(logDir(), '6.log')), 'six restarts', 60_000);
+      await waitFor('six restarts', () => existsSync(join(root, 'pods')) && existsSync(join(logDir(), '6.log')), 60_000);
       child.kill('SIGTERM');
       assert.equal((await run.exited).code, 0, run.err());
       const attempts = readdirSync(logDir()).map((n) => Number(/^(\d+)\.log/.exec(n)?.[1]));
