@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
 import { isAlive, runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { call } from './helpers.js';
-import { waitFor } from '../fixtures/wait.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 const sock = (root: string) => join(root, 'podvisor.sock');
 
@@ -204,8 +204,8 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     // kill -9: the containers keep running and logging, unsupervised by any agent.
     await killAgent(agent);
     const tickerMarker = `${tag}-ticker-1`;
-    await new Promise((r) => setTimeout(r, 1500));
-    for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name} kept running without the agent`);
+    const notRunning = () => [...markers].flatMap(([name, ms]) => ms.filter((m) => processesWith(m).length !== 1).map((m) => `${name}: ${m}`));
+    await holdsFor(() => `every container running without the agent (not: ${notRunning().join(', ')})`, () => notRunning().length === 0, 1500);
 
     agent = await startAgent(root, ['--pod-manifest-path', manifests]);
     assert.match(agent.stderr(), /Took over the pods the runtime still runs/);
@@ -325,8 +325,7 @@ test('SIGTERM leaves containers running for the next agent; a static file remove
     agent = await startAgent(root, ['--pod-manifest-path', manifests]);
     assert.match(agent.stderr(), /Keeping a running pod whose source could not be read/);
     assert.equal((await pods(root)).length, 0);
-    await new Promise((r) => setTimeout(r, 1000));
-    assert.equal(processesWith(`${tag}-keep`).length, 1);
+    await holdsFor('the pod of the half-written file kept running', () => processesWith(`${tag}-keep`).length === 1, 1000);
     await writeFile(join(manifests, 'keep.yaml'), keepYaml);
     await waitFor('keep back from its fixed file', async () => {
       const ps = await pods(root);

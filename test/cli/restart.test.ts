@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { isAlive, runtimeServicePids, startCli, tempDir } from '../fixtures/cli/cli-process.js';
-import { waitFor } from '../fixtures/wait.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -161,9 +161,9 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
     await up.exited;
     // Without the agent every container keeps running (and the crash-looping one stays down, not lost).
     const linesAtDeath = logNumbers(root).length;
-    await new Promise((r) => setTimeout(r, 500));
-    for (const [n, pid] of pids) assert.ok(isAlive(pid), `${n} keeps running without the agent`);
-    assert.ok(logNumbers(root).length > linesAtDeath, 'logging goes on without the agent');
+    const stopped = () => [...pids].filter(([, pid]) => !isAlive(pid)).map(([n]) => n);
+    await holdsFor(() => `every container keeps running without the agent (stopped: ${stopped().join(', ')})`, () => stopped().length === 0, 500);
+    await waitFor('logging goes on without the agent', () => logNumbers(root).length > linesAtDeath);
     const servicesBefore = await runtimeServicePids(tmp.path);
     assert.equal(servicesBefore.length, 1, 'one runtime service');
 
@@ -173,11 +173,8 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
       const after = runtimeContainers(root);
       return (after.get('crash/app')?.length ?? 0) >= 1;
     });
-    await new Promise((r) => setTimeout(r, 3000));
-    for (const [n, pid] of pids) {
-      assert.equal(pidOf(n), pid, `${n}: no second process was started`);
-      assert.ok(isAlive(pid), `${n} still running`);
-    }
+    const replaced = () => [...pids].filter(([n, pid]) => pidOf(n) !== pid || !isAlive(pid)).map(([n]) => n);
+    await holdsFor(() => `no second process started, every first one running (not so: ${replaced().join(', ')})`, () => replaced().length === 0, 3000);
     const after = runtimeContainers(root);
     for (const key of stableKeys) {
       const running = (after.get(key) ?? []).filter((c) => c.state === 'CONTAINER_RUNNING');

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { ControlPlane, kubectlPath, skipReason } from './control-plane.js';
 import { stopRuntimeServices } from '../fixtures/cli/cli-process.js';
-import { waitFor } from '../fixtures/wait.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 const NODE = 'podvisor-node';
 const reason = skipReason();
@@ -276,9 +276,8 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     const web = (await podJSON('web'))!;
     const webCid = web.status.containerStatuses[0].containerID;
     await cp.stop();
-    await new Promise((r) => setTimeout(r, 30_000));
-    // Meanwhile the web pod kept serving.
-    assert.equal(await httpGet(podPort), 'hello from web\n');
+    // Meanwhile the web pod keeps serving.
+    await holdsFor('the web pod serving while the API server is away', async () => (await httpGet(podPort)) === 'hello from web\n', 30_000);
     await cp.start();
     const fin = await waitFor(async () => `finisher Failed in the API server: ${await describePod('finisher')}`, async () => {
       const p = await podJSON('finisher').catch(() => undefined);
@@ -306,7 +305,11 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     assert.match(agent.log, /runtimeOutlivesAgent="?true/, 'the agent runs on the runtime service');
     agent.start(agentArgs); // a fresh log
     await waitFor(() => `the agent back; its log:\n${agent.log.slice(-3000)}`, () => /podvisor agent started as a cluster node/.test(agent.log), 90_000);
-    await new Promise((r) => setTimeout(r, 5000));
+    const unchanged = async () => {
+      const now = await podJSON('web');
+      return now?.status.phase === 'Running' && now.status.containerStatuses[0].containerID === cid && now.status.containerStatuses[0].restartCount === 0;
+    };
+    await holdsFor('web running in the same container, never restarted, after the agent restart', unchanged, 5000);
     const p = (await podJSON('web'))!;
     assert.equal(p.status.phase, 'Running');
     assert.equal(p.status.containerStatuses[0].containerID, cid);

@@ -18,7 +18,7 @@ import { ProberManager, type ProberManagerOptions } from '../../src/prober/manag
 import type { ProbeResult } from '../../src/prober/types.js';
 import { execOnlyRuntime } from './exec-runtime.js';
 import { RecordingRecorder, TestStatusProvider } from './helpers.js';
-import { waitFor } from '../fixtures/wait.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 const cleanups: (() => void)[] = [];
 after(() => cleanups.forEach((c) => c()));
@@ -54,8 +54,6 @@ async function listenHttp(handler: http.RequestListener): Promise<number> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return (server.address() as net.AddressInfo).port;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('probing on the real clock', { concurrency: true }, () => {
   it('an exec liveness probe on a file that disappears publishes Failure', async () => {
@@ -139,7 +137,8 @@ describe('probing on the real clock', { concurrency: true }, () => {
     t.manager.addPod(t.pod);
     await waitFor('startup Failure', () => t.manager.startup.get(ID) === 'Failure');
     assert.deepEqual(t.history.Startup, ['Unknown', 'Failure']);
-    await sleep(1500);
+    const runs = (cmd: string) => t.runtime.calls.filter((c) => c.cmd[0] === cmd).length;
+    await holdsFor('no startup probe after the published failure, no liveness probe', () => runs('sh') === 3 && runs('true') === 0, 1500);
     const startupRuns = t.runtime.calls.filter((c) => c.cmd[0] === 'sh').length;
     assert.equal(startupRuns, 3, 'held after the published failure');
     assert.equal(t.runtime.calls.filter((c) => c.cmd[0] === 'true').length, 0, 'liveness never ran');

@@ -15,6 +15,7 @@ import { containerConfigFromWire, containerConfigToWire, msToNs, nsToMs, sandbox
 import { loadCriServices, warmCodecs } from '../../src/runtime/cri/proto.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { holdsFor } from '../fixtures/wait.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
 
 async function withServed(fn: (client: CriRuntimeClient, root: string, endpoint: string) => Promise<void>) {
@@ -271,7 +272,7 @@ test('warmCodecs makes every message type once, a few per turn, and stops when a
   const stopped = counting(40, (i) => i === 5 && stop());
   stop = warmCodecs(stopped.types, 4);
   await waitFor('two turns', () => stopped.made.length >= 6);
-  await new Promise((r) => setTimeout(r, 50));
+  await holdsFor('nothing made after stop', () => stopped.made.length === 6, 50);
   assert.deepEqual(stopped.made, [0, 1, 2, 3, 4, 5], 'nothing after stop');
 
   // The real types: a warmed request codec round-trips as before.

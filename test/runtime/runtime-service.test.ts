@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { STATUS_UNKNOWN_REASON } from '../../src/runtime/process/runtime.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { holdsFor } from '../fixtures/wait.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
 
 const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
@@ -81,8 +82,7 @@ test('kill -9 of the runtime service: containers keep running and logging, the r
     // Meanwhile one container exits: nobody can wait for it.
     writeFileSync(quitFlag, '');
     await waitFor('quitter exited while the service was down', () => !isAlive(pids[1]!));
-    await new Promise((r) => setTimeout(r, 300));
-    assert.ok(isAlive(pids[0]!), 'the counter keeps running without the service');
+    await holdsFor('the counter keeps running without the service', () => isAlive(pids[0]!), 300);
 
     svc = startService(root);
     client = await connected(root);
