@@ -19,8 +19,9 @@ const SYSTEM_FIXTURES = [
   /from '[^']*control-plane\.js'/, // a real kube-apiserver and etcd
   /import \{[^}]*\bkubectl\w*[^}]*\} from '[^']*harness\.js'/, // kubectl
 ];
-// Files that need no such fixture but root, the whole build or the host's time, named one by one.
+// Files that need no such fixture but root, the whole build or minutes of load, named one by one.
 const SYSTEM_FILES = [
+  'config/fuzz.test.js', // 10,000 generated manifests, some through the built executable
   'runtime/containment.test.js', // cgroups, OOM kills and user switches as root
   'prober/wire.test.js', // thousands of probes against server processes
   'prober/sockets.test.js', // thousands of probes, then the host's TIME_WAIT table

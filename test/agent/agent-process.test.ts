@@ -9,22 +9,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import type { Pod } from '../../src/api/types.js';
+import type { Container, Pod } from '../../src/api/types.js';
 import { runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { call } from './helpers.js';
+import { manifestYaml, pod, shell } from '../fixtures/pods.js';
 import { waitFor } from '../fixtures/wait.js';
 
-const podYaml = (name: string, script: string, extra = '') => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-  - name: main
-    image: busybox
-    command: ["/bin/sh", "-c", ${JSON.stringify(script)}]
-${extra}`;
+const podYaml = (name: string, script: string, extra: Partial<Container> = {}) =>
+  manifestYaml(pod(name, [shell('main', script, extra)], { terminationGracePeriodSeconds: 2 }));
 
 async function startAgent(root: string, args: string[] = []): Promise<CliProcess> {
   const p = startCli(['agent', '--root-dir', root, '--file-check-frequency', '1s', '--http-check-frequency', '1s', ...args]);
@@ -142,7 +134,7 @@ test('up -d --wait=ready, logs -f, down; pods persist across an agent restart', 
     podYaml(
       'svc',
       'echo line-1; echo line-2; trap "exit 0" TERM; while true; do sleep 0.2; done',
-      '    readinessProbe:\n      exec:\n        command: ["true"]\n      periodSeconds: 1\n',
+      { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } },
     ),
   );
   try {
@@ -272,7 +264,7 @@ test('kubelet routes: /pods, /runningpods/, /metrics, /metrics/probes, /metrics/
   const file = join(root, 'probed.yaml');
   await writeFile(
     file,
-    podYaml('probed', 'echo hello; echo again; exec sleep 60', '    readinessProbe:\n      exec:\n        command: ["true"]\n      periodSeconds: 1\n'),
+    podYaml('probed', 'echo hello; echo again; exec sleep 60', { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }),
   );
   const agent = await startAgent(root);
   try {

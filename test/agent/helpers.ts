@@ -2,6 +2,7 @@
 
 import { request } from 'node:http';
 import type { Pod } from '../../src/api/types.js';
+import { pod, shell } from '../fixtures/pods.js';
 
 export interface Reply {
   status: number;
@@ -32,11 +33,7 @@ export function call(socketPath: string, method: string, path: string, body?: un
   });
 }
 
-export function shellPod(name: string, script: string, extra: Partial<Pod['spec']> = {}): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name },
-    spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'main', image: 'busybox', command: ['/bin/sh', '-c', script] }], ...extra },
-  } as Pod;
+/** A pod of one container, main, running `/bin/sh -c script`. */
+export function shellPod(name: string, script: string, extra: Partial<NonNullable<Pod['spec']>> = {}): Pod {
+  return pod(name, [shell('main', script)], { terminationGracePeriodSeconds: 5, ...extra });
 }

@@ -12,6 +12,8 @@ import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { mainJs, runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { call } from '../agent/helpers.js';
+import type { Container } from '../../src/api/types.js';
+import { manifestYaml, pod, shell } from '../fixtures/pods.js';
 import { waitFor } from '../fixtures/wait.js';
 
 let dir: { path: string; remove(): Promise<void> };
@@ -27,18 +29,8 @@ function manifest(name: string, body: string): string {
   return file;
 }
 
-const shellPodYaml = (name: string, script: string, extra = '') => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-  labels: {app: ${name}}
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-  - name: main
-    image: busybox
-    command: ["/bin/sh", "-c", ${JSON.stringify(script)}]
-${extra}`;
+const shellPodYaml = (name: string, script: string, extra: Partial<Container> = {}) =>
+  manifestYaml(pod(name, [shell('main', script, extra)], { terminationGracePeriodSeconds: 2 }, { labels: { app: name } }));
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -73,10 +65,7 @@ metadata:
 data:
   TEXT: hello from a configmap
 ---
-${shellPodYaml('web', 'echo "$TEXT"; exec sleep 300', `    env:
-    - name: TEXT
-      valueFrom:
-        configMapKeyRef: {name: greeting, key: TEXT}`).replace('image: busybox', `image: ${image}`)}`;
+${shellPodYaml('web', 'echo "$TEXT"; exec sleep 300', { image, env: [{ name: 'TEXT', valueFrom: { configMapKeyRef: { name: 'greeting', key: 'TEXT' } } }] })}`;
   let r = await cli('apply', '-f', manifest('web', body('busybox')));
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'configmap/greeting created\npod/web created\n');
@@ -110,13 +99,12 @@ metadata:
 data:
   MODE: fast
 ---
-${shellPodYaml('withrefs', 'echo "$MODE $PASSWORD"; exec sleep 300', `    env:
-    - name: MODE
-      valueFrom:
-        configMapKeyRef: {name: settings, key: MODE}
-    - name: PASSWORD
-      valueFrom:
-        secretKeyRef: {name: creds, key: PASSWORD}`)}`);
+${shellPodYaml('withrefs', 'echo "$MODE $PASSWORD"; exec sleep 300', {
+  env: [
+    { name: 'MODE', valueFrom: { configMapKeyRef: { name: 'settings', key: 'MODE' } } },
+    { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'PASSWORD' } } },
+  ],
+})}`);
   const r = await cli('up', '-d', '-f', file, '--wait=running');
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'configmap/settings created\nsecret/creds created\npod/withrefs created\n');

@@ -8,19 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, mainJs, tempDir } from '../fixtures/cli/cli-process.js';
+import { container, manifestYaml, pod } from '../fixtures/pods.js';
 import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 function podYaml(name: string, script: string): string {
-  return `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}}
-spec:
-  terminationGracePeriodSeconds: 20
-  containers:
-  - name: main
-    image: busybox
-    command: [sh, -c, ${JSON.stringify(script)}]
-`;
+  return manifestYaml(pod(name, [container('main', ['sh', '-c', script])], { terminationGracePeriodSeconds: 20 }));
 }
 
 function collect(child: ChildProcess): { err: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {

@@ -10,6 +10,7 @@ import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { manifestYaml, pod, shell } from '../fixtures/pods.js';
 import { kubectl, kubectlPath, kubectlSpawn, waitFor } from './harness.js';
 
 const skip = kubectlPath ? false : 'kubectl is not installed';
@@ -46,7 +47,7 @@ function manifest(name: string, body: string): string {
 }
 
 const podYaml = (name: string, script: string, image = 'busybox') =>
-  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels: {app: ${name}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: ${image}\n    command: ["/bin/sh", "-c", ${JSON.stringify(script)}]\n`;
+  manifestYaml(pod(name, [shell('main', script, { image })], { terminationGracePeriodSeconds: 1 }, { labels: { app: name } }));
 
 async function runningPod(a: { kubeconfig: string; dir: string }, name: string): Promise<void> {
   await waitFor(`${name} to run`, async () => new RegExp(`^${name}\\s+1/1\\s+Running`, 'm').test((await kubectl(a, ['get', 'pods'])).stdout), 60_000);
