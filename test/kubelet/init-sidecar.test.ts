@@ -27,7 +27,7 @@ test('init containers run one at a time, in order, before the app', async () => 
     { restartPolicy: 'Never', initContainers: [sh('setup', 'exit 7'), sh('later', 'true')] },
   );
   await withPods(h, [ordered, failing], async () => {
-    await waitFor(() => describe(h, ordered), () => containerStatus(h, ordered, 'app')?.state?.running);
+    await waitFor(() => `app running: ${describe(h, ordered)}`, () => containerStatus(h, ordered, 'app')?.state?.running);
     assert.deepEqual(lines(out), ['first', 'second', 'app']);
     for (const name of ['first', 'second']) {
       const s = containerStatus(h, ordered, name)!;
@@ -37,7 +37,7 @@ test('init containers run one at a time, in order, before the app', async () => 
     assert.equal(condition(h, ordered, 'Initialized'), 'True');
     assert.equal(statusOf(h, ordered)!.phase, 'Running');
 
-    await waitFor(() => describe(h, failing), () => statusOf(h, failing)?.phase === 'Failed');
+    await waitFor(() => `the pod Failed: ${describe(h, failing)}`, () => statusOf(h, failing)?.phase === 'Failed');
     assert.equal(containerStatus(h, failing, 'setup')!.state?.terminated?.exitCode, 7);
     assert.equal(containerStatus(h, failing, 'setup')!.restartCount, 0);
     assert.equal(containerStatus(h, failing, 'later')!.state?.waiting?.reason, 'PodInitializing');
@@ -78,10 +78,10 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
     initContainers: [sh('first', trap('first', stops2), { restartPolicy: 'Always' }), sh('second', trap('second', stops2), { restartPolicy: 'Always' })],
   });
   await withPods(h, [pod, finishing], async () => {
-    await waitFor(() => describe(h, pod), () => containerStatus(h, pod, 'app')?.state?.running);
+    await waitFor(() => `app running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running);
     assert.equal(readFileSync(join(h.dir, 'app-saw'), 'utf8').trim(), 'after', 'the app started only after the sidecar had started');
     assert.equal(containerStatus(h, pod, 'proxy')!.started, true);
-    await waitFor(() => describe(h, pod), () => condition(h, pod, 'Ready') === 'True');
+    await waitFor(() => `the pod Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True');
     await waitFor('every container of the pod armed its trap', () => ['app', 'logger', 'proxy'].every((n) => existsSync(armed(n))));
 
     await h.kubelet.terminatePod(pod.metadata!.uid!);
@@ -89,7 +89,7 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
     const killing = eventsOf(h, pod, 'Killing').map((e) => e.message).sort();
     assert.deepEqual(killing, ['Stopping container app', 'Stopping container logger', 'Stopping container proxy']);
 
-    await waitFor(() => describe(h, finishing), () => statusOf(h, finishing)?.phase === 'Succeeded');
+    await waitFor(() => `the pod Succeeded: ${describe(h, finishing)}`, () => statusOf(h, finishing)?.phase === 'Succeeded');
     assert.deepEqual(lines(stops2), ['second', 'first']);
   });
 });

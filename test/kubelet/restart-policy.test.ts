@@ -57,7 +57,7 @@ test('a crashing container goes into CrashLoopBackOff (cap 1 s)', async () => {
     }
   });
   await withPods(h, [pod], async () => {
-    await waitFor(() => describe(h, pod), () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 3 && sawBackOffReason, 40_000);
+    await waitFor(() => `three restarts and a CrashLoopBackOff: ${describe(h, pod)}`, () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 3 && sawBackOffReason, 40_000);
     const backOff = eventsOf(h, pod, 'BackOff');
     assert.ok(backOff.length >= 1);
     assert.equal(backOff[0]!.type, 'Warning');
