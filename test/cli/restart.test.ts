@@ -173,6 +173,7 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
       const after = runtimeContainers(root);
       return (after.get('crash/app')?.length ?? 0) >= 1;
     });
+    await waitFor(() => `web and exec ready again under the next up; its stderr:\n${up.stderr()}`, () => ['web', 'exec'].every((n) => up.stderr().includes(`pod/${n}: Running, ready 1/1`)), 60_000);
     const replaced = () => [...pids].filter(([n, pid]) => pidOf(n) !== pid || !isAlive(pid)).map(([n]) => n);
     await holdsFor(() => `no second process started, every first one running (not so: ${replaced().join(', ')})`, () => replaced().length === 0, 3000);
     const after = runtimeContainers(root);
