@@ -28,6 +28,8 @@ test('init containers run one at a time, in order, before the app', async () => 
   );
   await withPods(h, [ordered, failing], async () => {
     await waitFor(() => `app running: ${describe(h, ordered)}`, () => containerStatus(h, ordered, 'app')?.state?.running);
+    // Running is reported once the runtime started the process, which may not have written yet.
+    await waitFor('three lines written', () => lines(out).length >= 3);
     assert.deepEqual(lines(out), ['first', 'second', 'app']);
     for (const name of ['first', 'second']) {
       const s = containerStatus(h, ordered, name)!;
@@ -79,7 +81,9 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
   });
   await withPods(h, [pod, finishing], async () => {
     await waitFor(() => `app running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running);
-    assert.equal(readFileSync(join(h.dir, 'app-saw'), 'utf8').trim(), 'after', 'the app started only after the sidecar had started');
+    // Running is reported once the runtime started the process, which may not have written yet.
+    const saw = await waitFor('what the app saw at its start', () => existsSync(join(h.dir, 'app-saw')) && readFileSync(join(h.dir, 'app-saw'), 'utf8').trim());
+    assert.equal(saw, 'after', 'the app started only after the sidecar had started');
     assert.equal(containerStatus(h, pod, 'proxy')!.started, true);
     await waitFor(() => `the pod Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True');
     await waitFor('every container of the pod armed its trap', () => ['app', 'logger', 'proxy'].every((n) => existsSync(armed(n))));
