@@ -9,21 +9,14 @@ import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import type { Pod } from '../../src/api/types.js';
-import { runCli, startCli, tempDir, waitUntil, type CliProcess } from '../fixtures/cli/cli-process.js';
+import type { Container, Pod } from '../../src/api/types.js';
+import { runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { call } from './helpers.js';
+import { manifestYaml, pod, shell } from '../fixtures/pods.js';
+import { waitFor } from '../fixtures/wait.js';
 
-const podYaml = (name: string, script: string, extra = '') => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-  - name: main
-    image: busybox
-    command: ["/bin/sh", "-c", ${JSON.stringify(script)}]
-${extra}`;
+const podYaml = (name: string, script: string, extra: Partial<Container> = {}) =>
+  manifestYaml(pod(name, [shell('main', script, extra)], { terminationGracePeriodSeconds: 2 }));
 
 async function startAgent(root: string, args: string[] = []): Promise<CliProcess> {
   const p = startCli(['agent', '--root-dir', root, '--file-check-frequency', '1s', '--http-check-frequency', '1s', ...args]);
@@ -42,14 +35,14 @@ async function stopDetached(root: string): Promise<void> {
   if (st.code !== 0) return;
   const pid = JSON.parse(st.stdout).pid as number;
   process.kill(pid, 'SIGTERM');
-  await waitUntil(() => {
+  await waitFor('detached agent gone', () => {
     try {
       process.kill(pid, 0);
       return false;
     } catch {
       return true;
     }
-  }, 'detached agent gone');
+  });
 }
 
 const sock = (root: string) => join(root, 'podvisor.sock');
@@ -69,23 +62,23 @@ test('static pod directory: add, edit (new UID), broken file keeps pods, remove'
   await writeFile(join(manifests, 'a.yaml'), podYaml('static-a', 'echo v1; exec sleep 60'));
   const agent = await startAgent(root, ['--pod-manifest-path', manifests]);
   try {
-    await waitUntil(async () => running(await podNamed(root, 'static-a')), 'static-a running');
+    await waitFor('static-a running', async () => running(await podNamed(root, 'static-a')));
     const first = (await podNamed(root, 'static-a'))!;
     assert.equal(first.metadata?.annotations?.['kubernetes.io/config.source'], 'file');
 
     await writeFile(join(manifests, 'a.yaml'), podYaml('static-a', 'echo v2; exec sleep 60'));
-    await waitUntil(async () => {
+    await waitFor('static-a replaced by a new UID', async () => {
       const p = await podNamed(root, 'static-a');
       return running(p) && p!.metadata!.uid !== first.metadata!.uid;
-    }, 'static-a replaced by a new UID');
+    });
     const second = (await podNamed(root, 'static-a'))!;
 
     // A half-saved edit: reported, and the running pod stays as it was.
     await writeFile(join(manifests, 'a.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: static-a}\nspec:\n  containers: [');
-    await waitUntil(async () => {
+    await waitFor('error in agent status', async () => {
       const st = JSON.parse((await runCli(['agent', 'status', '--root-dir', root, '-o', 'json'])).stdout);
       return st.manifests.some((m: { error?: string }) => m.error);
-    }, 'error in agent status');
+    });
     await agent.waitFor('stderr', /Could not load a pod manifest/);
     const kept = await podNamed(root, 'static-a');
     assert.ok(running(kept));
@@ -94,7 +87,7 @@ test('static pod directory: add, edit (new UID), broken file keeps pods, remove'
     assert.match(human.stdout, /manifest errors/);
 
     await rm(join(manifests, 'a.yaml'));
-    await waitUntil(async () => !(await podNamed(root, 'static-a')), 'static-a removed');
+    await waitFor('static-a removed', async () => !(await podNamed(root, 'static-a')));
   } finally {
     await stopAgent(agent);
     await dir.remove();
@@ -113,7 +106,7 @@ test('manifest URL: polled, changes replace the pod, an unreachable URL changes 
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/pod.yaml`;
   const agent = await startAgent(dir.path, ['--manifest-url', url]);
   try {
-    await waitUntil(async () => running(await podNamed(dir.path, 'from-url')), 'from-url running');
+    await waitFor('from-url running', async () => running(await podNamed(dir.path, 'from-url')));
     const first = (await podNamed(dir.path, 'from-url'))!;
     assert.equal(first.metadata?.annotations?.['kubernetes.io/config.source'], 'http');
     status = 500;
@@ -121,10 +114,10 @@ test('manifest URL: polled, changes replace the pod, an unreachable URL changes 
     assert.equal((await podNamed(dir.path, 'from-url'))!.metadata!.uid, first.metadata!.uid);
     status = 200;
     body = podYaml('from-url', 'echo changed; exec sleep 60');
-    await waitUntil(async () => {
+    await waitFor('from-url replaced', async () => {
       const p = await podNamed(dir.path, 'from-url');
       return running(p) && p!.metadata!.uid !== first.metadata!.uid;
-    }, 'from-url replaced');
+    });
   } finally {
     await stopAgent(agent);
     server.close();
@@ -141,7 +134,7 @@ test('up -d --wait=ready, logs -f, down; pods persist across an agent restart', 
     podYaml(
       'svc',
       'echo line-1; echo line-2; trap "exit 0" TERM; while true; do sleep 0.2; done',
-      '    readinessProbe:\n      exec:\n        command: ["true"]\n      periodSeconds: 1\n',
+      { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } },
     ),
   );
   try {
@@ -161,7 +154,7 @@ test('up -d --wait=ready, logs -f, down; pods persist across an agent restart', 
     await stopDetached(root);
     const restarted = await startAgent(root);
     try {
-      await waitUntil(async () => running(await podNamed(root, 'svc')), 'svc restored');
+      await waitFor('svc restored', async () => running(await podNamed(root, 'svc')));
       assert.equal((await podNamed(root, 'svc'))!.metadata!.uid, before.metadata!.uid);
 
       const follow = startCli(['logs', 'svc', '-f', '--root-dir', root]);
@@ -196,7 +189,7 @@ test('logs names the containers of a multi-container pod; logs of an unknown pod
     const noC = await runCli(['logs', 'two', '--root-dir', root]);
     assert.equal(noC.code, 1);
     assert.match(noC.stderr, /a container name must be specified for pod two, choose one of: \[a b\]/);
-    await waitUntil(async () => (await runCli(['logs', 'two', '-c', 'b', '--root-dir', root])).stdout === 'from-b\n', 'log of b');
+    await waitFor('log of b', async () => (await runCli(['logs', 'two', '-c', 'b', '--root-dir', root])).stdout === 'from-b\n');
     const all = await runCli(['logs', 'two', '--all-containers', '--root-dir', root]);
     assert.equal(all.stdout, 'from-a\nfrom-b\n');
     const missing = await runCli(['logs', 'nope', '--root-dir', root]);
@@ -271,7 +264,7 @@ test('kubelet routes: /pods, /runningpods/, /metrics, /metrics/probes, /metrics/
   const file = join(root, 'probed.yaml');
   await writeFile(
     file,
-    podYaml('probed', 'echo hello; echo again; exec sleep 60', '    readinessProbe:\n      exec:\n        command: ["true"]\n      periodSeconds: 1\n'),
+    podYaml('probed', 'echo hello; echo again; exec sleep 60', { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }),
   );
   const agent = await startAgent(root);
   try {

@@ -9,8 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
-import { isAlive, runCli, startCli, tempDir, waitUntil, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { isAlive, runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { call } from './helpers.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 const sock = (root: string) => join(root, 'podvisor.sock');
 
@@ -192,28 +193,28 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     assert.match(crash.stdout, /pod\/crash created/);
     const all = await pods(root);
     assert.equal(all.length, 20);
-    await waitUntil(async () => {
+    await waitFor('every pod ready, the crash loop restarted once', async () => {
       const ps = await pods(root);
       const crash = ps.find((p) => p.metadata?.name === 'crash');
       return steady.every((n) => ready(ps.find((p) => p.metadata?.name === n))) && (crash?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1;
-    }, 'every pod ready, the crash loop restarted once', 120_000);
+    }, 120_000);
     const before = new Map((await pods(root)).map((p) => [p.metadata!.name!, snapshot(p)]));
     for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name}: one process of ${m}`);
 
     // kill -9: the containers keep running and logging, unsupervised by any agent.
     await killAgent(agent);
     const tickerMarker = `${tag}-ticker-1`;
-    await new Promise((r) => setTimeout(r, 1500));
-    for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name} kept running without the agent`);
+    const notRunning = () => [...markers].flatMap(([name, ms]) => ms.filter((m) => processesWith(m).length !== 1).map((m) => `${name}: ${m}`));
+    await holdsFor(() => `every container running without the agent (not: ${notRunning().join(', ')})`, () => notRunning().length === 0, 1500);
 
     agent = await startAgent(root, ['--pod-manifest-path', manifests]);
     assert.match(agent.stderr(), /Took over the pods the runtime still runs/);
-    await waitUntil(async () => {
+    await waitFor('every pod ready again after the agent restart', async () => {
       const ps = await pods(root);
       // The crash loop's status too: the new agent reports it once its worker has synced the pod.
       const crash = ps.find((p) => p.metadata?.name === 'crash');
       return ps.length === 20 && steady.every((n) => ready(ps.find((p) => p.metadata?.name === n))) && crash?.status?.containerStatuses?.[0] !== undefined;
-    }, 'every pod ready again after the agent restart', 120_000);
+    }, 120_000);
     const after = new Map((await pods(root)).map((p) => [p.metadata!.name!, snapshot(p)]));
     for (const name of steady) {
       const b = before.get(name)!;
@@ -231,21 +232,21 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name}: no duplicate process after the restart`);
 
     // Probes run in the new agent (its metrics started from nothing).
-    await waitUntil(async () => {
+    await waitFor('liveness probes of http-0 counted by the new agent', async () => {
       const text = (await call(sock(root), 'GET', '/metrics/probes')).body;
       return text
         .split('\n')
         .some((l) => l.startsWith('prober_probe_total{') && l.includes('pod="http-0"') && l.includes('probe_type="Liveness"') && l.includes('result="successful"') && Number(l.split(' ').pop()) > 0);
-    }, 'liveness probes of http-0 counted by the new agent', 60_000);
+    }, 60_000);
 
     // Logs are continuous: the ticker counted on through the agent's absence, with no gap or reset.
-    await waitUntil(async () => {
+    await waitFor('continuous ticker log', async () => {
       const body = (await call(sock(root), 'GET', '/containerLogs/default/ticker-1/main')).body;
       const n = body.trim().split('\n').map((l) => Number(/^tick ([0-9]+)$/.exec(l)?.[1]));
       if (n.length < 20) return false;
       n.forEach((v, i) => assert.equal(v, i + 1, `tick ${i + 1} in order`));
       return true;
-    }, 'continuous ticker log');
+    });
     assert.equal(processesWith(tickerMarker).length, 1);
 
     // kill -9 of the runtime service: started again on demand, it re-adopts the containers.
@@ -253,15 +254,15 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     const servicePid = st.runtimeService.pid as number;
     assert.ok(servicePid > 0 && isAlive(servicePid), JSON.stringify(st.runtimeService));
     process.kill(servicePid, 'SIGKILL');
-    await waitUntil(async () => {
+    await waitFor('a new runtime service', async () => {
       const pid = (await status(root)).runtimeService.pid as number | null;
       return !!pid && pid !== servicePid && isAlive(pid);
-    }, 'a new runtime service', 60_000);
+    }, 60_000);
     for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name} kept running without the runtime service`);
-    await waitUntil(async () => {
+    await waitFor('every pod ready with the new runtime service', async () => {
       const ps = await pods(root);
       return steady.every((n) => ready(ps.find((p) => p.metadata?.name === n)));
-    }, 'every pod ready with the new runtime service', 60_000);
+    }, 60_000);
     const readopted = new Map((await pods(root)).map((p) => [p.metadata!.name!, snapshot(p)]));
     for (const name of steady) assert.deepEqual(readopted.get(name)!.ids, before.get(name)!.ids, `${name}: same containers after the runtime service restart`);
 
@@ -270,8 +271,8 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     assert.equal(down.code, 0, down.stderr);
     await rm(manifests, { recursive: true });
     await mkdir(manifests);
-    await waitUntil(async () => (await pods(root)).length === 0, 'every pod gone', 60_000);
-    await waitUntil(() => [...markers.values()].flat().every((m) => processesWith(m).length === 0), 'no container process left', 30_000);
+    await waitFor('every pod gone', async () => (await pods(root)).length === 0, 60_000);
+    await waitFor('no container process left', () => [...markers.values()].flat().every((m) => processesWith(m).length === 0), 30_000);
   } finally {
     if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
     await agent.exited;
@@ -289,10 +290,10 @@ test('SIGTERM leaves containers running for the next agent; a static file remove
   await writeFile(join(manifests, 'gone.yaml'), shellPodYaml('gone', ticker, `${tag}-gone`));
   let agent = await startAgent(root, ['--pod-manifest-path', manifests]);
   try {
-    await waitUntil(async () => {
+    await waitFor('both static pods running', async () => {
       const ps = await pods(root);
       return ps.length === 2 && ps.every((p) => p.status?.containerStatuses?.[0]?.state?.running);
-    }, 'both static pods running', 60_000);
+    }, 60_000);
     const keepBefore = snapshot((await pods(root)).find((p) => p.metadata?.name === 'keep')!);
 
     agent.child.kill('SIGTERM');
@@ -304,11 +305,11 @@ test('SIGTERM leaves containers running for the next agent; a static file remove
 
     await rm(join(manifests, 'gone.yaml'));
     agent = await startAgent(root, ['--pod-manifest-path', manifests]);
-    await waitUntil(() => processesWith(`${tag}-gone`).length === 0, 'the removed file\'s pod terminated on start', 30_000);
-    await waitUntil(async () => {
+    await waitFor('the removed file\'s pod terminated on start', () => processesWith(`${tag}-gone`).length === 0, 30_000);
+    await waitFor('only keep, running', async () => {
       const ps = await pods(root);
       return ps.length === 1 && !!ps[0]!.status?.containerStatuses?.[0]?.state?.running;
-    }, 'only keep, running');
+    });
     const keepAfter = snapshot((await pods(root))[0]!);
     assert.equal(keepAfter.uid, keepBefore.uid);
     assert.deepEqual(keepAfter.ids, keepBefore.ids);
@@ -324,18 +325,17 @@ test('SIGTERM leaves containers running for the next agent; a static file remove
     agent = await startAgent(root, ['--pod-manifest-path', manifests]);
     assert.match(agent.stderr(), /Keeping a running pod whose source could not be read/);
     assert.equal((await pods(root)).length, 0);
-    await new Promise((r) => setTimeout(r, 1000));
-    assert.equal(processesWith(`${tag}-keep`).length, 1);
+    await holdsFor('the pod of the half-written file kept running', () => processesWith(`${tag}-keep`).length === 1, 1000);
     await writeFile(join(manifests, 'keep.yaml'), keepYaml);
-    await waitUntil(async () => {
+    await waitFor('keep back from its fixed file', async () => {
       const ps = await pods(root);
       return ps.length === 1 && !!ps[0]!.status?.containerStatuses?.[0]?.state?.running;
-    }, 'keep back from its fixed file');
+    });
     assert.deepEqual(snapshot((await pods(root))[0]!).ids, keepBefore.ids);
     assert.equal(processesWith(`${tag}-keep`).length, 1);
 
     await rm(join(manifests, 'keep.yaml'));
-    await waitUntil(() => processesWith(`${tag}-keep`).length === 0, 'keep ends with its file', 30_000);
+    await waitFor('keep ends with its file', () => processesWith(`${tag}-keep`).length === 0, 30_000);
   } finally {
     if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
     await agent.exited;

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startCli, tempDir } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlExecOnTerminal, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
+import { kubectl, kubectlExecOnTerminal, kubectlPath, kubectlSpawn, waitFor } from '../kubeapi/harness.js';
 
 /** Processes with marker among their arguments, kubectl's own (which names it too) aside. */
 function processesWith(marker: string): number {
@@ -42,7 +42,7 @@ async function agentWithPod(spec: string) {
     writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n${spec}`);
     const r = await kubectl(api, ['apply', '-f', file]);
     assert.equal(r.code, 0, r.stderr);
-    await until(async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 60_000);
+    await waitFor('the pod to run', async () => /web\s+1\/1\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 60_000);
   } catch (err) {
     await stop();
     throw err;
@@ -75,15 +75,15 @@ test('exec (context, stdin, dies with the container) and attach through the agen
     assert.match(tty.out, /got-abc\r\n/);
 
     const attach = kubectlSpawn(api, ['attach', 'web', '-c', 'main']);
-    await until(() => /tick-[0-9]+\ntick-[0-9]+\n/.test(attach.out()), 'attached output', 30_000);
+    await waitFor('attached output', () => /tick-[0-9]+\ntick-[0-9]+\n/.test(attach.out()), 30_000);
     attach.kill('SIGTERM');
 
     // An exec left running dies with its container.
     const exec = kubectlSpawn(api, ['exec', 'web', '--', 'sh', '-c', 'sleep 300', marker]);
-    await until(() => processesWith(marker) === 1, 'the exec running', 30_000);
+    await waitFor('the exec running', () => processesWith(marker) === 1, 30_000);
     r = await kubectl(api, ['delete', 'pod', 'web']);
     assert.equal(r.code, 0, r.stderr);
-    await until(() => processesWith(marker) === 0, 'the exec gone with the container', 30_000);
+    await waitFor('the exec gone with the container', () => processesWith(marker) === 0, 30_000);
     exec.kill('SIGKILL');
   } finally {
     await stop();
@@ -101,10 +101,10 @@ test('an exec running when the agent is killed -9 ends with its stream, as the r
   let exec: ReturnType<typeof kubectlSpawn> | undefined;
   try {
     exec = kubectlSpawn(api, ['exec', 'web', '--', 'sh', '-c', 'sleep 300', execMarker]);
-    await until(() => processesWith(execMarker) === 1, 'the exec running', 30_000);
+    await waitFor('the exec running', () => processesWith(execMarker) === 1, 30_000);
     agent.child.kill('SIGKILL');
     await agent.exited;
-    await until(() => processesWith(execMarker) === 0, 'the exec gone with the agent', 30_000);
+    await waitFor('the exec gone with the agent', () => processesWith(execMarker) === 0, 30_000);
     assert.equal(processesWith(mainMarker), 1, 'the container still runs');
   } finally {
     exec?.kill('SIGKILL');

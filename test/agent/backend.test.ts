@@ -13,7 +13,8 @@ import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import type { WatchEvent } from '../../src/kubeapi/backend.js';
 import type { Pod } from '../../src/api/types.js';
-import { call, shellPod, waitFor } from './helpers.js';
+import { call, shellPod } from './helpers.js';
+import { waitFor } from '../fixtures/wait.js';
 
 async function withAgent(fn: (a: NodeAgent, sock: string, root: string) => Promise<void>): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'podvisor-agent-'));

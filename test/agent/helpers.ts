@@ -1,8 +1,8 @@
-// Shared pieces of the agent tests: HTTP over the agent's unix socket, pod manifests, and waiting for a
-// condition with a generous deadline.
+// Shared pieces of the agent tests: HTTP over the agent's unix socket and pod manifests.
 
 import { request } from 'node:http';
 import type { Pod } from '../../src/api/types.js';
+import { pod, shell } from '../fixtures/pods.js';
 
 export interface Reply {
   status: number;
@@ -33,26 +33,7 @@ export function call(socketPath: string, method: string, path: string, body?: un
   });
 }
 
-export function shellPod(name: string, script: string, extra: Partial<Pod['spec']> = {}): Pod {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name },
-    spec: { terminationGracePeriodSeconds: 5, containers: [{ name: 'main', image: 'busybox', command: ['/bin/sh', '-c', script] }], ...extra },
-  } as Pod;
-}
-
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** A pod of one container, main, running `/bin/sh -c script`. */
+export function shellPod(name: string, script: string, extra: Partial<NonNullable<Pod['spec']>> = {}): Pod {
+  return pod(name, [shell('main', script)], { terminationGracePeriodSeconds: 5, ...extra });
 }

@@ -12,9 +12,10 @@ import { NodeAgent } from '../../src/agent/node-agent.js';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { startProcessRuntimeService, type ProcessRuntimeService } from '../../src/runtime/process/service.js';
 import { listen } from '../../src/server/listen.js';
-import { RealClock } from '../../src/util/clock.js';
+import { FakeClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { call, waitFor } from './helpers.js';
+import { call } from './helpers.js';
+import { waitFor } from '../fixtures/wait.js';
 
 test('/healthz/syncloop fails while housekeeping cannot reach the runtime, and recovers when it starts it again', async () => {
   const root = mkdtempSync(join(tmpdir(), 'podvisor-syncloop-'));
@@ -23,10 +24,12 @@ test('/healthz/syncloop fails while housekeeping cannot reach the runtime, and r
   const client = new CriRuntimeClient({ endpoint, logger: silentLogger, name: 'process' });
   let restarts = 0;
   let allowRestart = false;
+  // Housekeeping runs on its own timer; the syncloop check reads this clock, so time only moves when told.
+  const clock = new FakeClock();
   const agent = new NodeAgent({
     rootDir: root,
     nodeName: 'node-a',
-    clock: new RealClock(),
+    clock,
     logger: silentLogger,
     version: 'test',
     nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 },
@@ -47,7 +50,11 @@ test('/healthz/syncloop fails while housekeeping cannot reach the runtime, and r
 
     await service.close();
     service = undefined;
-    await waitFor('syncloop failing', async () => (await health()) === 500);
+    // One sync period after another: housekeeping cannot complete, and after two the check fails.
+    await waitFor('syncloop failing', async () => {
+      await clock.advance(500);
+      return (await health()) === 500;
+    });
     assert.match((await call(l.socketPath, 'GET', '/healthz/syncloop')).body, /syncloop failed/);
 
     allowRestart = true;

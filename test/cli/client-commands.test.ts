@@ -10,8 +10,11 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { join } from 'node:path';
-import { mainJs, runCli, startCli, tempDir, waitUntil, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { mainJs, runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { call } from '../agent/helpers.js';
+import type { Container } from '../../src/api/types.js';
+import { manifestYaml, pod, shell } from '../fixtures/pods.js';
+import { waitFor } from '../fixtures/wait.js';
 
 let dir: { path: string; remove(): Promise<void> };
 let root: string;
@@ -26,18 +29,8 @@ function manifest(name: string, body: string): string {
   return file;
 }
 
-const shellPodYaml = (name: string, script: string, extra = '') => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-  labels: {app: ${name}}
-spec:
-  terminationGracePeriodSeconds: 2
-  containers:
-  - name: main
-    image: busybox
-    command: ["/bin/sh", "-c", ${JSON.stringify(script)}]
-${extra}`;
+const shellPodYaml = (name: string, script: string, extra: Partial<Container> = {}) =>
+  manifestYaml(pod(name, [shell('main', script, extra)], { terminationGracePeriodSeconds: 2 }, { labels: { app: name } }));
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -48,7 +41,7 @@ async function freePort(): Promise<number> {
 }
 
 async function running(name: string): Promise<void> {
-  await waitUntil(async () => new RegExp(`^${name} +1/1 +Running`, 'm').test((await cli('get', 'pods')).stdout), `${name} running`, 60_000);
+  await waitFor(`${name} running`, async () => new RegExp(`^${name} +1/1 +Running`, 'm').test((await cli('get', 'pods')).stdout), 60_000);
 }
 
 before(async () => {
@@ -72,15 +65,12 @@ metadata:
 data:
   TEXT: hello from a configmap
 ---
-${shellPodYaml('web', 'echo "$TEXT"; exec sleep 300', `    env:
-    - name: TEXT
-      valueFrom:
-        configMapKeyRef: {name: greeting, key: TEXT}`).replace('image: busybox', `image: ${image}`)}`;
+${shellPodYaml('web', 'echo "$TEXT"; exec sleep 300', { image, env: [{ name: 'TEXT', valueFrom: { configMapKeyRef: { name: 'greeting', key: 'TEXT' } } }] })}`;
   let r = await cli('apply', '-f', manifest('web', body('busybox')));
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'configmap/greeting created\npod/web created\n');
   await running('web');
-  await waitUntil(async () => (await cli('logs', 'web')).stdout === 'hello from a configmap\n', 'the env from the ConfigMap', 30_000);
+  await waitFor('the env from the ConfigMap', async () => (await cli('logs', 'web')).stdout === 'hello from a configmap\n', 30_000);
   r = await cli('apply', '-f', manifest('web', body('busybox')));
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'configmap/greeting unchanged\npod/web unchanged\n');
@@ -109,17 +99,16 @@ metadata:
 data:
   MODE: fast
 ---
-${shellPodYaml('withrefs', 'echo "$MODE $PASSWORD"; exec sleep 300', `    env:
-    - name: MODE
-      valueFrom:
-        configMapKeyRef: {name: settings, key: MODE}
-    - name: PASSWORD
-      valueFrom:
-        secretKeyRef: {name: creds, key: PASSWORD}`)}`);
+${shellPodYaml('withrefs', 'echo "$MODE $PASSWORD"; exec sleep 300', {
+  env: [
+    { name: 'MODE', valueFrom: { configMapKeyRef: { name: 'settings', key: 'MODE' } } },
+    { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'PASSWORD' } } },
+  ],
+})}`);
   const r = await cli('up', '-d', '-f', file, '--wait=running');
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'configmap/settings created\nsecret/creds created\npod/withrefs created\n');
-  await waitUntil(async () => (await cli('logs', 'withrefs')).stdout === 'fast s3cret\n', 'env from the ConfigMap and the Secret', 30_000);
+  await waitFor('env from the ConfigMap and the Secret', async () => (await cli('logs', 'withrefs')).stdout === 'fast s3cret\n', 30_000);
   const cm = await call(join(root, 'podvisor.sock'), 'GET', '/api/v1/namespaces/default/configmaps/settings');
   assert.equal(cm.status, 200);
   assert.deepEqual(cm.json().data, { MODE: 'fast' });
@@ -160,7 +149,7 @@ test('get: table, -o wide, -o json, -o yaml, -o name, -l, -A, NotFound', async (
 test('get -w --output-watch-events sees ADDED, MODIFIED and DELETED', async () => {
   const watch = startCli(['get', 'pods', '-w', '--output-watch-events', '-l', 'app=watched', '--root-dir', root]);
   try {
-    await waitUntil(() => /No resources found|EVENT/.test(watch.stdout() + watch.stderr()) || watch.child.exitCode !== null, 'the watch to start', 5_000).catch(() => {});
+    await waitFor('the watch to start', () => /No resources found|EVENT/.test(watch.stdout() + watch.stderr()) || watch.child.exitCode !== null, 5_000).catch(() => {});
     const file = manifest('watched', shellPodYaml('watched', 'exec sleep 300'));
     assert.equal((await cli('apply', '-f', file)).code, 0);
     await watch.waitFor('stdout', /^ADDED +watched /m, 60_000);
@@ -235,13 +224,7 @@ test('port-forward: a real HTTP request reaches the pod\'s port', async () => {
   const pf = startCli(['port-forward', 'server', `${localPort}:${podPort}`, '--root-dir', root]);
   try {
     await pf.waitFor('stdout', new RegExp(`Forwarding from 127\\.0\\.0\\.1:${localPort} -> ${podPort}`));
-    const body = await waitUntilValue(async () => {
-      try {
-        return await httpGet(`http://127.0.0.1:${localPort}/hello`);
-      } catch {
-        return undefined;
-      }
-    });
+    const body = await waitFor('an answer through the forwarded port', () => httpGet(`http://127.0.0.1:${localPort}/hello`));
     assert.equal(body, 'pod says /hello');
     assert.match(pf.stdout(), new RegExp(`Handling connection for ${localPort}`));
   } finally {
@@ -256,7 +239,7 @@ test('port-forward: a real HTTP request reaches the pod\'s port', async () => {
 test('top pods: CPU and memory from the metrics API', async () => {
   await running('web');
   let r = await cli('top', 'pods');
-  await waitUntil(async () => (r = await cli('top', 'pods')).code === 0, 'metrics', 60_000);
+  await waitFor('metrics', async () => (r = await cli('top', 'pods')).code === 0, 60_000);
   assert.match(r.stdout, /^NAME +CPU\(cores\) +MEMORY\(bytes\) *\n/);
   assert.match(r.stdout, /^web +\d+m +\d+Mi *$/m);
   r = await cli('top', 'pod', 'web', '--containers');
@@ -289,10 +272,4 @@ function httpGet(url: string): Promise<string> {
     req.on('error', reject);
     req.end();
   });
-}
-
-async function waitUntilValue<T>(fn: () => Promise<T | undefined>, deadlineMs = 30_000): Promise<T> {
-  let v: T | undefined;
-  await waitUntil(async () => (v = await fn()) !== undefined, 'a value', deadlineMs);
-  return v!;
 }

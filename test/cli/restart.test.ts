@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { isAlive, runtimeServicePids, startCli, tempDir, waitUntil } from '../fixtures/cli/cli-process.js';
+import { isAlive, runtimeServicePids, startCli, tempDir } from '../fixtures/cli/cli-process.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -148,11 +149,11 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
   const args = ['up', '-f', file, '--root-dir', root, '-o', 'json'];
   let up = startCli(args);
   try {
-    await waitUntil(() => stable.every((n) => { try { return isAlive(pidOf(n)); } catch { return false; } }), 'every pod running', 60_000);
-    await waitUntil(() => (runtimeContainers(root).get('crash/app')?.length ?? 0) >= 2, 'crash restarted once', 60_000);
-    await waitUntil(() => logNumbers(root).length >= 10, 'logger logging');
+    await waitFor('every pod running', () => stable.every((n) => { try { return isAlive(pidOf(n)); } catch { return false; } }), 60_000);
+    await waitFor('crash restarted once', () => (runtimeContainers(root).get('crash/app')?.length ?? 0) >= 2, 60_000);
+    await waitFor('logger logging', () => logNumbers(root).length >= 10);
     const stableKeys = ['web/app', 'exec/app', 'side/proxy', 'side/app', 'logger/app', ...extraNames.map((n) => `${n}/app`)];
-    await waitUntil(() => stableKeys.every((k) => runtimeContainers(root).get(k)?.some((c) => c.state === 'CONTAINER_RUNNING')), 'recorded running');
+    await waitFor('recorded running', () => stableKeys.every((k) => runtimeContainers(root).get(k)?.some((c) => c.state === 'CONTAINER_RUNNING')));
     const pids = new Map(stable.map((n) => [n, pidOf(n)]));
     const before = runtimeContainers(root);
 
@@ -160,23 +161,21 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
     await up.exited;
     // Without the agent every container keeps running (and the crash-looping one stays down, not lost).
     const linesAtDeath = logNumbers(root).length;
-    await new Promise((r) => setTimeout(r, 500));
-    for (const [n, pid] of pids) assert.ok(isAlive(pid), `${n} keeps running without the agent`);
-    assert.ok(logNumbers(root).length > linesAtDeath, 'logging goes on without the agent');
+    const stopped = () => [...pids].filter(([, pid]) => !isAlive(pid)).map(([n]) => n);
+    await holdsFor(() => `every container keeps running without the agent (stopped: ${stopped().join(', ')})`, () => stopped().length === 0, 500);
+    await waitFor('logging goes on without the agent', () => logNumbers(root).length > linesAtDeath);
     const servicesBefore = await runtimeServicePids(tmp.path);
     assert.equal(servicesBefore.length, 1, 'one runtime service');
 
     up = startCli(args);
     // The next up settles: readiness from its probes, the crash loop going on.
-    await waitUntil(async () => {
+    await waitFor('runtime state readable', async () => {
       const after = runtimeContainers(root);
       return (after.get('crash/app')?.length ?? 0) >= 1;
-    }, 'runtime state readable');
-    await new Promise((r) => setTimeout(r, 3000));
-    for (const [n, pid] of pids) {
-      assert.equal(pidOf(n), pid, `${n}: no second process was started`);
-      assert.ok(isAlive(pid), `${n} still running`);
-    }
+    });
+    await waitFor(() => `web and exec ready again under the next up; its stderr:\n${up.stderr()}`, () => ['web', 'exec'].every((n) => up.stderr().includes(`pod/${n}: Running, ready 1/1`)), 60_000);
+    const replaced = () => [...pids].filter(([n, pid]) => pidOf(n) !== pid || !isAlive(pid)).map(([n]) => n);
+    await holdsFor(() => `no second process started, every first one running (not so: ${replaced().join(', ')})`, () => replaced().length === 0, 3000);
     const after = runtimeContainers(root);
     for (const key of stableKeys) {
       const running = (after.get(key) ?? []).filter((c) => c.state === 'CONTAINER_RUNNING');
@@ -207,7 +206,7 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
     const numbers = logNumbers(root);
     numbers.forEach((n, i) => assert.equal(n, i + 1, 'the log is continuous'));
     for (const [n, pid] of pids) assert.ok(!isAlive(pid), `${n} stopped by the second up`);
-    await waitUntil(async () => (await runtimeServicePids(tmp.path)).every((p) => !isAlive(p)), 'the runtime service stopped once it held nothing', 20_000);
+    await waitFor('the runtime service stopped once it held nothing', async () => (await runtimeServicePids(tmp.path)).every((p) => !isAlive(p)), 20_000);
   } finally {
     up.child.kill('SIGKILL');
     await tmp.remove();

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { containerPids, fixture, isAlive, listFiles, runCli, tempDir, waitUntil } from '../fixtures/cli/cli-process.js';
+import { containerPids, fixture, isAlive, listFiles, runCli, tempDir } from '../fixtures/cli/cli-process.js';
+import { waitFor } from '../fixtures/wait.js';
 
 /** The table rows by pod name: [READY, STATUS, RESTARTS, AGE]. */
 function tableRows(stdout: string): Map<string, string[]> {
@@ -188,7 +189,7 @@ test('-o yaml prints the List in the API server field order, and the pods are go
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^kind: List\napiVersion: v1\nmetadata:\n  resourceVersion: ""\nitems:\n- kind: Pod\n  apiVersion: v1\n  metadata:\n/);
     const pids = await containerPids(root);
-    await waitUntil(() => [...pids.values()].every((p) => !isAlive(p)), 'container processes gone');
+    await waitFor('container processes gone', () => [...pids.values()].every((p) => !isAlive(p)));
   } finally {
     await tmp.remove();
   }

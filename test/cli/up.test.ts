@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { containerPids, fixture, isAlive, runCli, startCli, tempDir, waitUntil } from '../fixtures/cli/cli-process.js';
+import { containerPids, fixture, isAlive, runCli, startCli, tempDir } from '../fixtures/cli/cli-process.js';
+import { waitFor } from '../fixtures/wait.js';
 
 interface Item {
   apiVersion: string;
@@ -65,7 +66,7 @@ test('up stops every pod gracefully on SIGTERM and exits 0', async () => {
   const p = startCli(['up', '-f', fixture('two-running.yaml'), '--root-dir', root]);
   try {
     await p.waitFor('stderr', /Started +pod\/web[\s\S]*Started +pod\/worker|Started +pod\/worker[\s\S]*Started +pod\/web/);
-    await waitUntil(async () => (await containerPids(root)).size === 2, 'both containers wrote their pid');
+    await waitFor('both containers wrote their pid', async () => (await containerPids(root)).size === 2);
     const pids = await containerPids(root);
     for (const pid of pids.values()) assert.ok(isAlive(pid));
     p.child.kill('SIGTERM');
@@ -87,7 +88,7 @@ test('a second SIGINT kills at once a container that ignores SIGTERM with a 300 
   const p = startCli(['up', '-f', fixture('ignores-term.yaml'), '--root-dir', root]);
   try {
     await p.waitFor('stderr', /Started +pod\/stubborn/);
-    await waitUntil(async () => (await containerPids(root)).has('stubborn'), 'the container wrote its pid');
+    await waitFor('the container wrote its pid', async () => (await containerPids(root)).has('stubborn'));
     const pid = (await containerPids(root)).get('stubborn')!;
     p.child.kill('SIGINT');
     await p.waitFor('stderr', /Killing +pod\/stubborn/);
@@ -95,7 +96,7 @@ test('a second SIGINT kills at once a container that ignores SIGTERM with a 300 
     p.child.kill('SIGINT');
     const exited = await Promise.race([p.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 60_000))]);
     assert.ok(exited, 'the CLI exits long before the 300 s grace period');
-    await waitUntil(() => !isAlive(pid), 'the container process is gone', 10_000);
+    await waitFor('the container process is gone', () => !isAlive(pid), 10_000);
   } finally {
     p.child.kill('SIGKILL');
     await tmp.remove();

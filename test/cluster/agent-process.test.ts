@@ -15,8 +15,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { ControlPlane, eventually, kubectlPath, skipReason } from './control-plane.js';
+import { ControlPlane, kubectlPath, skipReason } from './control-plane.js';
 import { stopRuntimeServices } from '../fixtures/cli/cli-process.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 const NODE = 'podvisor-node';
 const reason = skipReason();
@@ -108,11 +109,11 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     spec: { nodeName: NODE, terminationGracePeriodSeconds: 10, ...spec, containers },
   });
   const runningReady = (name: string) =>
-    eventually(async () => {
+    waitFor(async () => `${name} Running and Ready: ${await describePod(name)}\nagent log:\n${agent.log.slice(-3000)}`, async () => {
       const p = await podJSON(name).catch(() => undefined);
       const ready = p?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True';
       return p?.status?.phase === 'Running' && ready ? p : undefined;
-    }, async () => `${name} Running and Ready: ${await describePod(name)}\nagent log:\n${agent.log.slice(-3000)}`, 90_000);
+    }, 90_000);
 
   before(async () => {
     cp = new ControlPlane();
@@ -161,15 +162,15 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
   });
 
   it('registers the node, which kubectl shows Ready with the podvisor version', async () => {
-    const line = await eventually(async () => {
+    const line = await waitFor(() => `node Ready in kubectl get nodes; agent log:\n${agent.log.slice(-3000)}`, async () => {
       const out = await cp.kubectlOk(['get', 'nodes', '--no-headers']);
       return out.split('\n').find((l) => l.startsWith(`${NODE} `) && /\sReady\s/.test(l));
-    }, () => `node Ready in kubectl get nodes; agent log:\n${agent.log.slice(-3000)}`, 90_000);
+    }, 90_000);
     assert.match(line, new RegExp(`podvisor/${version.replace(/\./g, '\\.')}`));
     const n = (await cp.getJSON<Json>(['node', NODE]))!;
     assert.equal(n.status.daemonEndpoints.kubeletEndpoint.Port, kubeletPort);
     assert.equal(n.metadata.labels['node.kubernetes.io/pool'], 'edge');
-    const lease = await eventually(() => cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']), 'the Lease');
+    const lease = await waitFor('the Lease', () => cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']), 60_000);
     assert.equal(lease.spec.holderIdentity, NODE);
   });
 
@@ -186,10 +187,10 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
   });
 
   it('kubectl logs and logs -f read the container log through the kubelet port', async () => {
-    const out = await eventually(async () => {
+    const out = await waitFor(async () => `kubectl logs web: ${JSON.stringify(await cp.kubectl(['logs', 'web']))}`, async () => {
       const r = await cp.kubectl(['logs', 'web']);
       return r.code === 0 && /tick 2/.test(r.stdout) ? r.stdout : undefined;
-    }, async () => `kubectl logs web: ${JSON.stringify(await cp.kubectl(['logs', 'web']))}`);
+    }, 60_000);
     assert.match(out, /^tick 1\n/);
     const tail = await cp.kubectlOk(['logs', 'web', '--tail=1']);
     assert.equal(tail.trim().split('\n').length, 1);
@@ -199,7 +200,7 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     follow.stdout!.on('data', (d: Buffer) => (seen += d.toString()));
     try {
       // New lines keep arriving on the one request: at least three distinct ticks.
-      await eventually(() => new Set(seen.match(/tick \d+/g) ?? []).size >= 3, () => `followed lines: ${JSON.stringify(seen)}`);
+      await waitFor(() => `followed lines: ${JSON.stringify(seen)}`, () => new Set(seen.match(/tick \d+/g) ?? []).size >= 3, 60_000);
     } finally {
       follow.kill('SIGTERM');
     }
@@ -229,7 +230,7 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     pf.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     pf.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      await eventually(() => /Forwarding from/.test(out), () => `port-forward output: ${out}`);
+      await waitFor(() => `port-forward output: ${out}`, () => /Forwarding from/.test(out), 60_000);
       assert.equal(await httpGet(local), 'hello from web\n');
       assert.equal(await httpGet(local), 'hello from web\n');
     } finally {
@@ -275,25 +276,24 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     const web = (await podJSON('web'))!;
     const webCid = web.status.containerStatuses[0].containerID;
     await cp.stop();
-    await new Promise((r) => setTimeout(r, 30_000));
-    // Meanwhile the web pod kept serving.
-    assert.equal(await httpGet(podPort), 'hello from web\n');
+    // Meanwhile the web pod keeps serving.
+    await holdsFor('the web pod serving while the API server is away', async () => (await httpGet(podPort)) === 'hello from web\n', 30_000);
     await cp.start();
-    const fin = await eventually(async () => {
+    const fin = await waitFor(async () => `finisher Failed in the API server: ${await describePod('finisher')}`, async () => {
       const p = await podJSON('finisher').catch(() => undefined);
       return p?.status?.phase === 'Failed' ? p : undefined;
-    }, async () => `finisher Failed in the API server: ${await describePod('finisher')}`, 120_000);
+    }, 120_000);
     assert.equal(fin.status.containerStatuses[0].state.terminated.exitCode, 3);
     const after = (await podJSON('web'))!;
     assert.equal(after.status.phase, 'Running');
     assert.equal(after.status.containerStatuses[0].containerID, webCid, 'same container');
     assert.equal(after.status.containerStatuses[0].restartCount, 0);
     const back = Date.now();
-    await eventually(async () => {
+    await waitFor('a fresh Ready heartbeat', async () => {
       const n = (await cp.getJSON<Json>(['node', NODE]))!;
       const ready = n.status.conditions.find((c: Json) => c.type === 'Ready');
       return ready.status === 'True' && Date.parse(ready.lastHeartbeatTime) >= back - 1000;
-    }, 'a fresh Ready heartbeat', 60_000);
+    }, 60_000);
     // kubectl still reaches the pod through the kubelet port.
     assert.equal((await cp.kubectl(['exec', 'web', '--', 'true'])).code, 0);
   });
@@ -304,8 +304,12 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     assert.equal(await agent.stop(), 0, agent.log.slice(-2000));
     assert.match(agent.log, /runtimeOutlivesAgent="?true/, 'the agent runs on the runtime service');
     agent.start(agentArgs); // a fresh log
-    await eventually(() => /podvisor agent started as a cluster node/.test(agent.log), () => `the agent back; its log:\n${agent.log.slice(-3000)}`, 90_000);
-    await new Promise((r) => setTimeout(r, 5000));
+    await waitFor(() => `the agent back; its log:\n${agent.log.slice(-3000)}`, () => /podvisor agent started as a cluster node/.test(agent.log), 90_000);
+    const unchanged = async () => {
+      const now = await podJSON('web');
+      return now?.status.phase === 'Running' && now.status.containerStatuses[0].containerID === cid && now.status.containerStatuses[0].restartCount === 0;
+    };
+    await holdsFor('web running in the same container, never restarted, after the agent restart', unchanged, 5000);
     const p = (await podJSON('web'))!;
     assert.equal(p.status.phase, 'Running');
     assert.equal(p.status.containerStatuses[0].containerID, cid);

@@ -15,7 +15,8 @@ import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { startClusterNode, type ClusterNode } from '../../src/cluster/index.js';
-import { ControlPlane, eventually, skipReason } from './control-plane.js';
+import { ControlPlane, skipReason } from './control-plane.js';
+import { waitFor } from '../fixtures/wait.js';
 
 const NODE = 'podvisor-node';
 const reason = skipReason();
@@ -114,10 +115,10 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
   });
 
   it('registers the Node, which kubectl shows Ready with its status', async () => {
-    const line = await eventually(async () => {
+    const line = await waitFor('node Ready in kubectl get nodes', async () => {
       const out = await cp.kubectlOk(['get', 'nodes', '--no-headers']);
       return out.split('\n').find((l) => l.startsWith(`${NODE} `) && /\sReady\s/.test(l));
-    }, 'node Ready in kubectl get nodes');
+    }, 60_000);
     assert.match(line, /podvisor\/0\.1\.0/);
     const n = (await cp.getJSON<Json>(['node', NODE]))!;
     assert.equal(n.status.nodeInfo.kubeletVersion, 'podvisor/0.1.0');
@@ -141,39 +142,39 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     );
     // Heartbeats move on with the status updates.
     const first = n.status.conditions.find((c: Json) => c.type === 'Ready').lastHeartbeatTime;
-    await eventually(async () => {
+    await waitFor('a newer Ready heartbeat', async () => {
       const m = (await cp.getJSON<Json>(['node', NODE]))!;
       return m.status.conditions.find((c: Json) => c.type === 'Ready').lastHeartbeatTime !== first;
-    }, 'a newer Ready heartbeat');
+    }, 60_000);
   });
 
   it('keeps its Lease in kube-node-lease and renews it', async () => {
-    const lease = await eventually(() => cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']), 'the Lease');
+    const lease = await waitFor('the Lease', () => cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']), 60_000);
     assert.equal(lease.spec.holderIdentity, NODE);
     assert.equal(lease.spec.leaseDurationSeconds, 40);
     assert.match(lease.spec.renewTime, /\.\d{6}Z$/);
     assert.equal(lease.metadata.ownerReferences?.[0]?.kind, 'Node');
     assert.equal(lease.metadata.ownerReferences[0].name, NODE);
-    await eventually(async () => (await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime !== lease.spec.renewTime, 'a renewed Lease');
+    await waitFor('a renewed Lease', async () => (await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime !== lease.spec.renewTime, 60_000);
   });
 
   it('runs a pod bound to it: Running and Ready in kubectl get pod -o wide', async () => {
     await apply(boundPod('web', [shC('app', 'while true; do sleep 1; done')]));
-    const pod = await eventually(async () => {
+    const pod = await waitFor(async () => `web Running and Ready: ${await describePod('web')}`, async () => {
       const p = await podJSON('web');
       const ready = p?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True';
       return p?.status?.phase === 'Running' && ready ? p : undefined;
-    }, async () => `web Running and Ready: ${await describePod('web')}`);
+    }, 60_000);
     assert.equal(pod.status.hostIP, '127.0.0.1');
     assert.equal(pod.status.containerStatuses[0].ready, true);
     assert.match(pod.status.containerStatuses[0].containerID, /^process:\/\//);
     const wide = await cp.kubectlOk(['get', 'pod', 'web', '-o', 'wide', '--no-headers']);
     assert.match(wide, new RegExp(`^web\\s+1/1\\s+Running\\s+0\\s+\\S+\\s+\\S+\\s+${NODE}\\s`));
     // Its events reached the API server.
-    await eventually(async () => {
+    await waitFor('a Started event for web', async () => {
       const evs = await cp.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=web', '--no-headers']);
       return /Started/.test(evs);
-    }, 'a Started event for web');
+    }, 60_000);
   });
 
   it('resolves ConfigMap and Secret references from the API server', async () => {
@@ -190,26 +191,26 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
         }),
       ]),
     );
-    await eventually(() => existsSync(out) && readFileSync(out, 'utf8').trim() === 'hello s3cret', async () => `env output: ${await describePod('env')}`);
+    await waitFor(async () => `env output: ${await describePod('env')}`, () => existsSync(out) && readFileSync(out, 'utf8').trim() === 'hello s3cret', 60_000);
   });
 
   it('rejects a pod the process runtime cannot run, visibly (phase Failed with reason)', async () => {
     await apply(boundPod('nocommand', [{ name: 'app', image: 'nginx' }]));
-    const pod = await eventually(async () => {
+    const pod = await waitFor(async () => `nocommand Failed: ${await describePod('nocommand')}`, async () => {
       const p = await podJSON('nocommand');
       return p?.status?.phase === 'Failed' ? p : undefined;
-    }, async () => `nocommand Failed: ${await describePod('nocommand')}`);
+    }, 60_000);
     assert.equal(pod.status.reason, 'UnsupportedPodSpec');
     assert.match(pod.status.message, /^Pod was rejected: spec\.containers\[0\]\.command: Required value/);
     const wide = await cp.kubectlOk(['get', 'pod', 'nocommand', '--no-headers']);
     assert.match(wide, /UnsupportedPodSpec/);
-    await eventually(async () => /UnsupportedPodSpec/.test(await cp.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=nocommand'])), 'the rejection event');
+    await waitFor('the rejection event', async () => /UnsupportedPodSpec/.test(await cp.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=nocommand'])), 60_000);
   });
 
   it('kubectl delete pod terminates it gracefully, then it disappears', async () => {
     const marker = join(outDir, 'graceful-term');
     await apply(boundPod('graceful', [shC('app', `trap 'echo term > ${marker}; exit 0' TERM; while true; do sleep 0.2; done`)]));
-    await eventually(async () => (await podJSON('graceful'))?.status?.phase === 'Running', 'graceful Running');
+    await waitFor('graceful Running', async () => (await podJSON('graceful'))?.status?.phase === 'Running', 60_000);
     const uid = (await podJSON('graceful'))!.metadata.uid;
     // kubectl delete waits until the object is gone, which only the node's final DELETE achieves.
     await cp.kubectlOk(['delete', 'pod', 'graceful', '--timeout=60s'], { timeoutMs: 90_000 });
@@ -221,40 +222,40 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
 
   it('mirrors a static pod in the API server, with its status', async () => {
     const name = `static-web-${NODE}`;
-    const mirror = await eventually(async () => {
+    const mirror = await waitFor(async () => `mirror pod Running: ${await describePod(name)}`, async () => {
       const p = await podJSON(name);
       return p?.status?.phase === 'Running' ? p : undefined;
-    }, async () => `mirror pod Running: ${await describePod(name)}`);
+    }, 60_000);
     assert.ok(mirror.metadata.annotations['kubernetes.io/config.mirror']);
     assert.equal(mirror.metadata.annotations['kubernetes.io/config.mirror'], mirror.metadata.annotations['kubernetes.io/config.hash']);
     assert.equal(mirror.metadata.ownerReferences[0].kind, 'Node');
     // Deleting the mirror does not stop the static pod: the mirror comes back.
     await cp.kubectlOk(['delete', 'pod', name, '--wait=false']);
-    await eventually(async () => {
+    await waitFor(async () => `a new mirror pod: ${await describePod(name)}`, async () => {
       const p = await podJSON(name);
       return p && p.metadata.uid !== mirror.metadata.uid && !p.metadata.deletionTimestamp && p.status?.phase === 'Running';
-    }, async () => `a new mirror pod: ${await describePod(name)}`);
+    }, 60_000);
   });
 
   it('keeps pods running while the API server is away, and catches up when it returns', async () => {
     await apply(boundPod('finisher', [shC('app', 'sleep 4; exit 3')], { restartPolicy: 'Never' }));
-    await eventually(async () => (await podJSON('finisher'))?.status?.phase === 'Running', async () => `finisher Running: ${await describePod('finisher')}`);
+    await waitFor(async () => `finisher Running: ${await describePod('finisher')}`, async () => (await podJSON('finisher'))?.status?.phase === 'Running', 60_000);
     const web = (await podJSON('web'))!;
     const webCid = web.status.containerStatuses[0].containerID;
     const finisherUid = (await podJSON('finisher'))!.metadata.uid;
 
     await cp.stop();
     // While it is away the finisher exits and the web container keeps running.
-    await eventually(() => kubelet.getPodStatus(finisherUid)?.phase === 'Failed', 'finisher Failed locally', 60_000);
+    await waitFor('finisher Failed locally', () => kubelet.getPodStatus(finisherUid)?.phase === 'Failed', 60_000);
     const local = kubelet.getPodStatus(web.metadata.uid)!;
     assert.equal(local.phase, 'Running');
     assert.equal(local.containerStatuses![0]!.containerID, webCid);
     await cp.start();
 
-    const fin = await eventually(async () => {
+    const fin = await waitFor(async () => `finisher Failed in the API server: ${await describePod('finisher').catch((e: Error) => e.message)}`, async () => {
       const p = await podJSON('finisher').catch(() => undefined);
       return p?.status?.phase === 'Failed' ? p : undefined;
-    }, async () => `finisher Failed in the API server: ${await describePod('finisher').catch((e: Error) => e.message)}`, 90_000);
+    }, 90_000);
     assert.equal(fin.status.containerStatuses[0].state.terminated.exitCode, 3);
     const after = (await podJSON('web'))!;
     assert.equal(after.status.phase, 'Running');
@@ -262,12 +263,12 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     assert.equal(after.status.containerStatuses[0].restartCount, 0);
     // Node status and Lease resume.
     const restartedAt = Date.now();
-    await eventually(async () => {
+    await waitFor('a fresh Ready heartbeat after the restart', async () => {
       const n = (await cp.getJSON<Json>(['node', NODE]))!;
       const ready = n.status.conditions.find((c: Json) => c.type === 'Ready');
       return ready.status === 'True' && Date.parse(ready.lastHeartbeatTime) >= restartedAt - 1000;
-    }, 'a fresh Ready heartbeat after the restart', 60_000);
-    await eventually(async () => Date.parse((await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime) >= restartedAt - 1000, 'a renewal after the restart', 60_000);
+    }, 60_000);
+    await waitFor('a renewal after the restart', async () => Date.parse((await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime) >= restartedAt - 1000, 60_000);
   });
 
   it('a new node over a runtime that outlived the old one adopts its pods: same containers, no restarts', async () => {
@@ -283,14 +284,14 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     await cp.kubectlOk(['delete', 'pod', 'env', '--grace-period=0', '--force']);
     ({ node, kubelet } = startClusterNode({ ...nodeOpts, adoptRunning: true, createKubelet: newKubelet }));
     await node.whenListed();
-    await eventually(async () => {
+    await waitFor(async () => `web adopted: ${await describePod('web')}`, async () => {
       const p = await podJSON('web');
       const cs = p?.status?.containerStatuses?.[0];
       return p?.status?.phase === 'Running' && cs?.ready && cs.containerID === webCid && cs.restartCount === 0;
-    }, async () => `web adopted: ${await describePod('web')}`);
+    }, 60_000);
     assert.equal(kubelet.getPodStatus(web.metadata.uid)?.containerStatuses?.[0]?.containerID, webCid);
-    await eventually(async () => (await podJSON(staticName))?.status?.containerStatuses?.[0]?.containerID === staticCid, async () => `static pod adopted: ${await describePod(staticName)}`);
+    await waitFor(async () => `static pod adopted: ${await describePod(staticName)}`, async () => (await podJSON(staticName))?.status?.containerStatuses?.[0]?.containerID === staticCid, 60_000);
     // The force-deleted pod's sandbox is stopped and removed.
-    await eventually(async () => !(await runtime.listPodSandbox()).some((sb) => sb.metadata.uid === envUid), 'the orphaned sandbox removed');
+    await waitFor('the orphaned sandbox removed', async () => !(await runtime.listPodSandbox()).some((sb) => sb.metadata.uid === envUid), 60_000);
   });
 });

@@ -138,21 +138,3 @@ export class ControlPlane {
     return JSON.parse(r.stdout) as T;
   }
 }
-
-/**
- * Polls cond (every 250 ms) until it holds; fails after a generous deadline, describing the state then
- * (the description may ask the API server). Not a timing assertion.
- */
-export async function eventually<T>(
-  cond: () => T | Promise<T>,
-  what: string | (() => string | Promise<string>),
-  deadlineMs = 60_000,
-): Promise<NonNullable<T>> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await cond();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? await what() : what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}

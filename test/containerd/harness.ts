@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { writePodNetworkConfig } from '../../src/runtime/cni-config.js';
+import { waitFor } from '../fixtures/wait.js';
 import { buildTestImages, pushImage, BUSYBOX } from './images.js';
 
 const run = promisify(execFile);
@@ -90,14 +91,6 @@ export async function freePort(): Promise<number> {
   const port = (s.address() as AddressInfo).port;
   await new Promise((r) => s.close(r));
   return port;
-}
-
-async function waitUntil(what: string, cond: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function httpOK(url: string): Promise<boolean> {
@@ -190,7 +183,7 @@ export async function startContainerd(): Promise<ContainerdEnv> {
     const reg = spawn('docker-registry', ['serve', join(dir, 'registry', 'config.yml')], { stdio: 'ignore' });
     children.push(reg);
     const registry = `127.0.0.1:${port}`;
-    await waitUntil('the registry', () => httpOK(`http://${registry}/v2/`));
+    await waitFor('the registry', () => httpOK(`http://${registry}/v2/`));
     const images: Record<string, string> = {};
     for (const tag of ['pause', 'busybox', 'web', 'entrypoint', 'node']) images[tag] = await pushImage(layout, tag, registry);
 
@@ -227,7 +220,7 @@ export async function startContainerd(): Promise<ContainerdEnv> {
     const out = openSync(logFile, 'a');
     const ctrd = spawn('containerd', ['--config', join(dir, 'config.toml')], { stdio: ['ignore', out, out] });
     children.push(ctrd);
-    await waitUntil('containerd', () => socketUp(sock));
+    await waitFor('containerd', () => socketUp(sock));
 
     return {
       dir,

@@ -21,7 +21,7 @@ test('a pod without command runs its image entrypoint and cmd; args and command 
       { name: 'command', image: 'entrypoint', command: ['sh', '-c', 'echo "own command in $(pwd)"; exec sleep 3600'] },
     ]);
     h.kubelet.startPod(pod);
-    await waitFor(() => ['plain', 'args', 'command'].every((n) => containerStatus(h, pod, n)?.state?.running), () => describe(h, pod));
+    await waitFor(() => `plain, args and command running: ${describe(h, pod)}`, () => ['plain', 'args', 'command'].every((n) => containerStatus(h, pod, n)?.state?.running));
     const status = statusOf(h, pod)!;
     assert.match(status.podIP ?? '', /^10\.123\./, describe(h, pod));
     const lines = async (name: string) => {
@@ -29,7 +29,7 @@ test('a pod without command runs its image entrypoint and cmd; args and command 
       assert.match(cs.containerID ?? '', /^containerd:\/\//);
       assert.match(cs.imageID ?? '', /sha256:[0-9a-f]{64}/);
       const path = `${h.dir}/pods/default_entry_${pod.metadata!.uid}/${name}/0.log`;
-      return waitFor(async () => (await readContainerLog(path).catch(() => [])).join('\n'), `log of ${name}`);
+      return waitFor(`log of ${name}`, async () => (await readContainerLog(path).catch(() => [])).join('\n'));
     };
     assert.equal(await lines('plain'), 'argv: img-cmd-1 img-cmd-2');
     assert.equal(await lines('args'), 'argv: mine-1 mine-2');
@@ -62,12 +62,12 @@ test('a registry with authentication: pulled with imagePullSecrets, refused with
     // Always: the image pulled for the first pod is on the node, and IfNotPresent would take it.
     const without = makePod('auth-none', [{ name: 'app', image, imagePullPolicy: 'Always', command: ['sleep', '3600'] }]);
     h.kubelet.startPod(withSecret);
-    await waitFor(() => containerStatus(h, withSecret, 'app')?.state?.running, () => describe(h, withSecret));
+    await waitFor(() => `the pod with the pull secret running: ${describe(h, withSecret)}`, () => containerStatus(h, withSecret, 'app')?.state?.running);
     h.kubelet.startPod(without);
-    const failed = await waitFor(() => {
+    const failed = await waitFor(() => `ErrImagePull without the pull secret: ${describe(h, without)}`, () => {
       const w = containerStatus(h, without, 'app')?.state?.waiting;
       return w?.reason === 'ErrImagePull' ? w : undefined;
-    }, () => describe(h, without));
+    });
     assert.match(failed.message ?? '', /401|unauthorized|authoriz/i, describe(h, without));
     assert.equal(eventsOf(h, without, 'Failed')[0]?.message?.startsWith(`Failed to pull image "${image}": `), true, describe(h, without));
     // The next sync comes within the image back-off: no pull, ImagePullBackOff.
@@ -93,10 +93,10 @@ test('a missing image: ErrImagePull then ImagePullBackOff; Never without the ima
     const never = makePod('never', [{ name: 'app', image: `${env.registry}/podvisor-test/web:absent`, imagePullPolicy: 'Never', command: ['true'] }]);
     const invalid = makePod('invalid', [{ name: 'app', image: 'Not/A..Valid:image', command: ['true'] }]);
     for (const p of [pod, never, invalid]) h.kubelet.startPod(p);
-    const w1 = await waitFor(() => {
+    const w1 = await waitFor(() => `ErrImagePull: ${describe(h, pod)}`, () => {
       const w = containerStatus(h, pod, 'app')?.state?.waiting;
       return w?.reason === 'ErrImagePull' ? w : undefined;
-    }, () => describe(h, pod));
+    });
     assert.match(w1.message ?? '', /not found/, describe(h, pod));
     assert.equal(statusOf(h, pod)?.phase, 'Pending');
     await h.kubelet.syncPod(pod.metadata!.uid!);
@@ -107,9 +107,9 @@ test('a missing image: ErrImagePull then ImagePullBackOff; Never without the ima
       const w = containerStatus(h, p, 'app')?.state?.waiting;
       return w?.reason === reason ? w : undefined;
     };
-    const wn = await waitFor(() => waiting(never, 'ErrImageNeverPull'), () => describe(h, never));
+    const wn = await waitFor(() => `ErrImageNeverPull: ${describe(h, never)}`, () => waiting(never, 'ErrImageNeverPull'));
     assert.equal(wn.message, `Container image "${env.registry}/podvisor-test/web:absent" is not present with pull policy of Never`);
-    const wi = await waitFor(() => waiting(invalid, 'InvalidImageName'), () => describe(h, invalid));
+    const wi = await waitFor(() => `InvalidImageName: ${describe(h, invalid)}`, () => waiting(invalid, 'InvalidImageName'));
     assert.match(wi.message ?? '', /^Failed to apply default image tag "Not\/A\.\.Valid:image": couldn't parse image name/);
   } finally {
     await h.close();

@@ -53,8 +53,8 @@ test('gRPC and HTTP probes reach servers in containers at the pod IP', { skip },
   await withPods(h, [grpcOk, grpcBad, httpOk, httpBad], async () => {
     await Promise.all([
       ...[grpcOk, httpOk].map(async (pod) => {
-        await waitFor(() => condition(h, pod, 'Ready') === 'True', () => describe(h, pod), 60_000);
-        await waitFor(async () => (await probeCount(h, pod, 'app', 'Liveness', 'successful')) >= 3, () => describe(h, pod), 30_000);
+        await waitFor(() => `the pod Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True', 60_000);
+        await waitFor(() => `three successful liveness probes: ${describe(h, pod)}`, async () => (await probeCount(h, pod, 'app', 'Liveness', 'successful')) >= 3, 30_000);
         assert.ok(inPodNetwork(statusOf(h, pod)!.podIP), `pod IP in ${env.podCIDR}: ${describe(h, pod)}`);
         assert.equal(await probeCount(h, pod, 'app', 'Liveness', 'failed'), 0);
         assert.equal(await probeCount(h, pod, 'app', 'Readiness', 'failed'), 0);
@@ -65,7 +65,7 @@ test('gRPC and HTTP probes reach servers in containers at the pod IP', { skip },
         { pod: grpcBad, message: /^Liveness probe failed: service unhealthy \(responded with "NOT_SERVING"\)$/ },
         { pod: httpBad, message: /^Liveness probe failed: HTTP probe failed with statuscode: 404$/ },
       ].map(async ({ pod, message }) => {
-        await waitFor(() => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1, () => describe(h, pod), 60_000);
+        await waitFor(() => `a restart by the liveness probe: ${describe(h, pod)}`, () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1, 60_000);
         assert.ok(inPodNetwork(statusOf(h, pod)!.podIP), describe(h, pod));
         // A startup probe refused while the server was still starting reports Unhealthy too, first.
         const liveness = eventsOf(h, pod, 'Unhealthy').find((e) => e.message?.startsWith('Liveness probe failed'));

@@ -53,7 +53,7 @@ test('exit codes, OOMKilled, termination messages and a read-only root filesyste
       { restartPolicy: 'Never' },
     );
     h.kubelet.startPod(pod);
-    await waitFor(() => statusOf(h, pod)?.phase === 'Failed', () => describe(h, pod), 60_000);
+    await waitFor(() => `the pod Failed: ${describe(h, pod)}`, () => statusOf(h, pod)?.phase === 'Failed', 60_000);
     const oom = terminated(h, pod, 'oom')!;
     assert.equal(oom.reason, 'OOMKilled', describe(h, pod));
     assert.equal(oom.exitCode, 137);
@@ -85,12 +85,12 @@ test('runAsNonRoot against a root image is CreateContainerConfigError; a missing
       { restartPolicy: 'Never' },
     );
     h.kubelet.startPod(pod);
-    const w = await waitFor(() => {
+    const w = await waitFor(() => `nonroot waiting in CreateContainerConfigError: ${describe(h, pod)}`, () => {
       const s = containerStatus(h, pod, 'nonroot')?.state?.waiting;
       return s?.reason === 'CreateContainerConfigError' ? s : undefined;
-    }, () => describe(h, pod));
+    });
     assert.match(w.message ?? '', /^container has runAsNonRoot and image will run as root/);
-    const t = await waitFor(() => terminated(h, pod, 'noexec'), () => describe(h, pod));
+    const t = await waitFor(() => `noexec terminated: ${describe(h, pod)}`, () => terminated(h, pod, 'noexec'));
     assert.notEqual(t.exitCode, 0, describe(h, pod));
     assert.match(t.message ?? '', /no such file or directory/, describe(h, pod));
   } finally {
@@ -113,7 +113,7 @@ test('probes reach the pod IP; hostPort is reached from the host; pods talk over
       },
     ]);
     h.kubelet.startPod(web);
-    await waitFor(() => condition(h, web, 'Ready') === 'True', () => describe(h, web), 60_000);
+    await waitFor(() => `web Ready: ${describe(h, web)}`, () => condition(h, web, 'Ready') === 'True', 60_000);
     const ip = statusOf(h, web)!.podIP!;
     assert.match(ip, /^10\.123\.\d+\.\d+$/);
     const res = await httpGet(`http://127.0.0.1:${hostPort}/index.html`);
@@ -123,7 +123,7 @@ test('probes reach the pod IP; hostPort is reached from the host; pods talk over
       restartPolicy: 'Never',
     });
     h.kubelet.startPod(client);
-    await waitFor(() => statusOf(h, client)?.phase === 'Succeeded', () => describe(h, client), 60_000);
+    await waitFor(() => `the client Succeeded: ${describe(h, client)}`, () => statusOf(h, client)?.phase === 'Succeeded', 60_000);
     assert.equal(terminated(h, client, 'wget')!.message, 'hello-from-pod\n');
     assert.notEqual(statusOf(h, client)!.podIP, ip);
   } finally {
@@ -145,7 +145,7 @@ test('a pod on the host network has the host address; its probes go to the host'
       },
     ], { hostNetwork: true });
     h.kubelet.startPod(pod);
-    await waitFor(() => condition(h, pod, 'Ready') === 'True', () => describe(h, pod), 60_000);
+    await waitFor(() => `the pod Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True', 60_000);
     assert.equal(statusOf(h, pod)!.podIP, '127.0.0.1');
     assert.equal((await httpGet(`http://127.0.0.1:${port}/`)).body, 'hello-from-pod\n');
   } finally {

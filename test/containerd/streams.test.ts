@@ -11,7 +11,7 @@ import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { connectRuntimeStream } from '../../src/runtime/cri/stream-client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlExecOnTerminal, kubectlPath, kubectlSpawn, until } from '../kubeapi/harness.js';
+import { kubectl, kubectlExecOnTerminal, kubectlPath, kubectlSpawn, waitFor } from '../kubeapi/harness.js';
 import { containerdSuite, type ContainerdEnv } from './harness.js';
 
 let env: ContainerdEnv;
@@ -46,7 +46,7 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
     writeFileSync(file, JSON.stringify(pod));
     const r = await kubectl(api, ['apply', '-f', file]);
     assert.equal(r.code, 0, r.stderr);
-    await until(async () => /box\s+2\/2\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 'the pod to run', 120_000);
+    await waitFor('the pod to run', async () => /box\s+2\/2\s+Running/.test((await kubectl(api, ['get', 'pods'])).stdout), 120_000);
   });
 
   after(async () => {
@@ -89,7 +89,7 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
     const child = kubectlSpawn(api, ['attach', 'box', '-c', 'main']);
     try {
       // New lines, written after the attach, arrive through it.
-      await until(() => [...child.out().matchAll(/tick (\d+)/g)].some((m) => Number(m[1]) > before + 1), 'attached output', 60_000);
+      await waitFor('attached output', () => [...child.out().matchAll(/tick (\d+)/g)].some((m) => Number(m[1]) > before + 1), 60_000);
     } finally {
       child.kill('SIGTERM');
     }
@@ -99,7 +99,7 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
     const child = kubectlSpawn(api, ['attach', '-i', 'box', '-c', 'echo']);
     try {
       child.stdin!.write('hello attached\n');
-      await until(() => child.out().includes('got hello attached'), 'the echoed input', 60_000);
+      await waitFor('the echoed input', () => child.out().includes('got hello attached'), 60_000);
     } finally {
       child.kill('SIGTERM');
     }

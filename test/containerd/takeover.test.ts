@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { startCli, tempDir, waitUntil } from '../fixtures/cli/cli-process.js';
+import { startCli, tempDir } from '../fixtures/cli/cli-process.js';
 import { containerdSuite, type ContainerdEnv } from './harness.js';
+import { waitFor } from '../fixtures/wait.js';
 
 let env: ContainerdEnv;
 const skip = await containerdSuite((e) => (env = e));
@@ -69,7 +70,7 @@ test('kill -9 of up: the next up takes the running containers over without resta
   const args = ['up', '-f', file, '--runtime=containerd', `--container-runtime-endpoint=${env.endpoint}`, '--root-dir', join(tmp.path, 'root'), '-o', 'json'];
   let up = startCli(args);
   try {
-    await waitUntil(() => allReady(up.stderr()), `up reports both pods ready:\n${up.stderr()}`, 60_000);
+    await waitFor(`up reports both pods ready:\n${up.stderr()}`, () => allReady(up.stderr()), 60_000);
     const before = await running(client);
     for (const n of POD_NAMES) assert.equal(before.get(n)?.length, 1, `${n} runs one container: ${up.stderr()}`);
 
@@ -79,7 +80,7 @@ test('kill -9 of up: the next up takes the running containers over without resta
     assert.deepEqual(await running(client), before);
 
     up = startCli(args);
-    await waitUntil(() => allReady(up.stderr()), `the next up reports both pods ready:\n${up.stderr()}`, 60_000);
+    await waitFor(`the next up reports both pods ready:\n${up.stderr()}`, () => allReady(up.stderr()), 60_000);
     assert.deepEqual(await running(client), before, 'the same containers run in the same sandboxes');
     assert.equal((await client.listContainers()).length, POD_NAMES.length, 'no container was created');
 
@@ -98,7 +99,7 @@ test('kill -9 of up: the next up takes the running containers over without resta
     }
     const adopted = list.items.filter((i) => i.kind === 'Event').map((e) => (e as unknown as { reason: string }).reason);
     assert.ok(!adopted.includes('Created') && !adopted.includes('Pulling'), `no container created, no image pulled: ${adopted.join(', ')}`);
-    await waitUntil(async () => (await running(client)).size === 0, 'the pods stopped on SIGTERM');
+    await waitFor('the pods stopped on SIGTERM', async () => (await running(client)).size === 0);
   } finally {
     up.child.kill('SIGKILL');
     await client.close();

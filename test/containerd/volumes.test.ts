@@ -102,7 +102,7 @@ test('each volume kind, readOnly and subPath, as the container sees them', { ski
     );
     pod.metadata!.labels = { app: 'vol' };
     h.kubelet.startPod(pod);
-    await waitFor(() => ['Succeeded', 'Failed'].includes(statusOf(h, pod)?.phase ?? ''), () => describe(h, pod), 60_000);
+    await waitFor(() => `the pod Succeeded or Failed: ${describe(h, pod)}`, () => ['Succeeded', 'Failed'].includes(statusOf(h, pod)?.phase ?? ''), 60_000);
     const t = containerStatus(h, pod, 'check')!.state!.terminated!;
     assert.equal(t.exitCode, 0, describe(h, pod));
     assert.equal(
@@ -140,7 +140,7 @@ test('a hostPath that fails its type check: FailedMount, nothing starts', { skip
       volumes: [{ name: 'f', hostPath: { path: join(hostDir, 'from-host.txt'), type: 'Directory' } }],
     });
     h.kubelet.startPod(pod);
-    const ev = await waitFor(() => eventsOf(h, pod, 'FailedMount')[0], () => describe(h, pod));
+    const ev = await waitFor(() => `a FailedMount event: ${describe(h, pod)}`, () => eventsOf(h, pod, 'FailedMount')[0]);
     assert.equal(ev.message, `MountVolume.SetUp failed for volume "f" : hostPath type check failed: ${join(hostDir, 'from-host.txt')} is not a directory`);
     assert.equal(containerStatus(h, pod, 'app')?.state?.running, undefined);
   } finally {

@@ -10,7 +10,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
-import { until } from './harness.js';
+import { waitFor } from './harness.js';
 
 function findPython(): string | undefined {
   for (const p of [process.env.PYTHON, '/usr/bin/python3', 'python3']) {
@@ -64,7 +64,7 @@ describe('official clients against a real agent', () => {
       namespace: 'default',
       body: shellPod('web', `echo one; echo two; echo three; while true; do if [ -e ${ticker} ]; then rm -f ${ticker}; echo four; fi; sleep 0.1; done`),
     });
-    await until(async () => (await core.readNamespacedPod({ namespace: 'default', name: 'web' })).status?.phase === 'Running', 'web running', 60_000);
+    await waitFor('web running', async () => (await core.readNamespacedPod({ namespace: 'default', name: 'web' })).status?.phase === 'Running', 60_000);
   });
 
   after(async () => {
@@ -88,12 +88,12 @@ describe('official clients against a real agent', () => {
     informer.on('delete', (p) => seen.push(`delete ${p.metadata?.name}`));
     await informer.start();
     try {
-      await until(() => seen.includes('add web'), 'the listed pod');
+      await waitFor('the listed pod', () => seen.includes('add web'));
       await core.createNamespacedPod({ namespace: 'default', body: shellPod('inf', 'exec sleep 300') });
-      await until(() => seen.includes('add inf'), 'the added pod');
-      await until(() => seen.includes('update inf'), 'its status updates', 60_000);
+      await waitFor('the added pod', () => seen.includes('add inf'));
+      await waitFor('its status updates', () => seen.includes('update inf'), 60_000);
       await core.deleteNamespacedPod({ namespace: 'default', name: 'inf' });
-      await until(() => seen.includes('delete inf'), 'the deleted pod', 60_000);
+      await waitFor('the deleted pod', () => seen.includes('delete inf'), 60_000);
     } finally {
       await informer.stop();
     }
@@ -103,9 +103,9 @@ describe('official clients against a real agent', () => {
     const out = collect();
     const ctl = await new k8s.Log(kc).log('default', 'web', 'app', out, { follow: true, tailLines: 1 });
     try {
-      await until(() => out.text() === 'three\n', 'the tail line', 30_000);
+      await waitFor('the tail line', () => out.text() === 'three\n', 30_000);
       writeFileSync(ticker, '');
-      await until(() => out.text() === 'three\nfour\n', 'the followed line', 30_000);
+      await waitFor('the followed line', () => out.text() === 'three\nfour\n', 30_000);
     } finally {
       ctl.abort();
     }

@@ -10,7 +10,8 @@ import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
-import { kubectl, kubectlPath, kubectlSpawn, until } from './harness.js';
+import { manifestYaml, pod, shell } from '../fixtures/pods.js';
+import { kubectl, kubectlPath, kubectlSpawn, waitFor } from './harness.js';
 
 const skip = kubectlPath ? false : 'kubectl is not installed';
 let dir: { path: string; remove(): Promise<void> };
@@ -46,10 +47,10 @@ function manifest(name: string, body: string): string {
 }
 
 const podYaml = (name: string, script: string, image = 'busybox') =>
-  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels: {app: ${name}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: ${image}\n    command: ["/bin/sh", "-c", ${JSON.stringify(script)}]\n`;
+  manifestYaml(pod(name, [shell('main', script, { image })], { terminationGracePeriodSeconds: 1 }, { labels: { app: name } }));
 
 async function runningPod(a: { kubeconfig: string; dir: string }, name: string): Promise<void> {
-  await until(async () => new RegExp(`^${name}\\s+1/1\\s+Running`, 'm').test((await kubectl(a, ['get', 'pods'])).stdout), `${name} to run`, 60_000);
+  await waitFor(`${name} to run`, async () => new RegExp(`^${name}\\s+1/1\\s+Running`, 'm').test((await kubectl(a, ['get', 'pods'])).stdout), 60_000);
 }
 
 test('kubectl apply (created, configured, unchanged), get, logs, exec exit code, delete', { skip }, async (t) => {
@@ -58,14 +59,14 @@ test('kubectl apply (created, configured, unchanged), get, logs, exec exit code,
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /pod\/web created/);
   await runningPod(a, 'web');
-  await until(async () => (await kubectl(a, ['logs', 'web'])).stdout === 'hello\n', 'the log line', 30_000);
+  await waitFor('the log line', async () => (await kubectl(a, ['logs', 'web'])).stdout === 'hello\n', 30_000);
   r = await kubectl(a, ['apply', '-f', manifest('web', podYaml('web', 'echo hello; exec sleep 300'))]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /pod\/web unchanged/);
   r = await kubectl(a, ['apply', '-f', manifest('web', podYaml('web', 'echo hello; exec sleep 300', 'busybox:1.36'))]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /pod\/web configured/);
-  await until(async () => /busybox:1\.36/.test((await kubectl(a, ['get', 'pod', 'web', '-o', 'jsonpath={.status.containerStatuses[0].image}'])).stdout), 'the new image to run', 60_000);
+  await waitFor('the new image to run', async () => /busybox:1\.36/.test((await kubectl(a, ['get', 'pod', 'web', '-o', 'jsonpath={.status.containerStatuses[0].image}'])).stdout), 60_000);
   r = await kubectl(a, ['exec', 'web', '--', 'sh', '-c', 'echo in; exit 7']);
   assert.equal(r.stdout, 'in\n');
   assert.equal(r.code, 7);
@@ -109,14 +110,14 @@ test('kubectl get pods -w sees ADDED, MODIFIED and DELETED', { skip }, async (t)
   const watch = kubectlSpawn(a, ['get', 'pods', '-w', '--output-watch-events', '-l', 'app=watched']);
   try {
     // The watch starts after its (empty) list; give it the discovery round first.
-    await until(async () => (await kubectl(a, ['get', 'pods', '-l', 'app=watched'])).code === 0, 'discovery', 30_000);
+    await waitFor('discovery', async () => (await kubectl(a, ['get', 'pods', '-l', 'app=watched'])).code === 0, 30_000);
     assert.equal((await kubectl(a, ['apply', '-f', manifest('watched', podYaml('watched', 'exec sleep 300'))])).code, 0);
-    await until(() => /^ADDED\s+watched\s/m.test(watch.out()), 'ADDED', 60_000);
-    await until(() => /^MODIFIED\s+watched\s+1\/1\s+Running/m.test(watch.out()), 'MODIFIED to Running', 60_000);
+    await waitFor('ADDED', () => /^ADDED\s+watched\s/m.test(watch.out()), 60_000);
+    await waitFor('MODIFIED to Running', () => /^MODIFIED\s+watched\s+1\/1\s+Running/m.test(watch.out()), 60_000);
     const del = await kubectl(a, ['delete', 'pod', 'watched']);
     assert.equal(del.code, 0, del.stderr);
-    await until(() => /^MODIFIED\s+watched\s+\S+\s+Terminating/m.test(watch.out()), 'MODIFIED to Terminating', 30_000);
-    await until(() => /^DELETED\s+watched\s/m.test(watch.out()), 'DELETED', 30_000);
+    await waitFor('MODIFIED to Terminating', () => /^MODIFIED\s+watched\s+\S+\s+Terminating/m.test(watch.out()), 30_000);
+    await waitFor('DELETED', () => /^DELETED\s+watched\s/m.test(watch.out()), 30_000);
   } finally {
     watch.kill('SIGTERM');
   }
@@ -128,9 +129,9 @@ test('kubectl logs -f follows new lines', { skip }, async (t) => {
   await runningPod(a, 'ticker');
   const follow = kubectlSpawn(a, ['logs', '-f', 'ticker']);
   try {
-    await until(() => /tick 0\n/.test(follow.out()), 'the first line', 30_000);
+    await waitFor('the first line', () => /tick 0\n/.test(follow.out()), 30_000);
     // Lines written after the request reach the follower.
-    await until(() => /tick 20\n/.test(follow.out()), 'later lines', 30_000);
+    await waitFor('later lines', () => /tick 20\n/.test(follow.out()), 30_000);
   } finally {
     follow.kill('SIGTERM');
   }
@@ -153,7 +154,7 @@ test('kubectl port-forward carries a real HTTP request; kubectl top pod', { skip
   await runningPod(a, 'server');
   const pf = kubectlSpawn(a, ['port-forward', 'pod/server', `${localPort}:${podPort}`]);
   try {
-    await until(() => new RegExp(`Forwarding from 127\\.0\\.0\\.1:${localPort} -> ${podPort}`).test(pf.out()), 'port-forward to listen', 30_000);
+    await waitFor('port-forward to listen', () => new RegExp(`Forwarding from 127\\.0\\.0\\.1:${localPort} -> ${podPort}`).test(pf.out()), 30_000);
     const body = await new Promise<string>((resolve, reject) => {
       const req = request(`http://127.0.0.1:${localPort}/through`, { agent: false }, (res) => {
         let b = '';
@@ -168,7 +169,7 @@ test('kubectl port-forward carries a real HTTP request; kubectl top pod', { skip
     pf.kill('SIGTERM');
   }
   let top = await kubectl(a, ['top', 'pod', 'server']);
-  await until(async () => (top = await kubectl(a, ['top', 'pod', 'server'])).code === 0, 'metrics', 60_000);
+  await waitFor('metrics', async () => (top = await kubectl(a, ['top', 'pod', 'server'])).code === 0, 60_000);
   assert.match(top.stdout, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\nserver\s+\d+m\s+\d+Mi\s*\n$/);
   assert.equal((await kubectl(a, ['delete', 'pod', 'server', '--grace-period=0', '--force'])).code, 0);
 });
@@ -178,10 +179,10 @@ test('kubectl get -o wide and -A, describe, get events, logs --previous of a res
   // Each run prints its start, then fails after a moment: a restart with a previous log.
   let r = await kubectl(a, ['apply', '-f', manifest('flaky', podYaml('flaky', 'echo run $(date +%s%N); sleep 1; exit 2'))]);
   assert.equal(r.code, 0, r.stderr);
-  await until(async () => {
+  await waitFor('a restart', async () => {
     const out = (await kubectl(a, ['get', 'pod', 'flaky', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'])).stdout;
     return Number(out) >= 1;
-  }, 'a restart', 60_000);
+  }, 60_000);
   r = await kubectl(a, ['get', 'pods', '-o', 'wide']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/m);

@@ -11,7 +11,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
 import { MemoryBackend } from './memory-backend.js';
-import { startApiServer, until, type ApiServer } from './harness.js';
+import { startApiServer, waitFor, type ApiServer } from './harness.js';
 
 function findPython(): string | undefined {
   for (const p of [process.env.PYTHON, '/usr/bin/python3', 'python3']) {
@@ -78,11 +78,11 @@ describe('official clients', () => {
     informer.on('delete', (p) => seen.push(`delete ${p.metadata?.name}`));
     await informer.start();
     try {
-      await until(() => seen.includes('add web'), 'the listed pod');
+      await waitFor('the listed pod', () => seen.includes('add web'));
       await backend.createPod({ metadata: { name: 'inf', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-      await until(() => seen.includes('add inf'), 'the added pod');
+      await waitFor('the added pod', () => seen.includes('add inf'));
       await backend.deletePod('default', 'inf');
-      await until(() => seen.includes('delete inf'), 'the deleted pod');
+      await waitFor('the deleted pod', () => seen.includes('delete inf'));
       assert.ok(seen.includes('update inf'));
     } finally {
       await informer.stop();
@@ -92,9 +92,9 @@ describe('official clients', () => {
   test('client-node log follow', async () => {
     const out = collect();
     const ctl = await new k8s.Log(kc).log('default', 'web', 'app', out, { follow: true, tailLines: 1 });
-    await until(() => out.text() === 'three\n', 'the tail line');
+    await waitFor('the tail line', () => out.text() === 'three\n');
     for (const s of backend.followers) s.write('four\n');
-    await until(() => out.text() === 'three\nfour\n', 'the followed line');
+    await waitFor('the followed line', () => out.text() === 'three\nfour\n');
     ctl.abort();
   });
 
@@ -120,7 +120,7 @@ describe('official clients', () => {
     const out = collect();
     const input = new PassThrough();
     await new k8s.PortForward(kc).portForward('default', 'web', [port], out, null, input);
-    await until(() => out.text() === 'pong', 'the target answer');
+    await waitFor('the target answer', () => out.text() === 'pong');
     input.end();
     target.close();
   });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { KubeBackend } from '../../src/kubeapi/backend.js';
 import { createKubeApiHandler, type KubeApiOptions } from '../../src/kubeapi/handler.js';
 import { createStreamingUpgradeHandler } from '../../src/streaming/upgrade.js';
+import { waitFor } from '../fixtures/wait.js';
 
 /** kubectl 1.20 (Debian's kubernetes-client) from $KUBECTL or PATH; undefined when absent. */
 export const kubectlPath: string | undefined = process.env.KUBECTL || findOnPath('kubectl');
@@ -126,7 +127,7 @@ export async function kubectlExecOnTerminal(api: { kubeconfig: string; dir: stri
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    await until(() => out.includes('is-a-tty'), 'the terminal check', 60_000);
+    await waitFor('the terminal check', () => out.includes('is-a-tty'), 60_000);
     child.stdin!.write('abc\r');
     const code = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 60_000))]);
     return { code, out };
@@ -136,11 +137,4 @@ export async function kubectlExecOnTerminal(api: { kubeconfig: string; dir: stri
   }
 }
 
-/** Resolves once check() holds, polling; rejects after the deadline with what was seen. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor };

@@ -6,7 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { MemoryBackend } from './memory-backend.js';
-import { kubectl, kubectlPath, kubectlSpawn, startApiServer, until, type ApiServer } from './harness.js';
+import { kubectl, kubectlPath, kubectlSpawn, startApiServer, waitFor, type ApiServer } from './harness.js';
 
 const skip = kubectlPath ? false : 'kubectl (kubernetes-client) is not installed';
 
@@ -90,10 +90,10 @@ describe('kubectl against the API', { skip }, () => {
     r = await kubectl(api, ['logs', 'web', '--previous']);
     assert.equal(r.stdout, 'old 1\n');
     const f = kubectlSpawn(api, ['logs', '-f', 'web']);
-    await until(() => f.out().includes('line 3'), 'the first lines');
-    await until(() => backend.followers.size > 0, 'the follower');
+    await waitFor('the first lines', () => f.out().includes('line 3'));
+    await waitFor('the follower', () => backend.followers.size > 0);
     for (const s of backend.followers) s.write('line 4\n');
-    await until(() => f.out().includes('line 4'), 'a followed line');
+    await waitFor('a followed line', () => f.out().includes('line 4'));
     for (const s of backend.followers) s.end();
     const code = await new Promise((r) => f.on('exit', r));
     assert.equal(code, 0);
@@ -153,14 +153,14 @@ describe('kubectl against the API', { skip }, () => {
 
   test('get -w sees ADDED, MODIFIED and DELETED; delete waits for the pod to go', async () => {
     const w = kubectlSpawn(api, ['get', 'pods', '-w']);
-    await until(() => /\nweb\s/.test(w.out()), 'the initial list');
+    await waitFor('the initial list', () => /\nweb\s/.test(w.out()));
     await backend.createPod({ metadata: { name: 'watched', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-    await until(() => /watched\s+1\/1\s+Running/.test(w.out()), 'the added pod');
+    await waitFor('the added pod', () => /watched\s+1\/1\s+Running/.test(w.out()));
     const r = await kubectl(api, ['delete', 'pod', 'watched']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /pod "watched" deleted/);
     assert.equal(backend.getPod('default', 'watched'), undefined);
-    await until(() => /watched\s+1\/1\s+Terminating/.test(w.out()), 'the terminating pod');
+    await waitFor('the terminating pod', () => /watched\s+1\/1\s+Terminating/.test(w.out()));
     w.kill();
   });
 
@@ -170,7 +170,7 @@ describe('kubectl against the API', { skip }, () => {
     const port = (target.address() as AddressInfo).port;
     const pf = kubectlSpawn(api, ['port-forward', 'pod/web', `:${port}`]);
     try {
-      await until(() => /Forwarding from 127\.0\.0\.1:(\d+)/.test(pf.out()), 'port-forward to listen');
+      await waitFor('port-forward to listen', () => /Forwarding from 127\.0\.0\.1:(\d+)/.test(pf.out()));
       const local = Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(pf.out())![1]);
       const body = await (await fetch(`http://127.0.0.1:${local}/`)).text();
       assert.equal(body, 'hello through the tunnel');

@@ -27,10 +27,10 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
 
   /** Waits until the container is waiting in back-off; returns the back-off the message names. */
   const inBackOff = () =>
-    waitFor(() => {
+    waitFor(() => `CrashLoopBackOff: ${describe(h, pod)}`, () => {
       const w = containerStatus(h, pod, 'app')?.state?.waiting;
       return w?.reason === 'CrashLoopBackOff' ? /^back-off (\S+) /.exec(w.message ?? '')![1] : undefined;
-    }, () => describe(h, pod));
+    });
 
   /** Advances the clock second by second until the next start; returns the seconds it took. */
   const nextStart = async () => {
@@ -41,13 +41,13 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
       // A sync does real I/O: let every sync due by now finish before time moves on.
       await h.kubelet.syncPod(pod.metadata!.uid!);
     }
-    await waitFor(() => starts() > before, () => describe(h, pod));
+    await waitFor(() => `the next start: ${describe(h, pod)}`, () => starts() > before);
     return (clock.now() - from) / 1000;
   };
 
   await withPods(h, [pod], async () => {
     // First start and the immediate restart after the first crash: no time passes.
-    await waitFor(() => starts() >= 2, () => describe(h, pod));
+    await waitFor(() => `two starts: ${describe(h, pod)}`, () => starts() >= 2);
     const names: string[] = [];
     const waits: number[] = [];
     for (let i = 0; i < 7; i++) {
@@ -62,11 +62,11 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
     await inBackOff();
     writeFileSync(hold, '');
     await nextStart();
-    await waitFor(() => containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod));
+    await waitFor(() => `app running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running);
     await clock.advance(601_000);
     const before = starts();
     rmSync(hold);
-    await waitFor(() => starts() > before, () => describe(h, pod));
+    await waitFor(() => `the next start: ${describe(h, pod)}`, () => starts() > before);
     assert.ok(!existsSync(hold));
     assert.equal(await inBackOff(), '10s', 'the sequence starts again at 10 s');
   });
@@ -85,10 +85,10 @@ test('a sync that throws is logged and retried later; other pods go on', async (
     return runPodSandbox(config);
   };
   await withPods(h, [broken, fine], async () => {
-    await waitFor(() => containerStatus(h, fine, 'app')?.state?.running, () => describe(h, fine));
+    await waitFor(() => `app running: ${describe(h, fine)}`, () => containerStatus(h, fine, 'app')?.state?.running);
     await h.kubelet.syncPod(broken.metadata!.uid!);
     assert.equal(failures, 2, 'the explicit sync retried');
-    await waitFor(() => containerStatus(h, broken, 'app')?.state?.running, () => describe(h, broken));
+    await waitFor(() => `app running: ${describe(h, broken)}`, () => containerStatus(h, broken, 'app')?.state?.running);
   });
 });
 
@@ -103,11 +103,11 @@ test('a failed sync is retried after the error back-off', async () => {
     return runPodSandbox(config);
   };
   await withPods(h, [pod], async () => {
-    await waitFor(() => calls >= 1, 'first sync');
+    await waitFor('first sync', () => calls >= 1);
     await clock.advance(9_000);
     assert.equal(calls, 1, 'no retry before the 10 s error back-off');
     assert.equal(containerStatus(h, pod, 'app'), undefined);
     await clock.advance(1_000);
-    await waitFor(() => containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod));
+    await waitFor(() => `app running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running);
   });
 });

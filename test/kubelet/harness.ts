@@ -118,16 +118,7 @@ export function sh(name: string, script: string, extra: Partial<Container> = {})
   return { name, image: 'busybox', command: ['sh', '-c', script], ...extra };
 }
 
-/** Polls cond until it holds; fails after the deadline (generous: this is not a timing assertion). */
-export async function waitFor<T>(cond: () => T | Promise<T>, what: string | (() => string), deadlineMs = 30_000): Promise<NonNullable<T>> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await cond();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor } from '../fixtures/wait.js';
 
 export function statusOf(h: Harness, pod: Pod): PodStatus | undefined {
   return h.kubelet.getPodStatus(pod.metadata!.uid!);

@@ -22,7 +22,7 @@ test('postStart failure → FailedPostStartHook, kill, PostStartHookError, resta
     if (w) waiting.push(w);
   });
   await withPods(h, [pod], async () => {
-    await waitFor(() => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1 && waiting.some((w) => w.reason === 'PostStartHookError'), () => describe(h, pod));
+    await waitFor(() => `a restart after PostStartHookError: ${describe(h, pod)}`, () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1 && waiting.some((w) => w.reason === 'PostStartHookError'));
     const hookFailed = eventsOf(h, pod, 'FailedPostStartHook');
     assert.equal(hookFailed[0]!.type, 'Warning');
     assert.equal(hookFailed[0]!.message, 'PostStartHook failed');
@@ -65,7 +65,7 @@ test('preStop runs before the stop signal; httpGet hooks reach the server', asyn
   );
   try {
     await withPods(h, [pod], async () => {
-      await waitFor(() => containerStatus(h, pod, 'app')?.state?.running && containerStatus(h, pod, 'web')?.state?.running, () => describe(h, pod));
+      await waitFor(() => `app and web running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running && containerStatus(h, pod, 'web')?.state?.running);
       await h.kubelet.terminatePod(pod.metadata!.uid!);
       assert.equal(readFileSync(result, 'utf8').trim(), 'yes', 'the preStop hook ran before SIGTERM');
       assert.equal(containerStatus(h, pod, 'app')!.state?.terminated?.exitCode, 0);
@@ -102,12 +102,12 @@ test('env and ConfigMap/Secret references reach the process; a missing ConfigMap
     sh('app', 'exec sleep 1000', { env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } } }] }),
   ]);
   await withPods(h, [pod, missing], async () => {
-    await waitFor(() => existsSync(out) && readFileSync(out, 'utf8').includes('\n'), () => describe(h, pod));
+    await waitFor(() => `the postStart output written: ${describe(h, pod)}`, () => existsSync(out) && readFileSync(out, 'utf8').includes('\n'));
     assert.equal(readFileSync(out, 'utf8').trim(), 'hello world! s3cret env');
-    const w = await waitFor(() => {
+    const w = await waitFor(() => `CreateContainerConfigError for the missing Secret: ${describe(h, missing)}`, () => {
       const waiting = containerStatus(h, missing, 'app')?.state?.waiting;
       return waiting?.reason === 'CreateContainerConfigError' ? waiting : undefined;
-    }, () => describe(h, missing));
+    });
     assert.match(w.message ?? '', /absent/);
     const failed = eventsOf(h, missing, 'Failed');
     assert.equal(failed[0]!.type, 'Warning');
@@ -123,10 +123,10 @@ test('a hung postStart keeps the container Waiting, blocks no other pod, and doe
   });
   const other = makePod('other', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
   await withPods(h, [hung, other], async () => {
-    await waitFor(() => containerStatus(h, other, 'app')?.state?.running, () => describe(h, other));
+    await waitFor(() => `the other pod running: ${describe(h, other)}`, () => containerStatus(h, other, 'app')?.state?.running);
     // The runtime runs the container, but while postStart runs the pod status still shows it waiting.
-    await waitFor(async () => (await h.runtime.listContainers()).filter((c) => c.state === 'CONTAINER_RUNNING').length === 2, 'both running');
-    await waitFor(() => containerStatus(h, hung, 'app')?.state?.waiting?.reason === 'ContainerCreating', () => describe(h, hung));
+    await waitFor('both running', async () => (await h.runtime.listContainers()).filter((c) => c.state === 'CONTAINER_RUNNING').length === 2);
+    await waitFor(() => `the hung pod waiting in ContainerCreating: ${describe(h, hung)}`, () => containerStatus(h, hung, 'app')?.state?.waiting?.reason === 'ContainerCreating');
     assert.equal(eventsOf(h, hung, 'Started').length, 1);
     await h.kubelet.terminatePod(hung.metadata!.uid!);
     assert.ok(containerStatus(h, hung, 'app')!.state?.terminated, describe(h, hung));

@@ -27,7 +27,9 @@ test('init containers run one at a time, in order, before the app', async () => 
     { restartPolicy: 'Never', initContainers: [sh('setup', 'exit 7'), sh('later', 'true')] },
   );
   await withPods(h, [ordered, failing], async () => {
-    await waitFor(() => containerStatus(h, ordered, 'app')?.state?.running, () => describe(h, ordered));
+    await waitFor(() => `app running: ${describe(h, ordered)}`, () => containerStatus(h, ordered, 'app')?.state?.running);
+    // Running is reported once the runtime started the process, which may not have written yet.
+    await waitFor('three lines written', () => lines(out).length >= 3);
     assert.deepEqual(lines(out), ['first', 'second', 'app']);
     for (const name of ['first', 'second']) {
       const s = containerStatus(h, ordered, name)!;
@@ -37,7 +39,7 @@ test('init containers run one at a time, in order, before the app', async () => 
     assert.equal(condition(h, ordered, 'Initialized'), 'True');
     assert.equal(statusOf(h, ordered)!.phase, 'Running');
 
-    await waitFor(() => statusOf(h, failing)?.phase === 'Failed', () => describe(h, failing));
+    await waitFor(() => `the pod Failed: ${describe(h, failing)}`, () => statusOf(h, failing)?.phase === 'Failed');
     assert.equal(containerStatus(h, failing, 'setup')!.state?.terminated?.exitCode, 7);
     assert.equal(containerStatus(h, failing, 'setup')!.restartCount, 0);
     assert.equal(containerStatus(h, failing, 'later')!.state?.waiting?.reason, 'PodInitializing');
@@ -78,18 +80,20 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
     initContainers: [sh('first', trap('first', stops2), { restartPolicy: 'Always' }), sh('second', trap('second', stops2), { restartPolicy: 'Always' })],
   });
   await withPods(h, [pod, finishing], async () => {
-    await waitFor(() => containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod));
-    assert.equal(readFileSync(join(h.dir, 'app-saw'), 'utf8').trim(), 'after', 'the app started only after the sidecar had started');
+    await waitFor(() => `app running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running);
+    // Running is reported once the runtime started the process, which may not have written yet.
+    const saw = await waitFor('what the app saw at its start', () => existsSync(join(h.dir, 'app-saw')) && readFileSync(join(h.dir, 'app-saw'), 'utf8').trim());
+    assert.equal(saw, 'after', 'the app started only after the sidecar had started');
     assert.equal(containerStatus(h, pod, 'proxy')!.started, true);
-    await waitFor(() => condition(h, pod, 'Ready') === 'True', () => describe(h, pod));
-    await waitFor(() => ['app', 'logger', 'proxy'].every((n) => existsSync(armed(n))), 'every container of the pod armed its trap');
+    await waitFor(() => `the pod Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True');
+    await waitFor('every container of the pod armed its trap', () => ['app', 'logger', 'proxy'].every((n) => existsSync(armed(n))));
 
     await h.kubelet.terminatePod(pod.metadata!.uid!);
     assert.deepEqual(lines(stops), ['app', 'logger', 'proxy']);
     const killing = eventsOf(h, pod, 'Killing').map((e) => e.message).sort();
     assert.deepEqual(killing, ['Stopping container app', 'Stopping container logger', 'Stopping container proxy']);
 
-    await waitFor(() => statusOf(h, finishing)?.phase === 'Succeeded', () => describe(h, finishing));
+    await waitFor(() => `the pod Succeeded: ${describe(h, finishing)}`, () => statusOf(h, finishing)?.phase === 'Succeeded');
     assert.deepEqual(lines(stops2), ['second', 'first']);
   });
 });

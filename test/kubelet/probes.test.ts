@@ -89,10 +89,10 @@ test('failing liveness and startup probes restart the container', async () => {
     await withPods(h, cases.map((c) => c.pod), async () => {
       await Promise.all(
         cases.map(async ({ pod, killing, unhealthy }) => {
-          const cs = await waitFor(() => {
+          const cs = await waitFor(() => `a restart by the failing probe: ${describe(h, pod)}`, () => {
             const c = containerStatus(h, pod, 'app');
             return c && c.restartCount >= 1 ? c : undefined;
-          }, () => describe(h, pod), 40_000);
+          }, 40_000);
           assert.ok(cs.lastState?.terminated, describe(h, pod));
           const kill = eventsOf(h, pod, 'Killing');
           assert.equal(kill[0]!.message, killing, describe(h, pod));
@@ -124,14 +124,14 @@ test('passing probes never restart; a failing readiness probe keeps the pod not 
   await withPods(h, [tcp, grpc, notReady], async () => {
     await Promise.all([
       ...[tcp, grpc].map(async (pod) => {
-        await waitFor(async () => (await probeCount(h, pod, 'app', 'Liveness', 'successful')) >= 4, () => describe(h, pod), 40_000);
+        await waitFor(() => `four successful liveness probes: ${describe(h, pod)}`, async () => (await probeCount(h, pod, 'app', 'Liveness', 'successful')) >= 4, 40_000);
         assert.equal(await probeCount(h, pod, 'app', 'Liveness', 'failed'), 0);
         assert.equal(containerStatus(h, pod, 'app')!.restartCount, 0, describe(h, pod));
         assert.equal(eventsOf(h, pod, 'Killing').length, 0);
         assert.equal(condition(h, pod, 'Ready'), 'True');
       }),
       (async () => {
-        await waitFor(async () => (await probeCount(h, notReady, 'app', 'Readiness', 'failed')) >= 4, () => describe(h, notReady), 40_000);
+        await waitFor(() => `four failed readiness probes: ${describe(h, notReady)}`, async () => (await probeCount(h, notReady, 'app', 'Readiness', 'failed')) >= 4, 40_000);
         const cs = containerStatus(h, notReady, 'app')!;
         assert.equal(cs.restartCount, 0);
         assert.equal(cs.ready, false);
@@ -160,8 +160,8 @@ test('a startup probe holds liveness off; readiness follows startup success at o
   })], { terminationGracePeriodSeconds: 2 });
   await withPods(h, [held, prompt], async () => {
     // The files appear only once the startup probes have failed a few times.
-    await waitFor(async () => (await probeCount(h, held, 'app', 'Startup', 'failed')) >= 3, () => describe(h, held));
-    await waitFor(async () => (await probeCount(h, prompt, 'app', 'Startup', 'failed')) >= 2, () => describe(h, prompt));
+    await waitFor(() => `three failed startup probes: ${describe(h, held)}`, async () => (await probeCount(h, held, 'app', 'Startup', 'failed')) >= 3);
+    await waitFor(() => `two failed startup probes: ${describe(h, prompt)}`, async () => (await probeCount(h, prompt, 'app', 'Startup', 'failed')) >= 2);
     assert.equal(await probeCount(h, held, 'app', 'Liveness', 'failed'), 0, 'liveness is held off until started');
     assert.equal(await probeCount(h, held, 'app', 'Liveness', 'successful'), 0);
     assert.equal(containerStatus(h, held, 'app')!.started, false);
@@ -170,15 +170,15 @@ test('a startup probe holds liveness off; readiness follows startup success at o
     writeFileSync(startedToo, '');
     await Promise.all([
       (async () => {
-        await waitFor(() => containerStatus(h, held, 'app')?.started === true, () => describe(h, held));
-        await waitFor(async () => (await probeCount(h, held, 'app', 'Liveness', 'successful')) >= 3, () => describe(h, held));
+        await waitFor(() => `started: ${describe(h, held)}`, () => containerStatus(h, held, 'app')?.started === true);
+        await waitFor(() => `three successful liveness probes: ${describe(h, held)}`, async () => (await probeCount(h, held, 'app', 'Liveness', 'successful')) >= 3);
         assert.equal(await probeCount(h, held, 'app', 'Liveness', 'failed'), 0);
         assert.equal(containerStatus(h, held, 'app')!.restartCount, 0);
         assert.equal(eventsOf(h, held, 'Killing').length, 0);
       })(),
       (async () => {
         // Well under the 60 s readiness period: the manual trigger re-probes as soon as startup succeeds.
-        await waitFor(() => condition(h, prompt, 'Ready') === 'True', () => describe(h, prompt), 20_000);
+        await waitFor(() => `Ready: ${describe(h, prompt)}`, () => condition(h, prompt, 'Ready') === 'True', 20_000);
         const cs = containerStatus(h, prompt, 'app')!;
         assert.equal(cs.started, true);
         assert.equal(cs.ready, true);
@@ -196,9 +196,9 @@ test('while a pod terminates, readiness goes on and no liveness kill happens', a
     livenessProbe: probe({ exec: { command: ['test', '-f', ok] } }),
   })], { terminationGracePeriodSeconds: 30 });
   await withPods(h, [pod], async () => {
-    await waitFor(() => condition(h, pod, 'Ready') === 'True', () => describe(h, pod));
+    await waitFor(() => `Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True');
     const terminated = h.kubelet.terminatePod(pod.metadata!.uid!);
-    await waitFor(() => condition(h, pod, 'Ready') === 'False' && containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod), 20_000);
+    await waitFor(() => `not Ready while app still runs: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'False' && containerStatus(h, pod, 'app')?.state?.running, 20_000);
     assert.equal(containerStatus(h, pod, 'app')!.ready, false);
     await terminated;
     assert.deepEqual(eventsOf(h, pod, 'Killing').map((e) => e.message), ['Stopping container app']);

@@ -48,8 +48,8 @@ test('a restarted kubelet adopts the pods it is given and terminates the others'
     const changed = makePod('changed', [sh('app', `echo $$$$ > ${dir}/changed.pid; exec sleep 300`)]);
     for (const p of [keep, crashy, gone, changed]) kubelet.startPod(p);
     const cs = (k: PodKubelet, p: Pod, name = 'app') => k.getPodStatus(p.metadata!.uid!)?.containerStatuses?.find((c) => c.name === name);
-    await waitFor(() => cs(kubelet, keep)?.ready && cs(kubelet, gone)?.state?.running && cs(kubelet, changed)?.state?.running, 'pods running');
-    await waitFor(() => (cs(kubelet, crashy, 'crash')?.restartCount ?? 0) >= 1 && cs(kubelet, crashy, 'crash')?.lastState?.terminated, 'crashy restarted once');
+    await waitFor('pods running', () => cs(kubelet, keep)?.ready && cs(kubelet, gone)?.state?.running && cs(kubelet, changed)?.state?.running);
+    await waitFor('crashy restarted once', () => (cs(kubelet, crashy, 'crash')?.restartCount ?? 0) >= 1 && cs(kubelet, crashy, 'crash')?.lastState?.terminated);
     const before = {
       keepId: cs(kubelet, keep)!.containerID,
       keepPid: pidOf('keep'),
@@ -72,21 +72,21 @@ test('a restarted kubelet adopts the pods it is given and terminates the others'
     assert.deepEqual([r.adopted, r.terminated], [3, 1]);
     for (const p of given) kubelet.startPod(p);
 
-    await waitFor(() => cs(kubelet, keep)?.state?.running, 'keep reported running again');
+    await waitFor('keep reported running again', () => cs(kubelet, keep)?.state?.running);
     assert.equal(cs(kubelet, keep)!.containerID, before.keepId, 'the same container, not a new one');
     assert.equal(cs(kubelet, keep)!.restartCount, 0);
     assert.equal(pidOf('keep'), before.keepPid, 'no second process was started');
     assert.ok(isAlive(before.keepPid));
-    await waitFor(() => cs(kubelet, keep)?.ready, 'readiness probing resumed');
+    await waitFor('readiness probing resumed', () => cs(kubelet, keep)?.ready);
     await waitFor(
-      () => (cs(kubelet, crashy, 'crash')?.restartCount ?? 0) >= before.crashRestarts && cs(kubelet, crashy, 'crash')?.lastState?.terminated?.exitCode === 3,
       'crashy keeps its restart count and lastState',
+      () => (cs(kubelet, crashy, 'crash')?.restartCount ?? 0) >= before.crashRestarts && cs(kubelet, crashy, 'crash')?.lastState?.terminated?.exitCode === 3,
     );
     // The changed spec (another hash) replaces the container.
-    await waitFor(() => pidOf('changed') !== before.changedPid && isAlive(pidOf('changed')), 'changed container restarted with its new spec');
-    await waitFor(() => !isAlive(before.changedPid), 'the old instance of the changed container stopped');
+    await waitFor('changed container restarted with its new spec', () => pidOf('changed') !== before.changedPid && isAlive(pidOf('changed')));
+    await waitFor('the old instance of the changed container stopped', () => !isAlive(before.changedPid));
     // The pod no longer given is terminated and its sandbox removed.
-    await waitFor(async () => !isAlive(pidOf('gone')) && (await client.listPodSandbox({ id: before.goneSandboxes[0]!.id })).length === 0, 'gone pod terminated');
+    await waitFor('gone pod terminated', async () => !isAlive(pidOf('gone')) && (await client.listPodSandbox({ id: before.goneSandboxes[0]!.id })).length === 0);
 
     await kubelet.terminateAll({ gracePeriodSeconds: 0 });
     assert.ok(!isAlive(before.keepPid), 'terminating the adopted pod stops its container');

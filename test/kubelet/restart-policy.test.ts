@@ -22,16 +22,16 @@ test('restart policy × exit code', async () => {
         const restarts = policy === 'Always' || (policy === 'OnFailure' && code !== 0);
         if (restarts) {
           // Restarted: the previous run shows as lastState, the pod stays Running.
-          const cs = await waitFor(() => {
+          const cs = await waitFor(() => `${policy}/${code} restarts: ${describe(h, pod)}`, () => {
             const c = containerStatus(h, pod, 'app');
             return c && c.restartCount >= 2 && c.lastState?.terminated ? c : undefined;
-          }, () => `${policy}/${code} restarts: ${describe(h, pod)}`);
+          });
           assert.equal(cs.lastState!.terminated!.exitCode, code);
           assert.equal(cs.lastState!.terminated!.reason, code === 0 ? 'Completed' : 'Error');
           assert.equal(statusOf(h, pod)!.phase, 'Running');
         } else {
           const phase = code === 0 ? 'Succeeded' : 'Failed';
-          await waitFor(() => statusOf(h, pod)?.phase === phase, () => `${policy}/${code} ${phase}: ${describe(h, pod)}`);
+          await waitFor(() => `${policy}/${code} ${phase}: ${describe(h, pod)}`, () => statusOf(h, pod)?.phase === phase);
           const cs = containerStatus(h, pod, 'app')!;
           assert.equal(cs.restartCount, 0);
           assert.equal(cs.state?.terminated?.exitCode, code);
@@ -57,7 +57,7 @@ test('a crashing container goes into CrashLoopBackOff (cap 1 s)', async () => {
     }
   });
   await withPods(h, [pod], async () => {
-    await waitFor(() => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 3 && sawBackOffReason, () => describe(h, pod), 40_000);
+    await waitFor(() => `three restarts and a CrashLoopBackOff: ${describe(h, pod)}`, () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 3 && sawBackOffReason, 40_000);
     const backOff = eventsOf(h, pod, 'BackOff');
     assert.ok(backOff.length >= 1);
     assert.equal(backOff[0]!.type, 'Warning');

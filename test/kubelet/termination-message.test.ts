@@ -21,9 +21,9 @@ test('File: the message the process wrote to $PODVISOR_TERMINATION_MESSAGE_PATH,
     { restartPolicy: 'Never' },
   );
   await withPods(h, [pod], async () => {
-    const short = await waitFor(terminated(h, pod, 'short'), () => describe(h, pod));
-    const long = await waitFor(terminated(h, pod, 'long'), () => describe(h, pod));
-    const quiet = await waitFor(terminated(h, pod, 'quiet'), () => describe(h, pod));
+    const short = await waitFor(() => `short terminated: ${describe(h, pod)}`, terminated(h, pod, 'short'));
+    const long = await waitFor(() => `long terminated: ${describe(h, pod)}`, terminated(h, pod, 'long'));
+    const quiet = await waitFor(() => `quiet terminated: ${describe(h, pod)}`, terminated(h, pod, 'quiet'));
     assert.equal(short.message, 'bye from msg-file');
     assert.equal(short.exitCode, 0);
     assert.equal(long.exitCode, 4);
@@ -47,15 +47,15 @@ test('FallbackToLogsOnError: the log tail (80 lines, 2048 bytes) on a failure, t
     { restartPolicy: 'Never' },
   );
   await withPods(h, [pod], async () => {
-    const lines = await waitFor(terminated(h, pod, 'lines'), () => describe(h, pod));
+    const lines = await waitFor(() => `lines terminated: ${describe(h, pod)}`, terminated(h, pod, 'lines'));
     const expected = Array.from({ length: 80 }, (_, i) => `line ${i + 21}\n`).join('');
     assert.equal(lines.message, expected);
-    const bytes = await waitFor(terminated(h, pod, 'bytes'), () => describe(h, pod));
+    const bytes = await waitFor(() => `bytes terminated: ${describe(h, pod)}`, terminated(h, pod, 'bytes'));
     assert.equal(Buffer.byteLength(bytes.message ?? ''), 2048);
     assert.match(bytes.message ?? '', /^y+\n$/);
-    const fileWins = await waitFor(terminated(h, pod, 'file-wins'), () => describe(h, pod));
+    const fileWins = await waitFor(() => `file-wins terminated: ${describe(h, pod)}`, terminated(h, pod, 'file-wins'));
     assert.equal(fileWins.message, 'from-file\n');
-    const ok = await waitFor(terminated(h, pod, 'succeeds'), () => describe(h, pod));
+    const ok = await waitFor(() => `succeeds terminated: ${describe(h, pod)}`, terminated(h, pod, 'succeeds'));
     assert.equal(ok.message, undefined);
   });
 });
@@ -72,11 +72,11 @@ test('each restart has its own file; a symlink in its place is refused, not foll
   const pod = makePod('msg-restart', [sh('c', script)], { restartPolicy: 'OnFailure' });
   await withPods(h, [pod], async () => {
     const st = await waitFor(
+      () => describe(h, pod),
       () => {
         const cs = containerStatus(h, pod, 'c');
         return cs && cs.restartCount >= 1 && cs.lastState?.terminated && cs.state?.terminated ? cs : undefined;
       },
-      () => describe(h, pod),
       60_000,
     );
     const first = st.lastState!.terminated!.message ?? '';

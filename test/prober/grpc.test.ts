@@ -12,6 +12,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import path from 'node:path';
 import { GRPCHealthProber } from '../../src/prober/grpc.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 /** The health.proto shipped with grpc-health-check, for a server built by hand. */
 function healthProtoPath(): string {
@@ -110,10 +111,10 @@ test('no connection outlives a probe: failed probes before the server starts, pr
   for (const r of refused) assert.equal(r.result, 'failure');
   const s = await http2Server((stream) => stream.on('end', () => serving(stream)).resume(), port);
   for (let i = 0; i < 5; i++) assert.deepEqual(await prober.probe('127.0.0.1', '', port, 1), { result: 'success', output: 'service healthy' });
-  // Longer than a reconnect back-off: nothing left from the refused probes may connect now.
-  await new Promise((r) => setTimeout(r, 2500));
   try {
-    assert.equal(s.open.size, 0, 'no session left open');
+    await waitFor('the probes\' sessions closed', () => s.open.size === 0);
+    // Longer than a reconnect back-off: nothing left from the refused probes may connect now.
+    await holdsFor('no session opened by a refused probe retrying', () => s.open.size === 0, 2500);
   } finally {
     for (const session of s.open) session.destroy();
     await new Promise<void>((r) => s.server.close(() => r()));

@@ -141,16 +141,6 @@ export function newHarness(clock: FakeClock, opts: Partial<ProberManagerOptions>
   return { clock, provider, prober, manager, recorder };
 }
 
-/** Polls cond until it holds or the deadline passes (real time). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Runs one() n times, `parallel` at a time, and collects the outcomes (probe load against real servers). */
 export async function runMany<T>(n: number, parallel: number, one: () => Promise<T>): Promise<T[]> {
   const out: T[] = [];

@@ -27,6 +27,12 @@ after(() => {
   }
 });
 
+/** Resolves once the server no longer listens (its connections ended). */
+function closed(server: http.Server | https.Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
 async function serve(handler: Handler, host = '127.0.0.1'): Promise<{ port: number; seen: http.IncomingMessage[] }> {
   const seen: http.IncomingMessage[] = [];
   const server = http.createServer((req, res) => {
@@ -135,9 +141,7 @@ test('status codes map to success, warning and failure; the body never appears i
 
 test('connection refused reads as Go prints it', async () => {
   const { port } = await serve(ok);
-  const server = servers.pop()!;
-  server.close();
-  await new Promise((r) => setTimeout(r, 50));
+  await closed(servers.pop()!);
   assert.deepEqual(await probe({ port, path: '/healthz' }), {
     result: 'failure',
     output: `Get "http://127.0.0.1:${port}/healthz": dial tcp 127.0.0.1:${port}: connect: connection refused`,
@@ -287,8 +291,7 @@ test('request building: scheme lower-cased, empty path, IPv6 bracketed in the UR
   const req = newRequestForHTTPGetAction({ port, path: '', scheme: 'HTTP' } as HTTPGetAction, container, '::1', UA);
   assert.equal(req.scheme, 'http');
   assert.deepEqual(await doHTTPProbe(req, 1, clock), { result: 'success', output: 'ok body' });
-  servers.pop()!.close();
-  await new Promise((r) => setTimeout(r, 50));
+  await closed(servers.pop()!);
   const out = await doHTTPProbe(req, 1, clock);
   assert.equal(out.output, `Get "http://[::1]:${port}": dial tcp [::1]:${port}: connect: connection refused`);
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container, Pod, PodStatus, Probe } from '../../src/api/types.js';
-import { RealClock } from '../../src/util/clock.js';
+import { FakeClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { ContainerProber } from '../../src/prober/prober.js';
 import { execOnlyRuntime } from './exec-runtime.js';
@@ -18,7 +18,7 @@ after(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
 function setup(known = new Set(['abc'])) {
   const recorder = new RecordingRecorder();
   const runtime = execOnlyRuntime(known);
-  const prober = new ContainerProber({ runtime, recorder, logger: silentLogger, clock: new RealClock(), kubeVersion: '1.35' });
+  const prober = new ContainerProber({ runtime, recorder, logger: silentLogger, clock: new FakeClock(), kubeVersion: '1.35' });
   return { recorder, runtime, prober };
 }
 

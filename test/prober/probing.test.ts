@@ -17,7 +17,8 @@ import { silentLogger } from '../../src/util/logger.js';
 import { ProberManager, type ProberManagerOptions } from '../../src/prober/manager.js';
 import type { ProbeResult } from '../../src/prober/types.js';
 import { execOnlyRuntime } from './exec-runtime.js';
-import { RecordingRecorder, TestStatusProvider, waitFor } from './helpers.js';
+import { RecordingRecorder, TestStatusProvider } from './helpers.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 const cleanups: (() => void)[] = [];
 after(() => cleanups.forEach((c) => c()));
@@ -54,8 +55,6 @@ async function listenHttp(handler: http.RequestListener): Promise<number> {
   return (server.address() as net.AddressInfo).port;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('probing on the real clock', { concurrency: true }, () => {
   it('an exec liveness probe on a file that disappears publishes Failure', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'podvisor-probe-'));
@@ -64,10 +63,10 @@ describe('probing on the real clock', { concurrency: true }, () => {
     writeFileSync(file, 'ok');
     const t = setup({ name: 'app', livenessProbe: { exec: { command: ['cat', file] }, periodSeconds: 1, failureThreshold: 1 } });
     t.manager.addPod(t.pod);
-    await waitFor(() => t.runtime.calls.length >= 2, 'two successful probes');
+    await waitFor('two successful probes', () => t.runtime.calls.length >= 2);
     assert.equal(t.manager.liveness.get(ID), 'Success');
     rmSync(file);
-    await waitFor(() => t.manager.liveness.get(ID) === 'Failure', 'liveness Failure');
+    await waitFor('liveness Failure', () => t.manager.liveness.get(ID) === 'Failure');
     assert.deepEqual(t.history.Liveness, ['Success', 'Failure']);
     assert.equal(t.recorder.events.at(-1)!.message, `Liveness probe failed: cat: ${file}: No such file or directory\n`);
   });
@@ -76,7 +75,7 @@ describe('probing on the real clock', { concurrency: true }, () => {
     const port = await listenHttp((_req, res) => res.writeHead(500).end('broken'));
     const t = setup({ name: 'app', livenessProbe: { httpGet: { port, path: '/healthz' }, periodSeconds: 1, failureThreshold: 2 } });
     t.manager.addPod(t.pod);
-    await waitFor(() => t.manager.liveness.get(ID) === 'Failure', 'liveness Failure');
+    await waitFor('liveness Failure', () => t.manager.liveness.get(ID) === 'Failure');
     const unhealthy = t.recorder.events.filter((e) => e.reason === 'Unhealthy');
     assert.ok(unhealthy.length >= 2, 'one event per failed probe');
     assert.equal(unhealthy[0]!.message, 'Liveness probe failed: HTTP probe failed with statuscode: 500');
@@ -89,7 +88,7 @@ describe('probing on the real clock', { concurrency: true }, () => {
     const port = (server.address() as net.AddressInfo).port;
     const t = setup({ name: 'app', livenessProbe: { tcpSocket: { port }, periodSeconds: 1, failureThreshold: 1 } });
     t.manager.addPod(t.pod);
-    await waitFor(async () => /result="successful".* ([3-9]|\d\d)\n/.test(await t.manager.registry.metrics()), 'three successful probes');
+    await waitFor('three successful probes', async () => /result="successful".* ([3-9]|\d\d)\n/.test(await t.manager.registry.metrics()));
     assert.deepEqual(t.history.Liveness, ['Success']);
     assert.equal(t.recorder.events.length, 0);
   });
@@ -109,16 +108,16 @@ describe('probing on the real clock', { concurrency: true }, () => {
     const dead = setup({ name: 'app', livenessProbe: { grpc: { port: closed }, periodSeconds: 1, failureThreshold: 1 } });
     serving.manager.addPod(serving.pod);
     dead.manager.addPod(dead.pod);
-    await waitFor(() => dead.manager.liveness.get(ID) === 'Failure', 'closed port: liveness Failure');
+    await waitFor('closed port: liveness Failure', () => dead.manager.liveness.get(ID) === 'Failure');
     assert.match(dead.recorder.events[0]!.message, /^Liveness probe failed: timeout: failed to connect service "127\.0\.0\.1:\d+" within 1s: context deadline exceeded$/);
-    await waitFor(async () => /result="successful".* ([3-9]|\d\d)\n/.test(await serving.manager.registry.metrics()), 'three SERVING probes');
+    await waitFor('three SERVING probes', async () => /result="successful".* ([3-9]|\d\d)\n/.test(await serving.manager.registry.metrics()));
     assert.deepEqual(serving.history.Liveness, ['Success']);
   });
 
   it('a failing readiness probe keeps the container not ready and never touches liveness', async () => {
     const t = setup({ name: 'app', readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 } });
     t.manager.addPod(t.pod);
-    await waitFor(() => t.runtime.calls.length >= 3, 'three readiness probes');
+    await waitFor('three readiness probes', () => t.runtime.calls.length >= 3);
     assert.deepEqual(t.history.Readiness, ['Failure']);
     assert.equal(t.manager.liveness.get(ID), undefined);
     const status = structuredClone(t.status);
@@ -136,9 +135,10 @@ describe('probing on the real clock', { concurrency: true }, () => {
       { started: false },
     );
     t.manager.addPod(t.pod);
-    await waitFor(() => t.manager.startup.get(ID) === 'Failure', 'startup Failure');
+    await waitFor('startup Failure', () => t.manager.startup.get(ID) === 'Failure');
     assert.deepEqual(t.history.Startup, ['Unknown', 'Failure']);
-    await sleep(1500);
+    const runs = (cmd: string) => t.runtime.calls.filter((c) => c.cmd[0] === cmd).length;
+    await holdsFor('no startup probe after the published failure, no liveness probe', () => runs('sh') === 3 && runs('true') === 0, 1500);
     const startupRuns = t.runtime.calls.filter((c) => c.cmd[0] === 'sh').length;
     assert.equal(startupRuns, 3, 'held after the published failure');
     assert.equal(t.runtime.calls.filter((c) => c.cmd[0] === 'true').length, 0, 'liveness never ran');
@@ -160,7 +160,7 @@ describe('probing on the real clock', { concurrency: true }, () => {
       t.manager.updatePodStatus(t.pod, structuredClone(t.status));
     });
     t.manager.addPod(t.pod);
-    await waitFor(() => t.manager.readiness.get(ID) === 'Success', 'readiness Success', 10_000);
+    await waitFor('readiness Success', () => t.manager.readiness.get(ID) === 'Success', 10_000);
     assert.deepEqual(t.history.Startup, ['Unknown', 'Success']);
     assert.equal(t.runtime.calls.filter((c) => c.cmd[0] === 'echo').length, 1, 'one readiness probe, the triggered one');
   });
@@ -174,12 +174,12 @@ describe('probing on the real clock', { concurrency: true }, () => {
       livenessProbe: { httpGet: { port, path: '/live' }, periodSeconds: 1, failureThreshold: 1 },
     });
     t.manager.addPod(t.pod);
-    await waitFor(() => t.manager.readiness.get(ID) === 'Success', 'ready');
+    await waitFor('ready', () => t.manager.readiness.get(ID) === 'Success');
     // Deletion begins: the app starts failing readiness on SIGTERM, and would fail liveness too.
     t.provider.pods.set(t.pod.metadata!.uid!, { ...t.pod, metadata: { ...t.pod.metadata, deletionTimestamp: new Date().toISOString() } });
     t.manager.stopLivenessAndStartup(t.pod);
     ready = false;
-    await waitFor(() => t.manager.readiness.get(ID) === 'Failure', 'not ready while terminating');
+    await waitFor('not ready while terminating', () => t.manager.readiness.get(ID) === 'Failure');
     assert.equal(t.manager.getWorker(t.pod.metadata!.uid!, 'app', 'Liveness'), undefined);
     assert.ok(t.manager.getWorker(t.pod.metadata!.uid!, 'app', 'Readiness'));
     assert.ok(!t.history.Liveness.includes('Failure'));

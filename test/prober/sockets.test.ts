@@ -16,6 +16,7 @@ import { doHTTPProbe, newRequestForHTTPGetAction } from '../../src/prober/http.j
 import { doTCPProbe } from '../../src/prober/tcp.js';
 import type { ActionOutcome } from '../../src/prober/probe.js';
 import { runMany } from './helpers.js';
+import { waitFor } from '../fixtures/wait.js';
 
 const clock = new RealClock();
 const PROBES = 2000;
@@ -72,13 +73,7 @@ test(`${PROBES} TCP probes close with a FIN and their TIME_WAIT ports stay reusa
   const failures = results.filter((r) => r.result !== 'success');
   assert.equal(failures.length, 0, `probe errors: ${JSON.stringify(failures.slice(0, 3))}`);
   // No resets: the prober's side went through the orderly close and waits out TIME_WAIT.
-  const deadline = Date.now() + 10_000;
-  let tw = timeWait(port);
-  while (tw.clientSide.length < PROBES * 0.9 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    tw = timeWait(port);
-  }
-  assert.ok(tw.clientSide.length >= PROBES * 0.9, `expected the prober to close first: ${tw.clientSide.length} TIME_WAIT sockets`);
+  await waitFor(() => `the prober to close first: ${timeWait(port).clientSide.length} TIME_WAIT sockets, of ${PROBES * 0.9} at least`, () => timeWait(port).clientSide.length >= PROBES * 0.9, 10_000);
   // What keeps them from exhausting the ephemeral range (28 232 ports by default, 60 s each) at
   // thousands of probes a second: loopback connections reuse TIME_WAIT ports (tcp_tw_reuse 2, the default).
   if (twReuse === 0) t.diagnostic('net.ipv4.tcp_tw_reuse is 0: TIME_WAIT ports are not reused for new connections on this host');

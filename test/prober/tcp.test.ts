@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { RealClock } from '../../src/util/clock.js';
+import { FakeClock } from '../../src/util/clock.js';
 import { doTCPProbe } from '../../src/prober/tcp.js';
 
-const clock = new RealClock();
+const clock = new FakeClock();
 
 test('an open port is success with no output; a closed one fails as Go says', async () => {
   let accepted = 0;
@@ -27,7 +27,9 @@ test('an open port is success with no output; a closed one fails as Go says', as
 
 test('an unreachable address fails with a dial error or an i/o timeout', async () => {
   // TEST-NET-1: either unroutable here (an immediate error) or silently dropped (the timeout).
-  const out = await doTCPProbe('192.0.2.1', 81, 1, clock);
+  const probing = doTCPProbe('192.0.2.1', 81, 1, clock);
+  await clock.advance(1000);
+  const out = await probing;
   assert.equal(out.result, 'failure');
   assert.match(out.output, /^dial tcp 192\.0\.2\.1:81: (i\/o timeout|connect: .+)$/);
 });

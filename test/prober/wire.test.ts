@@ -14,6 +14,7 @@ import { doHTTPProbe, newRequestForHTTPGetAction } from '../../src/prober/http.j
 import { doTCPProbe } from '../../src/prober/tcp.js';
 import type { ActionOutcome } from '../../src/prober/probe.js';
 import { runMany } from './helpers.js';
+import { holdsFor, waitFor } from '../fixtures/wait.js';
 
 const clock = new RealClock();
 const PROBES = 1000;
@@ -64,8 +65,9 @@ function assertAllSucceeded(results: ActionOutcome[]): void {
   assert.equal(failures.length, 0, `probe failures: ${JSON.stringify(failures.slice(0, 3))}`);
 }
 
-/** Lets the last closes reach the server and its logs flush. */
-const settle = () => new Promise((r) => setTimeout(r, 1500));
+/** The server keeps running and writes nothing on stderr while the last closes reach it. */
+const staysQuiet = (srv: { child: ChildProcess; stderr: () => string }) =>
+  holdsFor(() => `the server running with nothing on stderr (exit ${srv.child.exitCode}, stderr ${JSON.stringify(srv.stderr().slice(0, 2000))})`, () => srv.child.exitCode === null && srv.stderr() === '', 1500);
 
 for (const [what, onAccept] of [
   ['writes on accept and ends (no error handler)', "sock.end('ready for query\\n')"],
@@ -78,9 +80,7 @@ for (const [what, onAccept] of [
       /port (\d+)/,
     );
     assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
-    await settle();
-    assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
-    assert.equal(srv.stderr(), '');
+    await staysQuiet(srv);
   });
 }
 
@@ -95,9 +95,7 @@ test(`${PROBES} httpGet probes against a Node http server`, async () => {
   );
   const req = newRequestForHTTPGetAction({ port: srv.port, path: '/healthz' }, { name: 'c' }, '127.0.0.1', 'kube-probe/1.35');
   assertAllSucceeded(await runMany(PROBES, PARALLEL, () => doHTTPProbe(req, 5, clock)));
-  await settle();
-  assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
-  assert.equal(srv.stderr(), '');
+  await staysQuiet(srv);
 });
 
 const noPython = spawnSync('python3', ['--version']).status === 0 ? false : 'python3 is not installed';
@@ -112,10 +110,11 @@ test(`${PROBES} httpGet and tcpSocket probes against python3 -m http.server`, { 
   // the client already counts as open (a reset in the server's log), whatever the client does.
   assertAllSucceeded(await runMany(PROBES, PYTHON_PARALLEL, () => doHTTPProbe(req, 5, clock)));
   assertAllSucceeded(await runMany(PROBES, PYTHON_PARALLEL, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
-  await settle();
-  assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
   // http.server logs one access line per request; anything else (a traceback, a reset) is a failure.
-  const lines = srv.stderr().split('\n').filter((l) => l !== '');
+  const logLines = () => srv.stderr().split('\n').filter((l) => l !== '');
+  await waitFor(`a log line per probe from the server`, () => logLines().length >= PROBES);
+  assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
+  const lines = logLines();
   const other = lines.filter((l) => !/^127\.0\.0\.1 - - \[[^\]]+\] "GET \/ HTTP\/1\.1" 200 -$/.test(l));
   assert.deepEqual(other.slice(0, 40), [], `unexpected server output (${other.length} lines)`);
   assert.equal(lines.length - other.length, PROBES);

@@ -68,13 +68,13 @@ for (const mode of modes) {
     await withRuntime(mode.opts, async (rt, root) => {
       const script = `setsid sleep ${m} & setsid sh -c 'sleep ${m} & sleep ${m}' >/dev/null 2>&1 & exec sleep ${m}`;
       const { sb, id } = await startContainer(rt, root, ['sh', '-c', script]);
-      await waitFor(() => withMarker(m).length >= 4, 'the container and its setsid children');
+      await waitFor('the container and its setsid children', () => withMarker(m).length >= 4);
       // An exec probe whose child setsids and outlives the exec. The exec's shell lives a moment after
       // the fork: a child orphaned within the instant before the runtime registers a fresh exec can
       // still escape (processes join their cgroup just after spawn; see docs/security.md).
       const r = await rt.execSync(id, ['sh', '-c', `setsid sleep ${m} & sleep 0.3`], 10);
       assert.equal(r.exitCode, 0);
-      await waitFor(() => withMarker(m).length >= 5, 'the exec child');
+      await waitFor('the exec child', () => withMarker(m).length >= 5);
       assert.equal(rt.enforcesLimits, mode.name === 'cgroups');
       await rt.stopContainer(id, 5);
       assert.deepEqual(withMarker(m), []);
@@ -106,10 +106,10 @@ test('a 64Mi memory limit is enforced: exit 137, reason OOMKilled', { skip: cgro
     const { id } = await startContainer(rt, root, [process.execPath, '-e', hog], {
       linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, cpuPeriod: 0, cpuQuota: 0, cpuShares: 2, oomScoreAdj: 0 } },
     });
-    const s = await waitFor(async () => {
+    const s = await waitFor('the OOM kill', async () => {
       const st = await rt.containerStatus(id);
       return st.state === 'CONTAINER_EXITED' ? st : undefined;
-    }, 'the OOM kill');
+    });
     assert.equal(s.exitCode, 137);
     assert.equal(s.reason, 'OOMKilled');
   });
@@ -118,10 +118,10 @@ test('a 64Mi memory limit is enforced: exit 137, reason OOMKilled', { skip: cgro
 test('without the limit, the same container is not OOMKilled (a plain exit is Completed)', { skip: cgroupsUsable ? false : 'needs root' }, async () => {
   await withRuntime({}, async (rt, root) => {
     const { id } = await startContainer(rt, root, [process.execPath, '-e', 'Buffer.alloc(80 << 20, 1)']);
-    const s = await waitFor(async () => {
+    const s = await waitFor('exit', async () => {
       const st = await rt.containerStatus(id);
       return st.state === 'CONTAINER_EXITED' ? st : undefined;
-    }, 'exit');
+    });
     assert.equal(s.exitCode, 0);
     assert.equal(s.reason, 'Completed');
   });
@@ -134,13 +134,13 @@ test('runAsUser/runAsGroup/supplementalGroups as root: the container and its exe
       linux: { securityContext: { runAsUser: 65534, runAsGroup: 65534, supplementalGroups: [4242] } },
     });
     const logPath = (await rt.containerStatus(id)).logPath;
-    const line = await waitFor(() => {
+    const line = await waitFor('the id line', () => {
       try {
         return readFileSync(logPath, 'utf8').split('\n')[0]?.split(' ').slice(3).join(' ');
       } catch {
         return undefined;
       }
-    }, 'the id line');
+    });
     const [uid, gid, ...rest] = line.split(' ');
     assert.equal(uid, '65534');
     assert.equal(gid, '65534');
@@ -155,7 +155,7 @@ test('runAsUser/runAsGroup/supplementalGroups as root: the container and its exe
 test('runAsUser as root without supplementary groups: spawn uid/gid', { skip: isRoot ? false : 'needs root' }, async () => {
   await withRuntime({}, async (rt, root) => {
     const { id } = await startContainer(rt, root, ['sh', '-c', 'id -u; id -G'], { workingDir: '/', linux: { securityContext: { runAsUser: 65534 } } });
-    await waitFor(async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED', 'exit');
+    await waitFor('exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
     const lines = readFileSync((await rt.containerStatus(id)).logPath, 'utf8').trim().split('\n').map((l) => l.split(' ').slice(3).join(' '));
     // The primary group is the user's passwd group, and no group of the agent is kept.
     assert.deepEqual(lines, ['65534', '65534']);

@@ -95,7 +95,7 @@ test("CRI Attach on the process runtime: the container's output as written, its 
     assert.match(url, /\/attach\//);
     const s = await connectRuntimeStream(url, { stdin: false, stdout: true, stderr: true, tty: false });
     const io = collect(s);
-    await waitFor(() => /tick \d+\n.*tick \d+\n/s.test(io.out()) && /tock \d+\n/.test(io.err()), 'attached output');
+    await waitFor('attached output', () => /tick \d+\n.*tick \d+\n/s.test(io.out()) && /tock \d+\n/.test(io.err()));
     assert.doesNotMatch(io.out(), /tock/);
     await client.stopContainer(id, 5);
     assert.equal(await s.exit, 143);
@@ -110,7 +110,7 @@ test('CRI Exec with a terminal on the process runtime: stdin and stdout are a te
     const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: false, tty: true });
     const io = collect(s);
     s.resize(100, 30);
-    await waitFor(() => io.out().includes('sized'), 'the size to reach the terminal', 60_000);
+    await waitFor('the size to reach the terminal', () => io.out().includes('sized'), 60_000);
     // A terminal turns the typed CR into a line end, and echoes it.
     s.stdin!.write('abc\r');
     assert.equal(await s.exit, 4);
@@ -127,10 +127,10 @@ test('a terminal exec that ignores hangups still ends with its container', async
     const { url } = await client.exec({ containerId: id, cmd, tty: true, stdin: true, stdout: true, stderr: false });
     const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: false, tty: true });
     const io = collect(s);
-    await waitFor(() => io.out().includes('armed'), 'the exec running', 30_000);
+    await waitFor('the exec running', () => io.out().includes('armed'), 30_000);
     assert.equal(withMarker(marker), 1);
     await client.stopContainer(id, 1);
-    await waitFor(() => withMarker(marker) === 0, 'the exec gone with its container', 30_000);
+    await waitFor('the exec gone with its container', () => withMarker(marker) === 0, 30_000);
   });
 });
 

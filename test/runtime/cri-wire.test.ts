@@ -15,6 +15,7 @@ import { containerConfigFromWire, containerConfigToWire, msToNs, nsToMs, sandbox
 import { loadCriServices, warmCodecs } from '../../src/runtime/cri/proto.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { holdsFor } from '../fixtures/wait.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
 
 async function withServed(fn: (client: CriRuntimeClient, root: string, endpoint: string) => Promise<void>) {
@@ -159,7 +160,7 @@ test('every RuntimeService call over the wire', async () => {
     assert.ok(cs.finishedAt >= cs.startedAt);
     assert.equal(isAlive(pid), false);
 
-    await waitFor(() => events.some((e) => e.containerId === id && e.type === 'CONTAINER_STOPPED_EVENT'), 'stopped event');
+    await waitFor('stopped event', () => events.some((e) => e.containerId === id && e.type === 'CONTAINER_STOPPED_EVENT'));
     assert.deepEqual(
       events.filter((e) => e.containerId === id).map((e) => e.type),
       ['CONTAINER_CREATED_EVENT', 'CONTAINER_STARTED_EVENT', 'CONTAINER_STOPPED_EVENT'],
@@ -172,7 +173,7 @@ test('every RuntimeService call over the wire', async () => {
     assert.equal((await client.podSandboxStatus(sb)).state, 'SANDBOX_NOTREADY');
     await client.removePodSandbox(sb);
     await assert.rejects(client.podSandboxStatus(sb), NotFoundError);
-    await waitFor(() => events.some((e) => e.containerId === id && e.type === 'CONTAINER_DELETED_EVENT'), 'deleted event');
+    await waitFor('deleted event', () => events.some((e) => e.containerId === id && e.type === 'CONTAINER_DELETED_EVENT'));
     off();
 
     // Without images, every image is present under its name (host binaries run), none is listed.
@@ -229,15 +230,15 @@ test('the socket is 0600 and the event stream reconnects to a restarted server',
     const sbc = sandboxConfig(dir);
     const sb = await client.runPodSandbox(sbc);
     await client.createContainer(sb, containerConfig(['true']), sbc);
-    await waitFor(() => events.length === 1, 'first event');
+    await waitFor('first event', () => events.length === 1);
     await server.close();
     await assert.rejects(client.version(), (e) => e instanceof CriError && e.code === grpc.status.UNAVAILABLE);
     server = await serveCri(rt, { endpoint, logger: silentLogger });
     // The stream comes back by itself; events after that reach the listener.
-    await waitFor(async () => {
+    await waitFor('an event after the restart', async () => {
       await client.createContainer(sb, containerConfig(['true']), sbc).catch(() => undefined);
       return events.length >= 2;
-    }, 'an event after the restart');
+    });
   } finally {
     await client.close();
     await server.close();
@@ -263,15 +264,15 @@ test('warmCodecs makes every message type once, a few per turn, and stops when a
   const all = counting(10);
   warmCodecs(all.types, 4);
   assert.deepEqual(all.made, [], 'nothing on the calling turn');
-  await waitFor(() => all.made.length === 10, 'every type made');
+  await waitFor('every type made', () => all.made.length === 10);
   assert.deepEqual(all.made, [...Array(10).keys()], 'each once, in order');
 
   // Stopped in the middle of a turn (type 5 of the second): nothing more is made, then or later.
   let stop = () => {};
   const stopped = counting(40, (i) => i === 5 && stop());
   stop = warmCodecs(stopped.types, 4);
-  await waitFor(() => stopped.made.length >= 6, 'two turns');
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor('two turns', () => stopped.made.length >= 6);
+  await holdsFor('nothing made after stop', () => stopped.made.length === 6, 50);
   assert.deepEqual(stopped.made, [0, 1, 2, 3, 4, 5], 'nothing after stop');
 
   // The real types: a warmed request codec round-trips as before.

@@ -69,7 +69,7 @@ test('exec: the timeout (on the injected clock) kills the command group and repo
     const r = await pending;
     assert.equal(r.timedOut, true);
     assert.equal(r.exitCode, 137);
-    await waitFor(() => !isAlive(child), 'exec child killed');
+    await waitFor('exec child killed', () => !isAlive(child));
   }, clock);
 });
 
@@ -102,7 +102,7 @@ test('exec: a process left behind by an exec dies with its container', async () 
     const left = await readPid(pidfile);
     assert.equal(isAlive(left), true);
     await rt.stopContainer(id, 0);
-    await waitFor(() => !isAlive(left), 'left-behind exec process killed');
+    await waitFor('left-behind exec process killed', () => !isAlive(left));
   });
 });
 
@@ -124,6 +124,6 @@ test('exec: a command still running when its container exits is killed with the 
     await rt.stopContainer(id, 0);
     const r = await pending;
     assert.equal(r.exitCode, 137);
-    await waitFor(() => !isAlive(pid), 'the exec process to be gone');
+    await waitFor('the exec process to be gone', () => !isAlive(pid));
   });
 });

@@ -1,10 +1,11 @@
 // Shared pieces of the runtime tests: temporary root dirs, sandbox/container configs, waiting for a
-// condition with a generous deadline, and checking whether a host process still exists.
+// condition (the shared waitFor), and checking whether a host process still exists.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerConfig, PodSandboxConfig } from '../../src/runtime/cri.js';
+import { waitFor } from '../fixtures/wait.js';
 
 export function tempDir(prefix = 'podvisor-rt-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -39,16 +40,7 @@ export function containerConfig(command: string[], over: Partial<ContainerConfig
   };
 }
 
-/** Polls cond until it holds; fails after the deadline (generous: this is not a timing assertion). */
-export async function waitFor<T>(cond: () => T | Promise<T>, what: string, deadlineMs = 20_000): Promise<NonNullable<T>> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await cond();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor };
 
 /** True while the process exists and is not a zombie. */
 export function isAlive(pid: number): boolean {
@@ -66,13 +58,13 @@ export function isAlive(pid: number): boolean {
 }
 
 export async function readPid(file: string): Promise<number> {
-  const text = await waitFor(() => {
+  const text = await waitFor(`pid in ${file}`, () => {
     try {
       const t = readFileSync(file, 'utf8').trim();
       return t.length > 0 ? t : undefined;
     } catch {
       return undefined;
     }
-  }, `pid in ${file}`);
+  });
   return Number(text);
 }

@@ -64,10 +64,10 @@ async function runContainer(script: string, opts: { logMaxSizeBytes?: number; lo
     const sb = await rt.runPodSandbox(sbc);
     const id = await rt.createContainer(sb, containerConfig(['sh', '-c', script]), sbc);
     await rt.startContainer(id);
-    const status = await waitFor(async () => {
+    const status = await waitFor('container exit', async () => {
       const s = await rt.containerStatus(id);
       return s.state === 'CONTAINER_EXITED' ? s : undefined;
-    }, 'container exit');
+    });
     return { status, dir, cleanup };
   } catch (err) {
     cleanup();

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { childrenTree, ProcSnapshots, ProcTreeTracker, readProcTable, stdioTargets } from '../../src/runtime/process/proc-tree.js';
+import { waitFor } from '../fixtures/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('childrenTree: the subtree of a process, as the full /proc table links it', async (t) => {
   // sh → (sh → sleep) and sleep: two children, one grandchild.
@@ -20,12 +20,10 @@ test('childrenTree: the subtree of a process, as the full /proc table links it',
       // gone
     }
   });
-  let tree: number[] | undefined;
-  for (let i = 0; i < 200; i++) {
-    tree = childrenTree(root.pid!);
-    if (tree === undefined || tree.length >= 3) break;
-    await sleep(25);
-  }
+  const { tree } = await waitFor('two children and a grandchild (or no children lists at all)', () => {
+    const seen = childrenTree(root.pid!);
+    return seen === undefined || seen.length >= 3 ? { tree: seen } : undefined;
+  });
   if (tree === undefined) return t.skip('this kernel keeps no /proc/<pid>/task/<tid>/children lists');
   const table = readProcTable();
   const expected = new Set<number>();
@@ -60,12 +58,12 @@ test('ProcTreeTracker: an exec forgotten while something still holds its output 
   const tracker = new ProcTreeTracker();
   tracker.addFreshRoot(exec.pid!, childrenTree(exec.pid!) ?? []);
   await new Promise((r) => exec.once('exit', r));
-  for (let i = 0; i < 200 && holders().length === 0; i++) await sleep(25);
+  await waitFor('the setsid child holding its output', () => holders().length > 0);
   assert.equal(holders().length, 1);
   // Its group is gone but its pipes are still held (no end-of-file): forgotten without them.
   tracker.forgetRoot(exec.pid!, false);
   assert.equal(tracker.killSync() >= 1, true);
-  for (let i = 0; i < 200 && holders().length > 0; i++) await sleep(25);
+  await waitFor('the holder killed', () => holders().length === 0);
   assert.deepEqual(holders(), []);
   exec.stdout!.destroy();
   exec.stderr!.destroy();

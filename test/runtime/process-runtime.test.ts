@@ -31,10 +31,10 @@ async function runToExit(rt: ProcessRuntime, root: string, command: string[]) {
   const sb = await rt.runPodSandbox(sbc);
   const id = await rt.createContainer(sb, containerConfig(command), sbc);
   await rt.startContainer(id);
-  return waitFor(async () => {
+  return waitFor('container exit', async () => {
     const s = await rt.containerStatus(id);
     return s.state === 'CONTAINER_EXITED' ? s : undefined;
-  }, 'container exit');
+  });
 }
 
 test('exit codes and reasons', async (t) => {
@@ -63,7 +63,7 @@ test('stop: a SIGTERM-handling process exits 0', async () => {
     const ready = join(root, 'ready');
     const id = await rt.createContainer(sb, containerConfig(['sh', '-c', `trap 'exit 0' TERM; touch ${ready}; while :; do sleep 0.05; done`]), sbc);
     await rt.startContainer(id);
-    await waitFor(() => existsSync(ready), 'trap installed');
+    await waitFor('trap installed', () => existsSync(ready));
     await rt.stopContainer(id, 30);
     const s = await rt.containerStatus(id);
     assert.equal(s.state, 'CONTAINER_EXITED');
@@ -98,10 +98,10 @@ test('stop: the grace period runs on the injected clock', async () => {
     const script = `trap 'echo term >> ${got}' TERM; touch ${ready}; while :; do sleep 0.05; done`;
     const id = await rt.createContainer(sb, containerConfig(['sh', '-c', script]), sbc);
     await rt.startContainer(id);
-    await waitFor(() => existsSync(ready), 'trap installed');
+    await waitFor('trap installed', () => existsSync(ready));
     let stopped = false;
     const stopping = rt.stopContainer(id, 30).then(() => (stopped = true));
-    await waitFor(() => existsSync(got), 'SIGTERM delivered');
+    await waitFor('SIGTERM delivered', () => existsSync(got));
     await clock.advance(29_000);
     assert.equal(stopped, false);
     assert.equal((await rt.containerStatus(id)).state, 'CONTAINER_RUNNING');
@@ -135,7 +135,7 @@ test('stop: lifecycle.stopSignal replaces SIGTERM', async () => {
     const script = `trap 'echo usr1 > ${marker}; exit 0' USR1; trap '' TERM; touch ${ready}; while :; do sleep 0.05; done`;
     const id = await rt.createContainer(sb, containerConfig(['sh', '-c', script], { stopSignal: 'SIGUSR1' }), sbc);
     await rt.startContainer(id);
-    await waitFor(() => existsSync(ready), 'trap installed');
+    await waitFor('trap installed', () => existsSync(ready));
     await rt.stopContainer(id, 30);
     assert.equal(readFileSync(marker, 'utf8').trim(), 'usr1');
     assert.equal((await rt.containerStatus(id)).exitCode, 0);
@@ -148,7 +148,7 @@ test('no process of a container outlives its main process', async () => {
     const s = await runToExit(rt, root, ['sh', '-c', `sleep 300 & echo $! > ${pidfile}; exit 0`]);
     assert.equal(s.exitCode, 0);
     const child = await readPid(pidfile);
-    await waitFor(() => !isAlive(child), 'background child killed');
+    await waitFor('background child killed', () => !isAlive(child));
   });
 });
 
@@ -161,7 +161,7 @@ test('stop kills every process of the group', async () => {
     await rt.startContainer(id);
     const child = await readPid(pidfile);
     await rt.stopContainer(id, 5);
-    await waitFor(() => !isAlive(child), 'child killed');
+    await waitFor('child killed', () => !isAlive(child));
   });
 });
 
@@ -212,7 +212,7 @@ test('env: exactly the config envs, plus containerd\'s default PATH and the pass
       const metadata = { name: `env${n++}`, attempt: 0 };
       const id = await rt.createContainer(sb, containerConfig(['/usr/bin/env'], { envs, metadata, logPath: `${metadata.name}/0.log` }), sbc);
       await rt.startContainer(id);
-      await waitFor(async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED', 'exit');
+      await waitFor('exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
       const logPath = (await rt.containerStatus(id)).logPath;
       const lines = readFileSync(logPath, 'utf8').trim().split('\n').map((l) => l.split(' ').slice(3).join(' '));
       return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
@@ -241,10 +241,10 @@ test('working dir: the sandbox dir by default, else the configured one', async (
       const metadata = { name: `pwd${n++}`, attempt: 0 };
       const id = await rt.createContainer(sb, containerConfig(['sh', '-c', 'pwd'], { workingDir, metadata, logPath: `${metadata.name}/0.log` }), sbc);
       await rt.startContainer(id);
-      const s = await waitFor(async () => {
+      const s = await waitFor('exit', async () => {
         const st = await rt.containerStatus(id);
         return st.state === 'CONTAINER_EXITED' ? st : undefined;
-      }, 'exit');
+      });
       return readFileSync(s.logPath, 'utf8').trim().split(' ').slice(3).join(' ');
     };
     assert.equal(await pwd(''), join(root, 'sandboxes', 'uid-wd'));
@@ -260,7 +260,7 @@ test('events follow each state change, in order', async () => {
     const sb = await rt.runPodSandbox(sbc);
     const id = await rt.createContainer(sb, containerConfig(['sh', '-c', 'exit 0']), sbc);
     await rt.startContainer(id);
-    await waitFor(() => events.some((e) => e.type === 'CONTAINER_STOPPED_EVENT'), 'stopped event');
+    await waitFor('stopped event', () => events.some((e) => e.type === 'CONTAINER_STOPPED_EVENT'));
     assert.equal((await rt.containerStatus(id)).state, 'CONTAINER_EXITED');
     await rt.removeContainer(id);
     off();

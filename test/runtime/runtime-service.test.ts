@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { STATUS_UNKNOWN_REASON } from '../../src/runtime/process/runtime.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { holdsFor } from '../fixtures/wait.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
 
 const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
@@ -34,7 +35,7 @@ function startService(root: string): Service {
 
 async function connected(root: string): Promise<CriRuntimeClient> {
   const client = new CriRuntimeClient({ endpoint: `unix://${join(root, 'runtime.sock')}`, logger: silentLogger });
-  await waitFor(() => client.version().then(() => true, () => false), 'the runtime service answers');
+  await waitFor('the runtime service answers', () => client.version().then(() => true, () => false));
   return client;
 }
 
@@ -71,7 +72,7 @@ test('kill -9 of the runtime service: containers keep running and logging, the r
     await client.startContainer(quitter);
     pids.push(await readPid(counterPid), await readPid(quitterPid));
     const counterLog = (await client.containerStatus(counter)).logPath;
-    await waitFor(() => logLines(counterLog).length >= 5, 'first lines logged');
+    await waitFor('first lines logged', () => logLines(counterLog).length >= 5);
 
     // The service dies without warning.
     svc.child.kill('SIGKILL');
@@ -80,9 +81,8 @@ test('kill -9 of the runtime service: containers keep running and logging, the r
     const linesAtDeath = logLines(counterLog).length;
     // Meanwhile one container exits: nobody can wait for it.
     writeFileSync(quitFlag, '');
-    await waitFor(() => !isAlive(pids[1]!), 'quitter exited while the service was down');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.ok(isAlive(pids[0]!), 'the counter keeps running without the service');
+    await waitFor('quitter exited while the service was down', () => !isAlive(pids[1]!));
+    await holdsFor('the counter keeps running without the service', () => isAlive(pids[0]!), 300);
 
     svc = startService(root);
     client = await connected(root);
@@ -92,7 +92,7 @@ test('kill -9 of the runtime service: containers keep running and logging, the r
     assert.deepEqual([q.state, q.exitCode, q.reason], ['CONTAINER_EXITED', 137, STATUS_UNKNOWN_REASON]);
 
     // Output written while no service ran (held in the FIFO) and after reaches the same log, in order.
-    await waitFor(() => logLines(counterLog).length >= linesAtDeath + 20, 'logging continues after the restart');
+    await waitFor('logging continues after the restart', () => logLines(counterLog).length >= linesAtDeath + 20);
     const numbers = logLines(counterLog).map((l) => Number(l.split(' ')[1]));
     numbers.forEach((n, i) => assert.equal(n, i + 1, `line ${i + 1} of the log is number ${n}: no line lost or repeated`));
 
@@ -141,7 +141,7 @@ test('a recycled pid is never taken for the container; state files are 0600', as
     await client.close();
     // The container dies and its pid "comes back" as another process: the record now names the stranger.
     process.kill(-pid, 'SIGKILL');
-    await waitFor(() => !isAlive(pid), 'container gone');
+    await waitFor('container gone', () => !isAlive(pid));
     const rec = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number };
     rec.pid = stranger.pid!;
     writeFileSync(stateFile, JSON.stringify(rec), { mode: 0o600 });

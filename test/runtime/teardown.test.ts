@@ -34,13 +34,13 @@ test('a process group of zombies counts as stopped', async () => {
   const parent = spawn('perl', ['-e', '$|=1; my $p = fork(); if ($p == 0) { setpgrp(0, 0); exit 0 } print "$p\\n"; sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const zombie = await new Promise<number>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
-    await waitFor(() => {
+    await waitFor('the child is a zombie', () => {
       try {
         return readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z ');
       } catch {
         return false;
       }
-    }, 'the child is a zombie');
+    });
     assert.equal(signalGroup(zombie, 0), true, 'the group still answers signals');
     assert.equal(groupHasLiveMember(zombie), false);
     assert.equal(await waitGroupGone(zombie, 5_000), true, 'teardown does not wait for the reaper');
@@ -65,7 +65,7 @@ for (const durable of [false, true]) {
       );
       await rt.startContainer(id);
       const pgid = await readPid(pidFile);
-      await waitFor(() => liveMembers(pgid).length >= 4, 'main process and three children');
+      await waitFor('main process and three children', () => liveMembers(pgid).length >= 4);
       await rt.stopContainer(id, 1);
       const st = await rt.containerStatus(id);
       assert.deepEqual([st.state, st.exitCode], ['CONTAINER_EXITED', 137]);

@@ -8,7 +8,7 @@ import { Socket } from 'node:net';
 import { checkKubeletRequest, kubeletRequestAttributes } from '../../src/server/kubelet-auth.js';
 import { SubjectAccessReviewAuthorizer, TokenReviewAuthenticator } from '../../src/server/auth-webhook.js';
 import { translateKubeletStreamingURL } from '../../src/streaming/kubelet-paths.js';
-import { RealClock } from '../../src/util/clock.js';
+import { FakeClock } from '../../src/util/clock.js';
 
 // A request object as node:http gives one: method, url, headers, on a plain (unencrypted) socket.
 const req = (method: string, url: string, headers: Record<string, string> = {}) => ({ method, url, headers, socket: new Socket() }) as unknown as IncomingMessage;
@@ -32,7 +32,7 @@ describe('kubelet request attributes', () => {
 });
 
 describe('kubelet port authentication and authorisation', () => {
-  const clock = new RealClock();
+  const clock = new FakeClock();
   it('401 without credentials unless anonymous, 401 for an unknown token, 403 with the kubelet words', async () => {
     const reviews: unknown[] = [];
     const post = async (path: string, body: any) => {
@@ -58,6 +58,13 @@ describe('kubelet port authentication and authorisation', () => {
     const n = reviews.length;
     await checkKubeletRequest(req('GET', '/stats/summary', { authorization: 'Bearer good' }), o);
     assert.equal(reviews.length, n);
+    // Until they expire: the token's after 2 minutes, the allowed decision after 5.
+    await clock.advance(120_001);
+    await checkKubeletRequest(req('GET', '/stats/summary', { authorization: 'Bearer good' }), o);
+    assert.deepEqual(reviews.slice(n), ['/apis/authentication.k8s.io/v1/tokenreviews']);
+    await clock.advance(180_000);
+    await checkKubeletRequest(req('GET', '/stats/summary', { authorization: 'Bearer good' }), o);
+    assert.deepEqual(reviews.slice(n + 1), ['/apis/authentication.k8s.io/v1/tokenreviews', '/apis/authorization.k8s.io/v1/subjectaccessreviews']);
     const anon = await checkKubeletRequest(req('GET', '/stats/summary'), { ...o, anonymous: true });
     assert.deepEqual(anon.ok && anon.user, { username: 'system:anonymous', groups: ['system:unauthenticated'] });
   });

@@ -18,6 +18,7 @@ import {
   SpdySession,
   type SpdyStream,
 } from '../../src/spdy/framer.js';
+import { waitFor } from '../fixtures/wait.js';
 
 function flushed(z: ReturnType<typeof createDeflate> | ReturnType<typeof createInflate>, input: Buffer): Promise<Buffer> {
   return new Promise((resolve) => {
@@ -69,11 +70,11 @@ test('a session accepts streams, replies, carries data both ways and answers PIN
   client.write(dataFrame(1, 0, Buffer.from('hello')));
   client.write(dataFrame(1, FLAG_FIN, Buffer.alloc(0)));
   client.write(controlFrame(FrameType.PING, 0, Buffer.from([0, 0, 0, 7])));
-  const deadline = Date.now() + 10_000;
-  while (!frames.some((f) => !f.control && f.flags & FLAG_FIN) || !frames.some((f) => f.control && f.type === FrameType.PING)) {
-    if (Date.now() > deadline) throw new Error(`frames so far: ${JSON.stringify(frames.map((f) => (f.control ? f.type : 'data')))}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(
+    () => `the echoed data's FIN and the PING reply; frames so far: ${JSON.stringify(frames.map((f) => (f.control ? f.type : 'data')))}`,
+    () => frames.some((f) => !f.control && f.flags & FLAG_FIN) && frames.some((f) => f.control && f.type === FrameType.PING),
+    10_000,
+  );
   const reply = frames.find((f) => f.control && f.type === FrameType.SYN_REPLY)!;
   assert.ok(reply);
   assert.equal(reply.data.readUInt32BE(0), 1);

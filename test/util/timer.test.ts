@@ -86,13 +86,32 @@ test('sleepLong resolves after a real short delay', async () => {
   assert.ok(Date.now() - start >= 25);
 });
 
-test('sleepLong ends when its signal aborts, and at once for a signal already aborted', async () => {
+test('sleepLong ends when its signal aborts, and at once for a signal already aborted', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const ac = new AbortController();
-  const slept = sleepLong(3_000_000, { signal: ac.signal, ref: false });
+  const slept = settledFlag(sleepLong(3_000_000, { signal: ac.signal, ref: false }));
+  t.mock.timers.tick(2_999_999);
+  await nextTurn();
+  assert.equal(slept(), false, 'still sleeping 1 ms before it is due');
   ac.abort();
-  await slept;
-  await sleepLong(Infinity, { signal: AbortSignal.abort() });
+  await nextTurn();
+  assert.equal(slept(), true, 'ended by the abort, with no more time passed');
+  const preAborted = settledFlag(sleepLong(Infinity, { signal: AbortSignal.abort() }));
+  await nextTurn();
+  assert.equal(preAborted(), true, 'an already aborted signal ends even an endless sleep at once');
 });
+
+/** A flag that turns true once p settles. */
+function settledFlag(p: Promise<unknown>): () => boolean {
+  let settled = false;
+  void p.finally(() => (settled = true));
+  return () => settled;
+}
+
+/** Lets promise callbacks queued so far run (setImmediate is not among the mocked timers). */
+function nextTurn(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}
 
 test('an HTTP probe with timeoutSeconds 3000000 waits for a slow real server instead of timing out at once', async () => {
   mock.timers.reset();
