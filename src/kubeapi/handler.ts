@@ -292,7 +292,7 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
     sendJSON(res, 200, withKind(deleted, 'Pod'));
   }
 
-  async function podLog(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, ns: string, name: string): Promise<void> {
+  async function podLog(res: ServerResponse, q: URLSearchParams, ns: string, name: string): Promise<void> {
     const pod = podOr404(ns, name);
     const names = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].map((c) => c.name);
     let container = q.get('container') ?? '';
@@ -543,7 +543,7 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
           return sendJSON(res, 200, withKind(podOr404(ns, name), 'Pod'));
         case 'log':
           only('GET');
-          return podLog(req, res, q, ns, name);
+          return podLog(res, q, ns, name);
         case 'exec':
         case 'attach':
         case 'portforward':
