@@ -29,7 +29,7 @@ const numberLikeRe =
 const intRe = /^-?(?:0|[1-9][0-9]{0,14})$/;
 const floatRe = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
 /** Plain mapping keys read here: what Kubernetes field names, labels and annotations use. */
-const plainKeyRe = /^[A-Za-z0-9_][A-Za-z0-9_.\/-]*$/;
+const plainKeyRe = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
 
 /** What a plain scalar means under the YAML 1.1 schema; gives up on number forms not read here. */
 function resolvePlain(s: string): unknown {
@@ -111,7 +111,7 @@ function readFlowScalar(s: string, i: number): [unknown, number] {
   let end = i;
   while (end < s.length && !',]}'.includes(s[end]!)) end++;
   const text = s.slice(i, end).trimEnd();
-  if (text === '' || startsWithIndicator(text) || /[:#\[\]{}"']/.test(text)) giveUp();
+  if (text === '' || startsWithIndicator(text) || /[:#[\]{}"']/.test(text)) giveUp();
   return [resolvePlain(text), end];
 }
 

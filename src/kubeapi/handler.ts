@@ -421,11 +421,12 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
         next.metadata.resourceVersion = typeof patchRV === 'string' ? patchRV : cur.metadata.resourceVersion;
         return sendJSON(res, 200, await store.update(kind, next, { fieldValidation: fieldValidationOf(q), dryRun: dryRunOf(q) }));
       }
-      case 'DELETE':
+      case 'DELETE': {
         current();
         // Deleted at once: the API server answers with a Status naming the object, not the object.
         const gone = await store.delete(kind, ns!, name);
         return sendJSON(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: gone.metadata.uid ?? '' } });
+      }
       default:
         throw methodNotAllowed();
     }
