@@ -42,7 +42,7 @@ export function serve(handlers: Record<string, Handler>, shutdown: () => Promise
   const bail = () => {
     if (stopping) return;
     stopping = true;
-    shutdown().finally(() => process.exit(0));
+    void shutdown().finally(() => process.exit(0));
   };
   process.on('disconnect', bail);
   process.on('SIGTERM', bail);

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const window = new MeasureWindow();
   let slots: Slots | undefined;
   let rt: grpc.Client | undefined;
-  let containers: string[] = [];
+  const containers: string[] = [];
   const call = (method: string): Call => (req) =>
     new Promise((resolve, reject) => (rt as any)[method](req, (err: Error | null, res: unknown) => (err ? reject(err) : resolve(res))));
 

@@ -116,6 +116,7 @@ const int64Fields = new Set([
 
 const int32Range = [-2147483648, 2147483647] as const;
 // 2^63 - 1 is not a double: the nearest, 2^63, stands for it.
+// eslint-disable-next-line no-loss-of-precision -- written as Go's bounds, read as the nearest doubles
 const int64Range = [-9223372036854775808, 9223372036854775807] as const;
 
 /** Go's name for the path of a struct field in an unmarshal error: JSON keys from the root, no indices. */

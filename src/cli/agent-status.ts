@@ -17,7 +17,7 @@ export const agentStatusCommand = defineCommand({
   run: (parsed, io) => {
     const rootDir = rootDirOf(parsed, io);
     return withAgent(io, async () => {
-      const st: Record<string, any> = (await agentRequest(rootDir, 'GET', '/podvisor/v1/status')).json();
+      const st = (await agentRequest(rootDir, 'GET', '/podvisor/v1/status')).json() as AgentStatus;
       if (parsed.flags.output === 'json') {
         io.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
         return 0;
@@ -28,6 +28,21 @@ export const agentStatusCommand = defineCommand({
   },
 });
 
+/** What the text output reads of the agent's /podvisor/v1/status (a cluster node has no sources or manifests). */
+interface AgentStatus {
+  pid: number;
+  version: string;
+  uptimeSeconds: number;
+  nodeName: string;
+  rootDir: string;
+  runtime: string;
+  runtimeService?: { endpoint: string; pid?: number };
+  pods: { total: number } & Record<string, number>;
+  listen?: { socket?: string; https?: string; readOnly?: string };
+  sources?: Array<{ kind: string; location: string; error?: string }>;
+  manifests?: Array<{ origin: string; pods: number; error?: string }>;
+}
+
 function duration(s: number): string {
   const d = Math.floor(s / 86400);
   const h = Math.floor((s % 86400) / 3600);
@@ -35,8 +50,8 @@ function duration(s: number): string {
   return d ? `${d}d${h}h` : h ? `${h}h${m}m` : m ? `${m}m${s % 60}s` : `${s}s`;
 }
 
-function formatStatus(st: Record<string, any>): string {
-  const pods = st.pods as Record<string, number>;
+function formatStatus(st: AgentStatus): string {
+  const pods = st.pods;
   const byPhase = Object.entries(pods).filter(([k]) => k !== 'total').map(([k, v]) => `${v} ${k}`).join(', ');
   const lines = [
     `pid:       ${st.pid}`,
@@ -48,9 +63,9 @@ function formatStatus(st: Record<string, any>): string {
     `pods:      ${pods.total}${byPhase ? ` (${byPhase})` : ''}`,
     `listening: ${[st.listen?.socket, st.listen?.https, st.listen?.readOnly].filter(Boolean).join(', ')}`,
     'sources:',
-    ...(st.sources as Array<Record<string, string>>).map((s) => `  ${s.kind.padEnd(5)} ${s.location}${s.error ? `  error: ${s.error}` : ''}`),
+    ...(st.sources ?? []).map((s) => `  ${s.kind.padEnd(5)} ${s.location}${s.error ? `  error: ${s.error}` : ''}`),
   ];
-  const broken = (st.manifests as Array<{ origin: string; pods: number; error?: string }>).filter((m) => m.error);
+  const broken = (st.manifests ?? []).filter((m) => m.error);
   if (broken.length) {
     lines.push('manifest errors (their pods keep running as they were):');
     for (const m of broken) lines.push(`  ${m.origin}:`, ...m.error!.split('\n').map((l) => `    ${l}`));

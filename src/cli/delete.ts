@@ -66,7 +66,6 @@ async function targetsOf(parsed: ParsedArgs, io: CommandIO): Promise<Target[] | 
   const args = parsed.args.flatMap((a) => (a.includes('/') ? a.split('/', 2) : [a]));
   // `pod/a pod/b` and `pod a b` both name pods.
   const out: Target[] = [];
-  let resource: CoreResource | undefined;
   if (parsed.args.every((a) => a.includes('/'))) {
     for (const a of parsed.args) {
       const [t, n] = a.split('/', 2) as [string, string];
@@ -78,10 +77,10 @@ async function targetsOf(parsed: ParsedArgs, io: CommandIO): Promise<Target[] | 
     return out;
   }
   const [type, ...names] = args as [string, ...string[]];
-  resource = resources[type.toLowerCase()];
+  const resource = resources[type.toLowerCase()];
   if (!resource) return usageFailure(io, `the server doesn't have a resource type "${type}"`, 'delete');
   if (names.length === 0) return usageFailure(io, 'resource(s) were provided, but no name was specified', 'delete');
-  return names.map((name) => ({ resource: resource!, ns, name }));
+  return names.map((name) => ({ resource, ns, name }));
 }
 
 async function del(parsed: ParsedArgs, io: CommandIO): Promise<number> {

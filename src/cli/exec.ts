@@ -87,7 +87,9 @@ async function exec(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const done = new Promise<number>((resolveOnce) => {
     let settled = false;
     const resolve = (code: number) => {
-      if (!settled) (settled = true), resolveOnce(code);
+      if (settled) return;
+      settled = true;
+      resolveOnce(code);
     };
     let status: number | undefined;
     let failure: string | undefined;

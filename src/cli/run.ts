@@ -18,7 +18,6 @@ import {
   stampCreation,
   takeHiddenFlag,
   watchShutdownSignals,
-  type Agent,
 } from './agent.js';
 
 const waitModes: WaitFor[] = ['auto', 'running', 'ready', 'completed'];

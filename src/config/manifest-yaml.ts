@@ -23,7 +23,7 @@ const giveUp = (): never => {
 };
 
 /** Plain mapping keys read here: what Kubernetes field names, labels and annotations use. */
-const plainKeyRe = /^[A-Za-z0-9_][A-Za-z0-9_.\/-]*$/;
+const plainKeyRe = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
 
 /** What a plain scalar means to kubectl; gives up on `.inf` and `.nan`, which kubectl rejects. */
 function resolvePlain(s: string): unknown {
@@ -99,7 +99,7 @@ function readFlowScalar(s: string, i: number): [unknown, number] {
   let end = i;
   while (end < s.length && !',]}'.includes(s[end]!)) end++;
   const text = s.slice(i, end).trimEnd();
-  if (text === '' || startsWithIndicator(text) || /[:#\[\]{}"']/.test(text)) giveUp();
+  if (text === '' || startsWithIndicator(text) || /[:#[\]{}"']/.test(text)) giveUp();
   return [resolvePlain(text), end];
 }
 

@@ -295,7 +295,7 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
     sendJSON(res, 200, withKind(deleted, 'Pod'));
   }
 
-  async function podLog(req: IncomingMessage, res: ServerResponse, q: URLSearchParams, ns: string, name: string): Promise<void> {
+  async function podLog(res: ServerResponse, q: URLSearchParams, ns: string, name: string): Promise<void> {
     const pod = podOr404(ns, name);
     const names = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].map((c) => c.name);
     let container = q.get('container') ?? '';
@@ -424,11 +424,12 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
         next.metadata.resourceVersion = typeof patchRV === 'string' ? patchRV : cur.metadata.resourceVersion;
         return sendJSON(res, 200, await store.update(kind, next, { fieldValidation: fieldValidationOf(q), dryRun: dryRunOf(q) }));
       }
-      case 'DELETE':
+      case 'DELETE': {
         current();
         // Deleted at once: the API server answers with a Status naming the object, not the object.
         const gone = await store.delete(kind, ns!, name);
         return sendJSON(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, kind: resource, uid: gone.metadata.uid ?? '' } });
+      }
       default:
         throw methodNotAllowed();
     }
@@ -546,7 +547,7 @@ export function createKubeApiHandler(backend: KubeBackend, opts: KubeApiOptions 
           return sendJSON(res, 200, withKind(podOr404(ns, name), 'Pod'));
         case 'log':
           only('GET');
-          return podLog(req, res, q, ns, name);
+          return podLog(res, q, ns, name);
         case 'exec':
         case 'attach':
         case 'portforward':

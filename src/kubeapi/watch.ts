@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, type Watch, type WatchEvent } from './backend.js';
 import { statusOf, toApiError } from './status.js';
+import { setLongTimeout, type LongTimer } from '../util/timer.js';
 
 export interface WatchServeOptions<T> {
   resourceVersion: string;
@@ -33,7 +34,7 @@ export function serveWatch<T>(req: IncomingMessage, res: ServerResponse, o: Watc
   const seen = new Map<string, boolean>();
   let lastRV = o.resourceVersion;
   let watch: Watch | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: LongTimer | undefined;
   let bookmarks: NodeJS.Timeout | undefined;
   let done = false;
 
@@ -57,7 +58,7 @@ export function serveWatch<T>(req: IncomingMessage, res: ServerResponse, o: Watc
     flush();
     done = true;
     watch?.stop();
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     if (bookmarks) clearInterval(bookmarks);
     if (!res.writableEnded) res.end();
   };
@@ -102,6 +103,6 @@ export function serveWatch<T>(req: IncomingMessage, res: ServerResponse, o: Watc
     return;
   }
   if (done) watch.stop();
-  if (o.timeoutSeconds !== undefined && o.timeoutSeconds > 0) timer = setTimeout(finish, o.timeoutSeconds * 1000);
+  if (o.timeoutSeconds !== undefined && o.timeoutSeconds > 0) timer = setLongTimeout(finish, o.timeoutSeconds * 1000);
   if (o.bookmarkMs !== undefined) bookmarks = setInterval(() => write('BOOKMARK', o.bookmark(lastRV)), o.bookmarkMs);
 }

@@ -63,7 +63,7 @@ function containerLabel(cs: ContainerStatus, init: boolean): string {
  * waiting state that only a change to the pod ends (CrashLoopBackOff, a config error), or one that
  * could not be started. Terminal phases are decided by decideTerminal.
  */
-export function cannotSucceed(pod: Pod, status: PodStatus | undefined): string | undefined {
+export function cannotSucceed(status: PodStatus | undefined): string | undefined {
   if (!status) return undefined;
   const all = [
     ...(status.initContainerStatuses ?? []).map((cs) => ({ cs, init: true })),
@@ -296,7 +296,7 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
         finish(terminal);
         return false;
       }
-      const hopeless = failFast ? cannotSucceed(pod, status) : undefined;
+      const hopeless = failFast ? cannotSucceed(status) : undefined;
       if (hopeless) {
         finish({ ok: false, error: `pod "${formatPod(pod)}" cannot become ${conditionText[wait]}: ${hopeless}` });
         return false;

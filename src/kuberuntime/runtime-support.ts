@@ -130,7 +130,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
     async containerConfig(pod, container, config, imageRef, known) {
       const image = known ?? (await images.imageStatus({ image: imageRef }).catch(() => null));
       verifyRunAsNonRoot(pod, container, image);
-      const mounts: Mount[] = await containerMounts(pod, container, await podVolumes(pod));
+      const mounts: Mount[] = await containerMounts(container, await podVolumes(pod));
       const tmp = container.terminationMessagePath;
       if (deps.hostProcesses) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
       else if (tmp && !mounts.some((m) => m.containerPath === tmp)) {

@@ -274,7 +274,7 @@ const propagation: Record<string, Mount['propagation']> = {
  * The container's volumeMounts as CRI Mounts (makeMounts): subPath joined under the volume (created
  * when absent, never escaping it), readOnly from the mount or forced by the volume kind.
  */
-export async function containerMounts(pod: Pod, container: Container, volumes: ReadonlyMap<string, HostVolume>): Promise<Mount[]> {
+export async function containerMounts(container: Container, volumes: ReadonlyMap<string, HostVolume>): Promise<Mount[]> {
   const mounts: Mount[] = [];
   for (const vm of container.volumeMounts ?? []) {
     const vol = volumes.get(vm.name);

@@ -122,6 +122,7 @@ function headerLines(hop: Hop, headers: Map<string, string[]>): string[] | Error
   for (const name of names) {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return new Error(`net/http: invalid header field name ${goQuote(name)}`);
     for (const v of headers.get(name)!) {
+      // eslint-disable-next-line no-control-regex -- the control characters Go's net/http refuses in a header value
       if (/[\x00-\x08\x0a-\x1f\x7f]/.test(v)) return new Error(`net/http: invalid header field value for ${goQuote(name)}`);
       lines.push(name, v.replace(/^[ \t]+|[ \t]+$/g, ''));
     }

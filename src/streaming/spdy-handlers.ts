@@ -3,7 +3,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { KubeBackend, StreamOptions } from '../kubeapi/backend.js';
+import type { StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession } from '../runtime/streams.js';
 import { exitStatus } from '../runtime/streams.js';
 import { applyResize, outcome } from './remotecommand.js';

@@ -33,6 +33,7 @@ const snippets = [
 
 const values: unknown[] = [
   3000000000, -1, 2147483648, -2147483649, 1e308, 0, 0.5, '', 'x'.repeat(300), '../../victim', null, true, false, [], {}, '<<', 'Ω', '\u0000',
+  // eslint-disable-next-line no-loss-of-precision -- past 2^53 on purpose
   9007199254740993, '3000000000', { '<<': { a: 1 } }, [[[[]]]], { a: { b: { c: {} } } },
 ];
 
@@ -66,6 +67,7 @@ function mutateText(text: string, rand: () => number): string {
       lines[a] = rand() < 0.5 ? ` ${lines[a]}` : lines[a]!.replace(/^ /, '');
       text = lines.join('\n');
     } else {
+      // eslint-disable-next-line no-loss-of-precision -- past 2^64 on purpose
       text = text.replace(/\b\d+\b/, () => String(pick([3000000000, -1, 2147483648, 0, 99999999999999999999, 1.5])));
     }
   }
@@ -75,7 +77,12 @@ function mutateText(text: string, rand: () => number): string {
 /** Every [container, key] pair of a value, for a structural mutation to pick from. */
 function slots(v: unknown, out: [Record<string, unknown> | unknown[], string | number][] = []): typeof out {
   if (Array.isArray(v)) v.forEach((x, i) => (out.push([v, i]), slots(x, out)));
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (out.push([v as Record<string, unknown>, k]), slots(x, out));
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      out.push([v as Record<string, unknown>, k]);
+      slots(x, out);
+    }
+  }
   return out;
 }
 

@@ -64,6 +64,35 @@ describe('watch framing under a burst of changes', () => {
     assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b));
   });
 
+  test('a timeoutSeconds past the 2^31-1 ms setTimeout honours keeps the watch open', async () => {
+    const from = backend.listPods().resourceVersion;
+    // 3,000,000 s is past the 24.8 days setTimeout honours: a raw timer would end the watch within 1 ms.
+    const outcome = await new Promise<string>((resolve, reject) => {
+      const req = get({ host: '127.0.0.1', port: api.port, path: `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${from}&timeoutSeconds=3000000` }, (res) => {
+        assert.equal(res.statusCode, 200);
+        res.setEncoding('utf8');
+        let body = '';
+        res.on('data', (c: string) => {
+          body += c;
+          if (body.includes('\n')) {
+            resolve(body);
+            req.destroy();
+          }
+        });
+        res.on('end', () => resolve(`the watch ended with ${JSON.stringify(body)}`));
+        res.on('error', () => {});
+        // Changed 50 ms after the response opened, well past the 1 ms a clamped timer would have left.
+        setTimeout(() => {
+          const status = structuredClone(backend.pods.get(`default/${names[0]}`)!.status!);
+          status.containerStatuses![0]!.restartCount = 2;
+          backend.setStatus('default', names[0]!, status);
+        }, 50);
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+    });
+    assert.match(outcome, /"type":"MODIFIED"/);
+  });
+
   test('an ERROR for a too-old resourceVersion is written before the stream ends', async () => {
     backend.oldestRV = 50_000;
     try {

@@ -301,8 +301,8 @@ test('a pod that cannot succeed fails at once under auto, but not under the kube
     phase: 'Pending',
     containerStatuses: [{ name: 'app', image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason, message } } }],
   });
-  assert.equal(cannotSucceed(pod('p'), waiting('CreateContainerConfigError', 'configmap "nope" not found')), 'container app: CreateContainerConfigError: configmap "nope" not found');
-  assert.equal(cannotSucceed(pod('p'), waiting('ContainerCreating', '')), undefined);
+  assert.equal(cannotSucceed(waiting('CreateContainerConfigError', 'configmap "nope" not found')), 'container app: CreateContainerConfigError: configmap "nope" not found');
+  assert.equal(cannotSucceed(waiting('ContainerCreating', '')), undefined);
 
   for (const [wait, decidedEarly] of [
     ['auto', true],

@@ -14,7 +14,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { RealClock } from '../../src/util/clock.js';
 import { doHTTPProbe, newRequestForHTTPGetAction } from '../../src/prober/http.js';
 import { doTCPProbe } from '../../src/prober/tcp.js';
-import type { ActionOutcome } from '../../src/prober/probe.js';
 import { runMany } from './helpers.js';
 import { waitFor } from '../fixtures/wait.js';
 

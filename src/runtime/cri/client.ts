@@ -455,6 +455,7 @@ export class CriRuntimeClient implements RuntimeService {
       }
       const delay = this.reconnectDelay;
       this.reconnectDelay = Math.min(this.reconnectDelay * 2, EVENTS_RECONNECT_MAX_MS);
+      // eslint-disable-next-line no-restricted-syntax -- the delay doubles up to EVENTS_RECONNECT_MAX_MS
       this.reconnectTimer = setTimeout(() => {
         this.reconnectTimer = undefined;
         this.openEvents();
