@@ -6,7 +6,6 @@ export { nodeUsage, processGroupUsage, type GroupUsage } from './process/usage.j
 export { detectRuntimeHost, unhonouredFields, unhonouredWarnings, type RuntimeHost, type Unhonoured } from './process/capabilities.js';
 export { processState } from './process/adopt.js';
 export { defaultRuntimeEndpoint, killRecordedContainersSync, lockHolder, runtimeStateDir } from './process/state.js';
-export { startExecSession } from './process/exec-session.js';
 
 /** The runtime service (`podvisor runtime serve`), loaded only by the command that serves it. */
 export const loadProcessRuntimeService = (): Promise<typeof import('./process/service.js')> => import('./process/service.js');
