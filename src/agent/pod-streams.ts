@@ -9,11 +9,11 @@ import type { ContainerStatus, Pod } from '../api/types.js';
 import { ApiError, type StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';
+import type { RuntimeService } from '../runtime/cri.js';
 import { connectRuntimeStream } from '../runtime/cri/stream-client.js';
 import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
 import { toRFC3339 } from '../status/time.js';
 import type { Clock } from '../util/clock.js';
-import type { ProcessAwareRuntime } from './usage.js';
 
 const bad = (message: string) => new ApiError(400, 'BadRequest', message);
 const stripScheme = (id: string | undefined) => (id ?? '').replace(/^[a-z]+:\/\//, '');
@@ -47,7 +47,7 @@ const criStreams = (o: Omit<StreamOptions, 'command' | 'container'>) => ({ tty: 
 
 export class PodStreams {
   constructor(
-    private readonly runtime: ProcessAwareRuntime,
+    private readonly runtime: RuntimeService,
     private readonly rootDir: string,
     private readonly clock: Clock,
   ) {}

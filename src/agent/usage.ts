@@ -4,7 +4,7 @@
 
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import { containerProcessInfo, type RuntimeService } from '../runtime/cri.js';
-import { nodeUsage, processGroupUsage } from '../runtime/process-runtime.js';
+import { nodeUsage, processGroupUsage } from '../runtime/proc-usage.js';
 import type { Clock } from '../util/clock.js';
 
 export interface ContainerUsage {
