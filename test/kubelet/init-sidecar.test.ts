@@ -79,7 +79,9 @@ test('a sidecar with a startup probe gates the app; sidecars stop after the app,
   });
   await withPods(h, [pod, finishing], async () => {
     await waitFor(() => containerStatus(h, pod, 'app')?.state?.running, () => describe(h, pod));
-    assert.equal(readFileSync(join(h.dir, 'app-saw'), 'utf8').trim(), 'after', 'the app started only after the sidecar had started');
+    // Running is reported once the process exists: its shell writes what it saw a moment later.
+    const saw = await waitFor(() => existsSync(join(h.dir, 'app-saw')) && readFileSync(join(h.dir, 'app-saw'), 'utf8').trim(), 'the app wrote what it saw');
+    assert.equal(saw, 'after', 'the app started only after the sidecar had started');
     assert.equal(containerStatus(h, pod, 'proxy')!.started, true);
     await waitFor(() => condition(h, pod, 'Ready') === 'True', () => describe(h, pod));
     await waitFor(() => ['app', 'logger', 'proxy'].every((n) => existsSync(armed(n))), 'every container of the pod armed its trap');
