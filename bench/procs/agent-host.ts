@@ -16,6 +16,7 @@ import { ProberManager } from '../../src/prober/manager.js';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { RuntimeService } from '../../src/runtime/cri.js';
+import { runtimePodRules } from '../../src/runtime/pod-rules.js';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { connectOrLaunch } from '../../src/runtime/cri/launch.js';
 import { defaultRuntimeEndpoint, loadProcessRuntime, lockHolder, processState, runtimeStateDir } from '../../src/runtime/process-runtime.js';
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
     const { kubelet } = agent;
     const t0 = preciseNow();
     // As `podvisor up -f DIR` does: load, stamp, admit in order, start the admitted.
-    const loaded = await loadManifests([p.manifestDir], { validate: 'strict', runtime: agent.containerd ? 'containerd' : 'process', nodeName: defaultNodeName() });
+    const loaded = await loadManifests([p.manifestDir], { validate: 'strict', extraValidation: runtimePodRules(agent.runtime.capabilities), nodeName: defaultNodeName() });
     latest = loaded;
     const loadMs = preciseNow() - t0;
     stampCreation(loaded.pods, Date.now());

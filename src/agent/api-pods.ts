@@ -10,7 +10,8 @@ import { canonicalJSON, configHashAnnotation, configSourceAnnotation, defaultNam
 import { formatFieldError, formatFieldErrorBody, sortFieldErrors, type FieldError } from '../api/field-errors.js';
 import { validatePods } from '../api/validation/index.js';
 import { ApiError } from '../kubeapi/backend.js';
-import { validateForProcessRuntime } from '../runtime/process-runtime.js';
+import type { RuntimeCapabilities } from '../runtime/cri.js';
+import { runtimePodRules } from '../runtime/pod-rules.js';
 
 const causeReason: Record<FieldError['type'], string> = {
   NotFound: 'FieldValueNotFound',
@@ -38,8 +39,8 @@ export function invalidPodError(name: string, errors: readonly FieldError[]): Ap
 
 export interface DecodeContext {
   nodeName: string;
-  /** `process` adds the process runtime's rules. */
-  runtime: string;
+  /** The runtime's: what it cannot do are validation errors. */
+  capabilities: RuntimeCapabilities;
   /** The UID to give the pod (a new one on create, the stored one on update). */
   uid: string;
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
@@ -78,7 +79,7 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
   }
   const pod = defaultPod(input, { nodeName: ctx.nodeName, source: 'api' });
   const errs = [...validatePods([pod])[0]!];
-  if (ctx.runtime === 'process') errs.push(...validateForProcessRuntime(pod));
+  errs.push(...runtimePodRules(ctx.capabilities)(pod));
   if (errs.length > 0) throw invalidPodError(pod.metadata?.name ?? '', errs);
   return { pod, warnings };
 }

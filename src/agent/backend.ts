@@ -19,11 +19,12 @@ import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
 import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { UsageCollector } from './usage.js';
+import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore } from './object-store.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
-  runtimeName: string;
+  runtimeCapabilities: RuntimeCapabilities;
   registry: PodRegistry;
   streams: PodStreams;
   usage: UsageCollector;
@@ -52,7 +53,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   }
 
   async createPod(raw: Pod, opts: CreateOptions = {}): Promise<Pod> {
-    const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, runtime: this.d.runtimeName, uid: randomUUID(), ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
+    const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, capabilities: this.d.runtimeCapabilities, uid: randomUUID(), ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
     const name = pod.metadata?.name ?? '';
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw new ApiError(409, 'AlreadyExists', `pods ${JSON.stringify(name)} already exists`, { name, kind: 'pods' });
@@ -74,7 +75,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     if (this.d.registry.origin(ns, name)?.source !== 'api') {
       throw new ApiError(403, 'Forbidden', `pods ${JSON.stringify(name)} is forbidden: a static pod is changed through its source`, { name, kind: 'pods' });
     }
-    const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, runtime: this.d.runtimeName, uid: current.metadata!.uid!, ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
+    const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, capabilities: this.d.runtimeCapabilities, uid: current.metadata!.uid!, ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     const errs = validatePodUpdate(pod, current);
     if (errs.length > 0) throw invalidPodError(name, errs);

@@ -10,6 +10,8 @@ import { Registry } from 'prom-client';
 import type { Pod } from '../api/types.js';
 import type { ManifestUpdate } from '../config/static-source.js';
 import { StaticPodDirSource } from '../config/static-source.js';
+import type { FieldError } from '../api/field-errors.js';
+import { runtimePodRules } from '../runtime/pod-rules.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import { PodKubelet } from '../kubelet/kubelet.js';
 import { startClusterNode } from '../cluster/index.js';
@@ -70,11 +72,11 @@ export interface ClusterAgentIO {
 }
 
 /** Reads --pod-manifest-path once: the static pods it holds now (a manifest that fails is logged and skipped). */
-async function loadStaticPods(dir: string, nodeName: string, runtime: string, log: Logger): Promise<Pod[]> {
+async function loadStaticPods(dir: string, nodeName: string, podRules: (pod: Pod) => FieldError[], log: Logger): Promise<Pod[]> {
   const pods: Pod[] = [];
   const src = new StaticPodDirSource(dir, {
     nodeName,
-    runtime,
+    podRules,
     onUpdate: (u: ManifestUpdate) => {
       if (u.kind === 'pods') pods.push(...u.pods);
       else if (u.kind === 'error') log.error('Could not load a pod manifest', { path: u.origin, err: u.error });
@@ -102,7 +104,7 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
   let socket: Listening | undefined;
   let code = 0;
   try {
-    const staticPods = cfg.podManifestPath ? await loadStaticPods(cfg.podManifestPath, cfg.nodeName, runtime.name, log) : [];
+    const staticPods = cfg.podManifestPath ? await loadStaticPods(cfg.podManifestPath, cfg.nodeName, runtimePodRules(runtime.capabilities), log) : [];
     const joined = startClusterNode({
       kubeconfig: cfg.kubeconfig,
       nodeName: cfg.nodeName,

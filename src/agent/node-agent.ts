@@ -99,7 +99,7 @@ export class NodeAgent implements KubeletView {
     this.usage = new UsageCollector(this.runtime, opts.clock);
     this.backend = new AgentBackend({
       nodeName: opts.nodeName,
-      runtimeName: this.runtime.name,
+      runtimeCapabilities: this.runtime.capabilities,
       registry: this.registry,
       streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
       usage: this.usage,

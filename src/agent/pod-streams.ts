@@ -1,22 +1,19 @@
 // A pod's container streams for the API and the kubelet routes: logs (the container chosen as the
 // API server chooses it, the current or previous instance, followed until it stops), interactive exec
-// and attach through the runtime (a host-process container's own context, or the CRI Exec/Attach URL
-// of the runtime's streaming server, as the kubelet proxies it), and port-forward as a TCP connection
-// to the pod's port.
+// and attach through the CRI Exec/Attach URLs of the runtime's streaming server (as the kubelet
+// proxies them), and port-forward as a TCP connection to the pod's port.
 
 import { connect, type Socket } from 'node:net';
-import { PassThrough, type Duplex, type Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { ContainerStatus, Pod } from '../api/types.js';
 import { ApiError, type StreamOptions } from '../kubeapi/backend.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
-import { followContainerOutput } from '../runtime/logs/follow.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';
-import { startExecSession } from '../runtime/process-runtime.js';
+import type { RuntimeService } from '../runtime/cri.js';
 import { connectRuntimeStream } from '../runtime/cri/stream-client.js';
 import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
 import { toRFC3339 } from '../status/time.js';
 import type { Clock } from '../util/clock.js';
-import type { ProcessAwareRuntime } from './usage.js';
 
 const bad = (message: string) => new ApiError(400, 'BadRequest', message);
 const stripScheme = (id: string | undefined) => (id ?? '').replace(/^[a-z]+:\/\//, '');
@@ -50,7 +47,7 @@ const criStreams = (o: Omit<StreamOptions, 'command' | 'container'>) => ({ tty: 
 
 export class PodStreams {
   constructor(
-    private readonly runtime: ProcessAwareRuntime,
+    private readonly runtime: RuntimeService,
     private readonly rootDir: string,
     private readonly clock: Clock,
   ) {}
@@ -109,18 +106,14 @@ export class PodStreams {
 
   /**
    * Exec, as the kubelet does it: through the runtime's streaming server (CRI Exec), so that the
-   * runtime owns the command — it dies with its container, or when this stream ends (the agent
-   * killed). A runtime in this process without one (ProcessRuntime) spawns it in the container's context.
+   * runtime owns the command — it dies with its container, or when this stream ends (the agent killed).
    */
   async exec(pod: Pod, opts: StreamOptions): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
-    if (this.runtime.exec) {
-      const runtime = this.runtime;
-      return this.viaRuntime(() => runtime.exec!({ containerId: id, cmd: opts.command, ...criStreams(opts) }), opts);
+    if (!this.runtime.capabilities.streaming.exec) {
+      throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
     }
-    const ctx = await this.runtime.containerProcess?.(id);
-    if (ctx && 'trackGroup' in ctx) return startExecSession(ctx, opts.command, opts);
-    throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
+    return this.viaRuntime(() => this.runtime.exec({ containerId: id, cmd: opts.command, ...criStreams(opts) }), opts);
   }
 
   /** Exec or attach through the runtime's streaming server: the URL its CRI call answers. */
@@ -135,45 +128,15 @@ export class PodStreams {
   }
 
   /**
-   * Attach: the container's output as it is written (the process runtime gives containers no stdin);
-   * a runtime of image containers (containerd) attaches through its streaming server.
+   * Attach, as the kubelet does it: through the runtime's streaming server (CRI Attach). Where
+   * containers have no stdin (the process runtime), an attach follows their output only.
    */
   async attach(pod: Pod, opts: Omit<StreamOptions, 'command'>): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
-    if (!this.runtime.onContainerOutput && this.runtime.attach && !(await this.runtime.containerProcess?.(id))) {
-      const runtime = this.runtime;
-      return this.viaRuntime(() => runtime.attach!({ containerId: id, ...criStreams(opts) }), opts);
-    }
-    if (opts.stdin) throw bad(`the ${this.runtime.name} runtime does not give containers a stdin to attach to`);
-    const stdout = opts.stdout ? new PassThrough() : undefined;
-    const stderr = opts.stderr ? new PassThrough() : undefined;
-    let resolveExit!: (code: number) => void;
-    const exit = new Promise<number>((r) => (resolveExit = r));
-    const listener = (cid: string, stream: 'stdout' | 'stderr', line: string) => {
-      if (cid !== id) return;
-      (stream === 'stdout' ? stdout : (stderr ?? stdout))?.write(`${line}\n`);
-    };
-    // A runtime across the CRI streams no output: its container's log file is followed instead.
-    const stopOutput = this.runtime.onContainerOutput ? this.runtime.onContainerOutput(listener) : followContainerOutput(this.runtime, listener, { containerId: id });
-    const end = (code: number) => {
-      stopOutput();
-      stopEvents();
-      stdout?.end();
-      stderr?.end();
-      resolveExit(code);
-    };
-    const stopEvents = this.runtime.onContainerEvent((ev) => {
-      if (ev.containerId !== id || ev.type !== 'CONTAINER_STOPPED_EVENT') return;
-      // A followed log file is read every 100 ms: its last lines get there first.
-      const settle = this.runtime.onContainerOutput ? Promise.resolve() : new Promise((r) => setTimeout(r, 300));
-      void settle
-        .then(() => this.runtime.containerStatus(id))
-        .then(
-          (s) => end(s.exitCode),
-          () => end(0),
-        );
-    });
-    return { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}), resize() {}, exit, kill: () => end(0) };
+    const { stdin, streaming } = this.runtime.capabilities;
+    if (opts.stdin && !stdin) throw bad(`the ${this.runtime.name} runtime does not give containers a stdin to attach to`);
+    if (!streaming.attach) throw new ApiError(500, 'InternalError', `attach is not supported by this runtime (${this.runtime.name})`);
+    return this.viaRuntime(() => this.runtime.attach({ containerId: id, ...criStreams(opts) }), opts);
   }
 
   portForward(pod: Pod, port: number): Promise<Duplex> {

@@ -13,6 +13,7 @@ import { configSourceAnnotation } from '../api/defaults.js';
 import { APIPodStore } from '../config/api-pod-store.js';
 import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../config/static-source.js';
 import type { PodSandboxStatus } from '../runtime/cri.js';
+import { runtimePodRules } from '../runtime/pod-rules.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
 import { ensureServingCert, ensureToken, writeKubeconfig } from '../server/pki.js';
 import { RealClock, type Clock } from '../util/clock.js';
@@ -123,7 +124,7 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
     let gathering: Array<{ kind: 'file' | 'http'; u: ManifestUpdate }> | undefined = [];
     const sourceOpts = (kind: 'file' | 'http', location: string) => ({
       nodeName: cfg.nodeName,
-      runtime: agent.runtime.name,
+      podRules: runtimePodRules(agent.runtime.capabilities),
       recheckMs: (kind === 'file' ? cfg.fileCheckMs : cfg.httpCheckMs) ?? 20_000,
       onUpdate: (u: ManifestUpdate) => (gathering ? gathering.push({ kind, u }) : podConfig.apply(kind, u)),
       onSourceError: (e: string | undefined) => {

@@ -3,8 +3,8 @@
 // previous sample of the same container.
 
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../kuberuntime/container-config.js';
-import type { ContainerProcessContext, ContainerProcessView, RuntimeService } from '../runtime/cri.js';
-import { nodeUsage, processGroupUsage } from '../runtime/process-runtime.js';
+import { containerProcessInfo, type RuntimeService } from '../runtime/cri.js';
+import { nodeUsage, processGroupUsage } from '../runtime/proc-usage.js';
 import type { Clock } from '../util/clock.js';
 
 export interface ContainerUsage {
@@ -33,13 +33,10 @@ export interface UsageSample {
 }
 
 /**
- * A runtime that can say which processes belong to a container: the process runtime, in process or
- * as a service through the CRI client (from a verbose ContainerStatus).
+ * The runtime usage is measured on: where its containers are host processes (capabilities), each
+ * container's process group comes from its verbose ContainerStatus info.
  */
-export type ProcessAwareRuntime = RuntimeService & {
-  /** A runtime in this process gives the full context (an exec can start beside the container). */
-  containerProcess?(id: string): ContainerProcessView | ContainerProcessContext | undefined | Promise<ContainerProcessView | undefined>;
-};
+export type ProcessAwareRuntime = RuntimeService;
 
 /** Samples are reused for this long, so scrapes in a burst read /proc once. */
 const SAMPLE_TTL_MS = 1000;
@@ -70,12 +67,14 @@ export class UsageCollector {
     const now = this.clock.now();
     const running = await this.runtime.listContainers({ state: 'CONTAINER_RUNNING' });
     const pgidOf = new Map<string, number>();
-    await Promise.all(
-      running.map(async (c) => {
-        const pgid = (await Promise.resolve(this.runtime.containerProcess?.(c.id)).catch(() => undefined))?.pgid;
-        if (pgid !== undefined) pgidOf.set(c.id, pgid);
-      }),
-    );
+    if (this.runtime.capabilities.hostProcesses) {
+      await Promise.all(
+        running.map(async (c) => {
+          const pgid = (await containerProcessInfo(this.runtime, c.id).catch(() => undefined))?.pgid;
+          if (pgid !== undefined) pgidOf.set(c.id, pgid);
+        }),
+      );
+    }
     const [usage, node] = await Promise.all([processGroupUsage(new Set(pgidOf.values())), nodeUsage()]);
     const pods = new Map<string, PodUsage>();
     const seen = new Set<string>();

@@ -4,6 +4,7 @@
 import { defineCommand, usageFailure, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { loadManifests, validateModes, type LoadedManifests, type LoadOptions, type ValidateMode } from '../config/load.js';
 import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
+import { validateForProcessRuntime } from '../runtime/process-runtime.js';
 
 /** The -f/--validate flags every command that reads manifests shares. */
 export const manifestFlags: FlagSpec[] = [
@@ -26,7 +27,7 @@ export async function loadFlaggedManifests(
   files: readonly string[],
   parsed: ParsedArgs,
   io: CommandIO,
-  opts: Pick<LoadOptions, 'nodeName' | 'runtime' | 'namespace'>,
+  { runtime, ...opts }: Pick<LoadOptions, 'nodeName' | 'namespace'> & { runtime?: string },
 ): Promise<LoadedManifests | number> {
   try {
     return await loadManifests(files, {
@@ -35,6 +36,8 @@ export async function loadFlaggedManifests(
       validate: parsed.flags.validate as ValidateMode,
       recursive: parsed.flags.recursive === true,
       onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
+      // --runtime=process: the rules of the runtime service that flag starts.
+      ...(runtime === 'process' ? { extraValidation: validateForProcessRuntime } : {}),
       ...opts,
     });
   } catch (err) {

@@ -7,7 +7,7 @@ import { applyV1Defaults } from '../api/defaults.js';
 import { aggregateMessage, formatFieldError, type FieldError } from '../api/field-errors.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
 import type { RuntimeService } from '../runtime/cri.js';
-import { validateForProcessRuntime } from '../runtime/process-runtime.js';
+import { runtimePodRules } from '../runtime/pod-rules.js';
 import { isTerminalPhase } from '../status/phase.js';
 import { LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import type { Clock } from '../util/clock.js';
@@ -231,7 +231,7 @@ export class ClusterNode implements PodHandler {
   // --- internals ---
 
   private defaultValidation(): (pod: Pod) => FieldError[] {
-    return this.o.runtime.name === 'process' ? validateForProcessRuntime : () => [];
+    return runtimePodRules(this.o.runtime.capabilities);
   }
 
   private target(uid: string): StatusTarget | undefined {

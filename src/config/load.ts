@@ -8,7 +8,6 @@ import { kindTypes } from '../api/schema.js';
 import { defaultPod, defaultSecret, defaultNamespace } from '../api/defaults.js';
 import { aggregateMessage, type FieldError, formatFieldError, sortFieldErrors } from '../api/field-errors.js';
 import { validateConfigMap, validatePods, validateSecret } from '../api/validation/index.js';
-import { validateForProcessRuntime } from '../runtime/process-runtime.js';
 import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';
@@ -29,9 +28,7 @@ export interface LoadOptions {
   onWarning?: (msg: string) => void;
   /** This host's node name; defaults to the lowercased hostname, as the kubelet's. */
   nodeName?: string;
-  /** Runtime the pods will run on; `process` adds validateForProcessRuntime's rules. */
-  runtime?: string;
-  /** Further per-pod checks (run on the defaulted pod), reported like validation errors. */
+  /** Further per-pod checks (run on the defaulted pod; e.g. the rules of the runtime the pods will run on), reported like validation errors. */
   extraValidation?: (pod: Pod) => FieldError[];
   /** kubectl's -n: the namespace of objects that name none; objects naming another are an error. */
   namespace?: string;
@@ -234,7 +231,6 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
   const podErrors = validatePods(pods);
   pods.forEach((pod, i) => {
     const errs = [...podErrors[i]!];
-    if (opts.runtime === 'process') errs.push(...validateForProcessRuntime(pod));
     if (opts.extraValidation) errs.push(...opts.extraValidation(pod));
     if (errs.length) problems.push(formatInvalidObject('Pod', pod.metadata?.name ?? '', errs));
   });

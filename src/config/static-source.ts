@@ -7,6 +7,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { FieldError } from '../api/field-errors.js';
 import type { Pod } from '../api/types.js';
 import { loadErrorLines, loadManifests } from './load.js';
 import { manifestExtensions } from './sources.js';
@@ -23,7 +24,8 @@ export type ManifestUpdate =
 
 export interface SourceOptions {
   nodeName: string;
-  runtime: string;
+  /** The rules of the runtime the pods will run on (LoadOptions.extraValidation). */
+  podRules: (pod: Pod) => FieldError[];
   onUpdate: (u: ManifestUpdate) => void;
   /** Told when the whole source cannot be read (directory missing, URL unreachable); undefined once it can. */
   onSourceError?: (error: string | undefined) => void;
@@ -33,7 +35,7 @@ export interface SourceOptions {
 async function loadPods(name: string, opts: SourceOptions, text?: string): Promise<Pod[]> {
   const loaded = await loadManifests(text === undefined ? [name] : ['-'], {
     nodeName: opts.nodeName,
-    runtime: opts.runtime,
+    extraValidation: opts.podRules,
     allowEmpty: true,
     ...(text !== undefined ? { stdin: () => Readable.from([text]) } : {}),
   });

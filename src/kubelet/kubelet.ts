@@ -20,7 +20,6 @@ import { formatPod, podRef } from '../kuberuntime/format.js';
 import { LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
 import { Relister } from './pleg.js';
-import { newProcessPodSupport } from '../kuberuntime/process-support.js';
 import { newPodRuntimeSupport, type PodRuntimeSupport } from '../kuberuntime/runtime-support.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { AdmitResult, Kubelet, TerminateOptions } from './types.js';
@@ -70,7 +69,7 @@ export class PodKubelet implements Kubelet {
   readonly nodeAllocatable: NodeAllocatable;
 
   private readonly opts: PodKubeletOptions;
-  /** Images, volumes and Linux config for a runtime with images (containerd); termination messages for host processes. */
+  /** Images, volumes, Linux config and termination messages, as the runtime's capabilities allow. */
   private readonly podRuntime: PodRuntimeSupport;
   private readonly hostIP: string;
   private readonly order: string[] = [];
@@ -103,28 +102,23 @@ export class PodKubelet implements Kubelet {
         onProbeStart: opts.onProbeStart,
       });
 
-    if (opts.runtime.images) {
-      this.podRuntime = newPodRuntimeSupport({
-        images: opts.runtime.images,
-        clock: opts.clock,
-        logger: opts.logger,
-        recorder: this.events,
-        rootDir: opts.rootDir,
-        lookup: opts.lookup,
-        hostIP: this.hostIP,
-        nodeAllocatable: this.nodeAllocatable,
-        resolvConf: opts.resolvConf,
-        imageBackoff: opts.imageBackoff,
-        // The process runtime behind the CRI (`podvisor runtime serve`) names itself so.
-        hostProcesses: opts.runtime.name === 'process',
-      });
-      // A CRI runtime need not push container events: relisting finds every change within a period.
-      const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());
-      relister.start();
-      this.unsubscribe.push(() => relister.stop());
-    } else {
-      this.podRuntime = newProcessPodSupport({ rootDir: opts.rootDir });
-    }
+    this.podRuntime = newPodRuntimeSupport({
+      images: opts.runtime.images,
+      capabilities: opts.runtime.capabilities,
+      clock: opts.clock,
+      logger: opts.logger,
+      recorder: this.events,
+      rootDir: opts.rootDir,
+      lookup: opts.lookup,
+      hostIP: this.hostIP,
+      nodeAllocatable: this.nodeAllocatable,
+      resolvConf: opts.resolvConf,
+      imageBackoff: opts.imageBackoff,
+    });
+    // A CRI runtime need not push container events: relisting finds every change within a period.
+    const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());
+    relister.start();
+    this.unsubscribe.push(() => relister.stop());
 
     // §7.1: runtime changes and probe results become syncs of the pod concerned.
     this.unsubscribe.push(

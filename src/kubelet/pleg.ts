@@ -32,7 +32,7 @@ export class Relister {
 
   /** Whether this tick relists: always without a connected event stream, else per the evented period. */
   private due(): boolean {
-    const connection = this.runtime.containerEventsConnection?.();
+    const connection = this.runtime.containerEventsConnection();
     if (connection === undefined || connection !== this.lastConnection) return true;
     return this.clock.now() - this.lastRelistAt >= this.eventedPeriodMs;
   }
@@ -50,7 +50,7 @@ export class Relister {
   async relist(): Promise<Set<string>> {
     const current = new Map<string, { sandbox: string; state: ContainerState }>();
     // Only states are compared: one ListContainers, no per-container status (the changed pods' syncs ask for those).
-    const listed = this.runtime.listContainerStates ? await this.runtime.listContainerStates() : await this.runtime.listContainers();
+    const listed = await this.runtime.listContainerStates();
     for (const c of listed) current.set(c.id, { sandbox: c.podSandboxId, state: c.state });
     const changed = new Set<string>();
     for (const [id, c] of current) if (this.previous.get(id)?.state !== c.state) changed.add(c.sandbox);
@@ -64,7 +64,7 @@ export class Relister {
     this.timer = this.clock.setTimer(this.periodMs, () => {
       if (!this.due()) return this.schedule();
       // Read before listing: a stream that drops meanwhile shows as a new connection next tick.
-      const connection = this.runtime.containerEventsConnection?.();
+      const connection = this.runtime.containerEventsConnection();
       this.relist()
         .then((changed) => {
           this.lastConnection = connection;

@@ -1,25 +1,25 @@
-// What the pod worker does in addition for a runtime with images and mount namespaces (a CRI runtime
-// such as containerd), as the kubelet's kuberuntime manager does it: volumes and DNS before the
-// sandbox, the image before each container, mounts, resources and security context in its config,
-// termination messages in its status, and volumes released once the pod stopped.
+// What the pod worker does beside the container calls, as the kubelet's kuberuntime manager does it:
+// volumes and DNS before the sandbox, the image before each container, mounts, resources and security
+// context in its config, termination messages in its status (a mounted file, or one named in the
+// environment where the runtime has no mounts), and volumes released once the pod stopped.
 
 import { readFile } from 'node:fs/promises';
 import type { Container, Pod } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
-import type { ContainerConfig, ContainerStatus, Image, ImageService, ImageSpec, Mount, PodSandboxConfig } from '../runtime/cri.js';
+import type { ContainerConfig, ContainerStatus, Image, ImageService, ImageSpec, Mount, PodSandboxConfig, RuntimeCapabilities } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Backoff } from './backoff.js';
 import { LABEL_POD_UID } from './container-config.js';
 import type { NodeAllocatable, ObjectLookup } from './envvars.js';
 import { formatPod, podRef } from './format.js';
-import { readHostMessage, withHostMessageFile } from './process-support.js';
+import { readHostMessage, withHostMessageFile } from './host-message-file.js';
 import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
 import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
 import { containerMounts, setUpVolumes, tearDownVolumes, VolumeError, type HostVolume } from './volumes.js';
 
-/** The pod worker's hooks for such a runtime (host processes have theirs in process-support.ts). */
+/** The pod worker's hooks around the container calls. */
 export interface PodRuntimeSupport {
   /** Sets the pod's volumes up and completes the sandbox config (DNS, namespaces, sysctls). */
   prepareSandbox(pod: Pod, config: PodSandboxConfig): Promise<PodSandboxConfig>;
@@ -49,11 +49,8 @@ export interface RuntimeSupportDeps {
   resolvConf?: string;
   /** The image pull back-off (10 s doubling to 300 s when unset). */
   imageBackoff?: Backoff;
-  /**
-   * The runtime runs host processes (the process runtime behind the CRI): nothing is mounted, so the
-   * termination message goes to a file named in the container's environment (process-support.ts).
-   */
-  hostProcesses?: boolean;
+  /** What the runtime can do: without mounts, the termination message goes to a file named in the environment. */
+  capabilities: RuntimeCapabilities;
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -132,7 +129,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       verifyRunAsNonRoot(pod, container, image);
       const mounts: Mount[] = await containerMounts(container, await podVolumes(pod));
       const tmp = container.terminationMessagePath;
-      if (deps.hostProcesses) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
+      if (!deps.capabilities.mounts) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
       else if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
         const hostPath = await createTerminationMessageFile(deps.rootDir, uidOf(pod), container.name, config.metadata.attempt);
         mounts.push({ containerPath: tmp, hostPath, readonly: false });
@@ -158,7 +155,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       if (!cache) messages.set(uid, (cache = new Map()));
       const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
       return withTerminationMessages(statuses, count, cache, (s) =>
-        deps.hostProcesses
+        !deps.capabilities.mounts
           ? readHostMessage(deps.rootDir, uid, s)
           : readTerminationMessage(terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt), s),
       );

@@ -263,8 +263,8 @@ export class NotFoundError extends Error {
 
 /**
  * What a runtime whose containers are host processes tells about one of them, so that what runs
- * beside it (an interactive exec spawned by the agent, /proc usage) can join its context. The process
- * runtime service sends it as the `info` of a verbose ContainerStatus, as CRI runtimes do for debugging.
+ * beside it (/proc usage) can find its processes. The process runtime sends it as the `info` of a
+ * verbose ContainerStatus, as CRI runtimes do for debugging.
  */
 export interface ContainerProcessInfo {
   /** The main process (the leader of the container's process group) and its start time in /proc. */
@@ -279,25 +279,99 @@ export interface ContainerProcessInfo {
   groups?: number[];
 }
 
-/** A container's process context: its info, whether it runs, and the exec groups that die with it. */
-/** A container's process context as a runtime reports it (the CRI client, from a verbose ContainerStatus). */
-export interface ContainerProcessView extends ContainerProcessInfo {
-  running: boolean;
-}
-
-/** The context of a container in this process's runtime, where an exec can be started beside it. */
-export interface ContainerProcessContext extends ContainerProcessView {
-  /** Registers an exec's process group: killed with the container (at once if it is not running). */
-  trackGroup(pgid: number): void;
-  untrackGroup(pgid: number): void;
-}
-
 /** The key of the verbose ContainerStatus info entry holding a ContainerProcessInfo as JSON. */
 export const PROCESS_INFO_KEY = 'podvisor.process';
 
+/** A host-process container's context from its verbose status info; undefined where the runtime gives none or the id is unknown. */
+export async function containerProcessInfo(runtime: Pick<RuntimeService, 'containerInfo'>, containerId: string): Promise<ContainerProcessInfo | undefined> {
+  let info: Record<string, string>;
+  try {
+    info = await runtime.containerInfo(containerId);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+  const raw = info[PROCESS_INFO_KEY];
+  return raw ? (JSON.parse(raw) as ContainerProcessInfo) : undefined;
+}
+
+/**
+ * What differs between runtimes, as a client learns it once, when it connects: the runtime announces
+ * it in the info of a verbose CRI Status (key CAPABILITIES_INFO_KEY); a runtime that announces
+ * nothing (containerd, CRI-O) is a CRI runtime of images, CRI_RUNTIME_CAPABILITIES.
+ */
+export interface RuntimeCapabilities {
+  /**
+   * Images are pulled and give the entrypoint and user. Without, an image only names what runs: a
+   * container needs its command, and every image is present (`<runtime>://<image>`).
+   */
+  images: boolean;
+  /**
+   * Volumes are mounted into the container (a mount namespace). Without, a pod's volumeMounts cannot
+   * be honoured and a container's termination message goes to a file named in its environment
+   * (PODVISOR_TERMINATION_MESSAGE_PATH) instead of one mounted at its terminationMessagePath.
+   */
+  mounts: boolean;
+  /**
+   * Containers are host processes: the verbose ContainerStatus info holds each one's process context
+   * (PROCESS_INFO_KEY), so their usage is read from /proc by process group.
+   */
+  hostProcesses: boolean;
+  /** `host`: every pod shares the host's network (its sandbox IP is the loopback); `pod`: each has its own. */
+  network: 'host' | 'pod';
+  /** Containers get a stdin (attach -i reaches it); without, an attach only follows the output, as the log does. */
+  stdin: boolean;
+  /** Which CRI streaming calls the runtime serves (the others answer UNIMPLEMENTED). */
+  streaming: { exec: boolean; attach: boolean; portForward: boolean };
+}
+
+/** The verbose CRI Status info key of a runtime's RuntimeCapabilities (JSON). */
+export const CAPABILITIES_INFO_KEY = 'podvisor.capabilities';
+
+/** A CRI runtime of images that announces nothing else (containerd, CRI-O). */
+export const CRI_RUNTIME_CAPABILITIES: RuntimeCapabilities = Object.freeze({
+  images: true,
+  mounts: true,
+  hostProcesses: false,
+  network: 'pod',
+  stdin: true,
+  streaming: Object.freeze({ exec: true, attach: true, portForward: true }),
+});
+
+/** The capabilities a runtime announced in its verbose Status info; a CRI runtime of images when it announced none. */
+export function capabilitiesFromInfo(info: Record<string, string>): RuntimeCapabilities {
+  const raw = info[CAPABILITIES_INFO_KEY];
+  if (!raw) return CRI_RUNTIME_CAPABILITIES;
+  const c = JSON.parse(raw) as Partial<RuntimeCapabilities>;
+  const d = CRI_RUNTIME_CAPABILITIES;
+  return {
+    images: c.images ?? d.images,
+    mounts: c.mounts ?? d.mounts,
+    hostProcesses: c.hostProcesses ?? d.hostProcesses,
+    network: c.network === 'host' ? 'host' : 'pod',
+    stdin: c.stdin ?? d.stdin,
+    streaming: { ...d.streaming, ...c.streaming },
+  };
+}
+
+/** Thrown by a runtime for a CRI call it does not serve (CRI UNIMPLEMENTED); its capabilities say which. */
+export class UnsupportedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedError';
+  }
+}
+
+/**
+ * A container runtime as the kubelet sees it: what CRI's RuntimeService and ImageService serve, and
+ * what the runtime is (its name and capabilities, learnt once at connect). Every member is there for
+ * every runtime; what a runtime does not serve it refuses with UnsupportedError, as its capabilities say.
+ */
 export interface RuntimeService {
   /** `process` or `containerd`; also the scheme of container IDs (`process://<id>`). */
   readonly name: string;
+  /** What differs between runtimes (images, mounts, host processes, networking, streaming). */
+  readonly capabilities: RuntimeCapabilities;
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 
   runPodSandbox(config: PodSandboxConfig): Promise<string>;
@@ -317,45 +391,35 @@ export interface RuntimeService {
   stopContainer(containerId: string, timeoutSeconds: number): Promise<void>;
   removeContainer(containerId: string): Promise<void>;
   containerStatus(containerId: string): Promise<ContainerStatus>;
+  /** Verbose ContainerStatus info (CRI's debugging map; a host-process container's PROCESS_INFO_KEY). */
+  containerInfo(containerId: string): Promise<Record<string, string>>;
   listContainers(filter?: ContainerFilter): Promise<ContainerStatus[]>;
   /**
-   * Optional: the containers' ids, sandboxes and states only (one CRI ListContainers, without each
-   * container's full status), for a relist that only looks for state changes.
+   * The containers' ids, sandboxes and states only (one CRI ListContainers, without each container's
+   * full status), for a relist that only looks for state changes.
    */
-  listContainerStates?(filter?: ContainerFilter): Promise<ContainerListing[]>;
+  listContainerStates(filter?: ContainerFilter): Promise<ContainerListing[]>;
   /**
    * While the runtime's container event stream is connected: a number that changes with every new
    * connection (events of a gap between two are lost); undefined while it is not. Lets the relist
    * slow down as the kubelet's evented PLEG does.
    */
-  containerEventsConnection?(): number | undefined;
+  containerEventsConnection(): number | undefined;
 
   /** Runs cmd in the container's context; timeoutSeconds 0 = no timeout. Rejects on runtime errors. */
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult>;
 
-  /** CRI Exec/Attach/PortForward: a URL on the runtime's streaming server (optional: not every runtime streams). */
-  exec?(req: StreamingRequest): Promise<StreamingURL>;
-  attach?(req: Omit<StreamingRequest, 'cmd'>): Promise<StreamingURL>;
-  portForward?(podSandboxId: string, ports: number[]): Promise<StreamingURL>;
+  /** CRI Exec/Attach/PortForward: a URL on the runtime's streaming server (capabilities.streaming says which it serves). */
+  exec(req: StreamingRequest): Promise<StreamingURL>;
+  attach(req: Omit<StreamingRequest, 'cmd'>): Promise<StreamingURL>;
+  portForward(podSandboxId: string, ports: number[]): Promise<StreamingURL>;
 
-  /** The runtime's ImageService; absent where there are no images (host processes). */
-  readonly images?: ImageService;
+  /** The runtime's ImageService (a runtime without images has every image: capabilities.images). */
+  readonly images: ImageService;
 
   /** Subscribes to container state changes; returns the unsubscribe function. */
   onContainerEvent(listener: (ev: ContainerEvent) => void): () => void;
 
-  /**
-   * Optional: container output as it is written to the log, one call per CRI record (a line without
-   * its newline; a line over 16 KiB arrives in pieces). Returns the unsubscribe function.
-   */
-  onContainerOutput?(listener: (containerId: string, stream: 'stdout' | 'stderr', line: string) => void): () => void;
-
-  /** Stops everything this runtime started (agent shutdown). */
+  /** Lets go of the runtime (a client closes its connection; a runtime in this process stops what it started). */
   close(): Promise<void>;
-
-  /** Kills everything at once, synchronously, when the agent exits without a graceful stop. */
-  killAllSync?(): void;
-
-  /** Verbose ContainerStatus info (CRI's debugging map); optional. */
-  containerInfo?(containerId: string): Promise<Record<string, string>>;
 }

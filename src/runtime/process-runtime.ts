@@ -2,11 +2,9 @@
 // Everything else of that runtime is reached through the CRI (runtime/cri/), as a kubelet reaches its runtime.
 
 export { validateForProcessRuntime } from './process/validation.js';
-export { nodeUsage, processGroupUsage, type GroupUsage } from './process/usage.js';
 export { detectRuntimeHost, unhonouredFields, unhonouredWarnings, type RuntimeHost, type Unhonoured } from './process/capabilities.js';
 export { processState } from './process/adopt.js';
 export { defaultRuntimeEndpoint, killRecordedContainersSync, lockHolder, runtimeStateDir } from './process/state.js';
-export { startExecSession } from './process/exec-session.js';
 
 /** The runtime service (`podvisor runtime serve`), loaded only by the command that serves it. */
 export const loadProcessRuntimeService = (): Promise<typeof import('./process/service.js')> => import('./process/service.js');

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeAgent } from '../../src/agent/node-agent.js';
-import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
+import { connectCriRuntime } from '../../src/runtime/cri/client.js';
 import { startProcessRuntimeService, type ProcessRuntimeService } from '../../src/runtime/process/service.js';
 import { listen } from '../../src/server/listen.js';
 import { FakeClock } from '../../src/util/clock.js';
@@ -21,7 +21,7 @@ test('/healthz/syncloop fails while housekeeping cannot reach the runtime, and r
   const root = mkdtempSync(join(tmpdir(), 'podvisor-syncloop-'));
   const endpoint = `unix://${join(root, 'runtime.sock')}`;
   let service: ProcessRuntimeService | undefined = await startProcessRuntimeService({ rootDir: root, endpoint, logger: silentLogger });
-  const client = new CriRuntimeClient({ endpoint, logger: silentLogger, name: 'process' });
+  const client = await connectCriRuntime({ endpoint, logger: silentLogger });
   let restarts = 0;
   let allowRestart = false;
   // Housekeeping runs on its own timer; the syncloop check reads this clock, so time only moves when told.

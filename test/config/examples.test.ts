@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadManifests } from '../../src/config/load.js';
+import { validateForProcessRuntime } from '../../src/runtime/process/validation.js';
 
 const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
 const files = readdirSync(examples).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
@@ -13,7 +14,7 @@ test('there are at least ten example manifests', () => assert.ok(files.length >=
 
 for (const f of files) {
   test(`examples/${f} validates for the process runtime`, async () => {
-    const m = await loadManifests([f], { cwd: examples, runtime: 'process', nodeName: 'node-1' });
+    const m = await loadManifests([f], { cwd: examples, extraValidation: validateForProcessRuntime, nodeName: 'node-1' });
     assert.ok(m.pods.length >= 1);
   });
 }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
 import { loadManifests, ManifestError } from '../../src/config/load.js';
+import { validateForProcessRuntime } from '../../src/runtime/process/validation.js';
 import { prng } from '../fixtures/prng.js';
 
 const examplesDir = fileURLToPath(new URL('../../../examples/', import.meta.url));
@@ -160,7 +161,7 @@ test(`fuzz: ${cases} mutated manifests (seed ${seed}) load or fail cleanly, each
     for (const c of batch) {
       const started = performance.now();
       try {
-        await loadManifests([c.name], { cwd: batchDir, nodeName: 'node-1', runtime: 'process' });
+        await loadManifests([c.name], { cwd: batchDir, nodeName: 'node-1', extraValidation: validateForProcessRuntime });
         loaded++;
       } catch (err) {
         if (!(err instanceof ManifestError)) assert.fail(`${c.name} (seed ${seed}): threw ${String(err)}`);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { loadManifests, ManifestError, secretBytes, type LoadOptions } from '../../src/config/load.js';
+import { validateForProcessRuntime } from '../../src/runtime/process/validation.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
 const base: LoadOptions = { cwd: fixtures, nodeName: 'node-1' };
@@ -106,7 +107,7 @@ const failures: [string, string[], LoadOptions, string[]][] = [
     'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
     'error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
   ]],
-  ['process runtime rules on request', ['list.yaml'], { runtime: 'process', extraValidation: () => [] }, []],
+  ['process runtime rules on request', ['list.yaml'], { extraValidation: validateForProcessRuntime }, []],
 ];
 
 for (const [name, sources, opts, want] of failures) {
@@ -166,7 +167,7 @@ test('--validate=warn reports unknown fields as warnings and loads; ignore drops
 
 test('process runtime: command required', async () => {
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "nginx:1.25"}]\n';
-  assert.deepEqual(await problems(['-'], { runtime: 'process', stdin: () => Readable.from([Buffer.from(yaml)]) }), [
+  assert.deepEqual(await problems(['-'], { extraValidation: validateForProcessRuntime, stdin: () => Readable.from([Buffer.from(yaml)]) }), [
     "The Pod \"p\" is invalid: spec.containers[0].command: Required value: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd",
   ]);
 });

@@ -4,7 +4,7 @@
 
 import { fileURLToPath } from 'node:url';
 import type { Container, Pod } from '../../src/api/types.js';
-import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
+import { connectCriRuntime } from '../../src/runtime/cri/client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { newHarness, runHarnessOn, type Harness } from '../kubelet/harness.js';
 import type { ContainerdEnv } from './harness.js';
@@ -55,7 +55,7 @@ export function asOnTheHost(env: ContainerdEnv, pod: Pod, dir: string): Pod {
 export function runLifecycleCasesOn(env: ContainerdEnv): void {
   runHarnessOn({
     name: 'containerd',
-    create: () => new CriRuntimeClient({ endpoint: env.endpoint, logger: silentLogger, name: 'containerd' }),
+    create: () => connectCriRuntime({ endpoint: env.endpoint, logger: silentLogger, name: 'containerd' }),
     preparePod: (pod, { dir }) => asOnTheHost(env, pod, dir),
   });
 }
@@ -64,11 +64,11 @@ export function runLifecycleCasesOn(env: ContainerdEnv): void {
 export async function newContainerdHarness(env: ContainerdEnv, opts: HarnessOptions = {}): Promise<Harness> {
   runHarnessOn({
     name: 'containerd',
-    create: () => new CriRuntimeClient({ endpoint: env.endpoint, logger: silentLogger, name: 'containerd' }),
+    create: () => connectCriRuntime({ endpoint: env.endpoint, logger: silentLogger, name: 'containerd' }),
     preparePod: (pod) => withTestImages(env, pod),
   });
   try {
-    return newHarness(opts);
+    return await newHarness(opts);
   } finally {
     runHarnessOn(undefined);
   }

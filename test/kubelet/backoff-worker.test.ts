@@ -13,9 +13,16 @@ import { containerStatus, describe, makePod, newHarness, sh, skipOn, waitFor, wi
 // clock, which the schedule case below does not advance between a crash and the restart it waits for.
 const relistOnFakeClock = skipOn('containerd', 'exits are seen by the relist, a timer on the fake clock this case holds still');
 
+/** Seconds of a back-off as its message names it (`10s`, `1m20s`). */
+const secondsOf = (d: string) => {
+  const m = /^(?:([0-9]+)m)?([0-9]+)s$/.exec(d);
+  if (!m) throw new Error(`not a back-off: ${d}`);
+  return Number(m[1] ?? 0) * 60 + Number(m[2]);
+};
+
 test('restarts follow the back-off sequence on the worker clock', { skip: relistOnFakeClock }, async () => {
   const clock = new FakeClock();
-  const h = newHarness({ clock, random: () => 0 });
+  const h = await newHarness({ clock, random: () => 0 });
   const hold = join(h.dir, 'hold');
   // Crashes at once, unless the hold file exists: then it runs until the file is removed.
   const pod = makePod('loop', [sh('app', `while [ -f ${hold} ]; do sleep 0.05; done; exit 1`)]);
@@ -32,10 +39,18 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
       return w?.reason === 'CrashLoopBackOff' ? /^back-off (\S+) /.exec(w.message ?? '')![1] : undefined;
     });
 
-  /** Advances the clock second by second until the next start; returns the seconds it took. */
-  const nextStart = async () => {
+  /**
+   * Advances the clock until the next start, second by second from `quietSeconds` on (the seconds
+   * before are one step: a start within them shows as a wait of at most quietSeconds); returns the
+   * seconds it took.
+   */
+  const nextStart = async (quietSeconds = 0) => {
     const before = starts();
     const from = clock.now();
+    if (quietSeconds > 0) {
+      await clock.advance(quietSeconds * 1000);
+      await h.kubelet.syncPod(pod.metadata!.uid!);
+    }
     for (let s = 0; s < 400 && starts() === before; s++) {
       await clock.advance(1000);
       // A sync does real I/O: let every sync due by now finish before time moves on.
@@ -51,8 +66,10 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
     const names: string[] = [];
     const waits: number[] = [];
     for (let i = 0; i < 7; i++) {
-      names.push(await inBackOff());
-      waits.push(await nextStart());
+      const name = await inBackOff();
+      names.push(name);
+      // Every sync goes through the runtime service: the seconds before the named back-off pass at once.
+      waits.push(await nextStart(secondsOf(name) - 2));
     }
     assert.deepEqual(waits, [10, 20, 40, 80, 160, 300, 300]);
     assert.deepEqual(names, ['10s', '20s', '40s', '1m20s', '2m40s', '5m0s', '5m0s']);
@@ -74,7 +91,7 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
 
 test('a sync that throws is logged and retried later; other pods go on', async () => {
   const clock = new FakeClock();
-  const h = newHarness({ clock, random: () => 0 });
+  const h = await newHarness({ clock, random: () => 0 });
   const broken = makePod('broken', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
   const fine = makePod('fine', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
   // The runtime fails the broken pod's first sandbox creation.
@@ -94,7 +111,7 @@ test('a sync that throws is logged and retried later; other pods go on', async (
 
 test('a failed sync is retried after the error back-off', async () => {
   const clock = new FakeClock();
-  const h = newHarness({ clock, random: () => 0 });
+  const h = await newHarness({ clock, random: () => 0 });
   const pod = makePod('retried', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
   const runPodSandbox = h.runtime.runPodSandbox.bind(h.runtime);
   let calls = 0;

@@ -1,5 +1,6 @@
-// Shared pieces of the pod-worker tests: a PodKubelet over the real ProcessRuntime in a temporary
-// root dir, defaulted pods, and waiting for states with generous deadlines (never timing asserts).
+// Shared pieces of the pod-worker tests: a PodKubelet connected, as every command connects it, over
+// the CRI on a unix socket to the process runtime service of a temporary root dir; defaulted pods;
+// and waiting for states with generous deadlines (never timing asserts).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import type { ConfigMap, Container, ContainerStatus, Event, Pod, PodStatus, Prob
 import { defaultPod } from '../../src/api/defaults.js';
 import { PodKubelet, type PodKubeletOptions } from '../../src/kubelet/kubelet.js';
 import type { RuntimeService } from '../../src/runtime/cri.js';
-import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
+import { connectCriRuntime } from '../../src/runtime/cri/client.js';
+import { startProcessRuntimeService, type ProcessRuntimeService } from '../../src/runtime/process/service.js';
 import { RealClock, type Clock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 
@@ -20,7 +22,7 @@ export interface Harness {
   runtime: RuntimeService;
   /** The probe metrics registry. */
   registry: Registry;
-  /** Terminates nothing gracefully: kills everything and removes the root dir. */
+  /** Terminates nothing gracefully: kills everything, stops the runtime service and removes the root dir. */
   close(): Promise<void>;
 }
 
@@ -32,7 +34,8 @@ export interface Harness {
 export interface HarnessRuntime {
   /** `containerd`: what skipOn names. */
   name: string;
-  create(): RuntimeService;
+  /** A connected client of the runtime (it knows the runtime's capabilities). */
+  create(): Promise<RuntimeService>;
   /**
    * The pod as this runtime must see it to behave as host processes do: images pointed at the
    * runtime's test registry and, for the shared cases, the harness's directory (where cases keep
@@ -59,13 +62,28 @@ export function skipOn(runtime: string, why: string): string | false {
   return caseRuntime() === runtime ? `not on ${runtime}: ${why}` : false;
 }
 
-export function newHarness(
+/** The process runtime service of the root dir (on the harness's clock), on a socket in it, and a CRI client connected to it. */
+async function processRuntimeService(dir: string, clock: Clock): Promise<{ service: ProcessRuntimeService; runtime: RuntimeService }> {
+  const service = await startProcessRuntimeService({ rootDir: dir, endpoint: `unix://${join(dir, 'runtime.sock')}`, logger: silentLogger, clock });
+  try {
+    return { service, runtime: await connectCriRuntime({ endpoint: service.server.endpoint, logger: silentLogger }) };
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+}
+
+export async function newHarness(
   opts: { clock?: Clock; configMaps?: ConfigMap[]; secrets?: Secret[]; runtime?: RuntimeService } & Partial<Omit<PodKubeletOptions, 'runtime' | 'clock'>> = {},
-): Harness {
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-lc-'));
   const clock = opts.clock ?? new RealClock();
   const other = opts.runtime ? undefined : harnessRuntime;
-  const runtime = opts.runtime ?? other?.create() ?? new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
+  let service: ProcessRuntimeService | undefined;
+  let runtime: RuntimeService;
+  if (opts.runtime) runtime = opts.runtime;
+  else if (other) runtime = await other.create();
+  else ({ service, runtime } = await processRuntimeService(dir, clock));
   const registry = opts.registry ?? new Registry();
   const find = <T extends { metadata?: { name?: string; namespace?: string } }>(list: T[] | undefined, ns: string, name: string) =>
     list?.find((o) => o.metadata?.name === name && (o.metadata?.namespace ?? 'default') === ns);
@@ -93,9 +111,14 @@ export function newHarness(
     runtime,
     registry,
     close: async () => {
-      // A runtime other than host processes keeps its containers when the kubelet closes.
-      if (other || opts.runtime) await kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
+      // A runtime service keeps its containers when the kubelet closes: the process runtime's are
+      // killed by the runtime itself, the others' are terminated through the kubelet.
+      if (!service) await kubelet.terminateAll({ gracePeriodSeconds: 0 }).catch(() => {});
       await kubelet.close();
+      if (service) {
+        await service.runtime.close();
+        await service.close();
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

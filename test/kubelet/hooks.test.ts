@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { containerStatus, describe, eventsOf, makePod, newHarness, sh, waitFor, withPods } from './harness.js';
 
 test('postStart failure → FailedPostStartHook, kill, PostStartHookError, restart', async () => {
-  const h = newHarness({ crashLoopBackOffMaxSeconds: 1 });
+  const h = await newHarness({ crashLoopBackOffMaxSeconds: 1 });
   const pod = makePod('poststart', [sh('app', 'exec sleep 1000', { lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo nope >&2; exit 3'] } } } })], {
     terminationGracePeriodSeconds: 2,
   });
@@ -46,7 +46,7 @@ test('preStop runs before the stop signal; httpGet hooks reach the server', asyn
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  const h = newHarness();
+  const h = await newHarness();
   const marker = join(h.dir, 'prestop-ran');
   const result = join(h.dir, 'result');
   const pod = makePod(
@@ -82,7 +82,7 @@ test('preStop runs before the stop signal; httpGet hooks reach the server', asyn
 });
 
 test('env and ConfigMap/Secret references reach the process; a missing ConfigMap is a config error', async () => {
-  const h = newHarness({
+  const h = await newHarness({
     configMaps: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { greeting: 'hello' } }],
     secrets: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'default' }, data: { token: Buffer.from('s3cret').toString('base64') } }],
   });
@@ -117,7 +117,7 @@ test('env and ConfigMap/Secret references reach the process; a missing ConfigMap
 });
 
 test('a hung postStart keeps the container Waiting, blocks no other pod, and does not hold up termination', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const hung = makePod('hung-hook', [sh('app', 'exec sleep 1000', { lifecycle: { postStart: { sleep: { seconds: 1000 } } } })], {
     terminationGracePeriodSeconds: 2,
   });

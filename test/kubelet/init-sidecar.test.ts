@@ -11,7 +11,7 @@ import { condition, containerStatus, describe, eventsOf, makePod, newHarness, sh
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
 test('init containers run one at a time, in order, before the app', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const out = join(h.dir, 'order');
   const ordered = makePod(
     'ordered',
@@ -55,7 +55,7 @@ test('init containers run one at a time, in order, before the app', async () => 
 });
 
 test('a sidecar with a startup probe gates the app; sidecars stop after the app, in reverse order', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const ready = join(h.dir, 'sidecar-ready');
   const stops = join(h.dir, 'stops');
   // Each script marks itself armed once its TERM trap is set, so a stop can never reach a shell that

@@ -53,7 +53,7 @@ test('failing liveness and startup probes restart the container', async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const httpPort = (server.address() as net.AddressInfo).port;
   const closedPort = await freePort();
-  const h = newHarness();
+  const h = await newHarness();
   const healthFile = join(h.dir, 'healthy');
   const ignoreTerm = `trap '' TERM; while true; do sleep 0.1; done`;
   const cases = [
@@ -112,7 +112,7 @@ test('failing liveness and startup probes restart the container', async () => {
 test('passing probes never restart; a failing readiness probe keeps the pod not Ready', async () => {
   const tcpPort = await freePort();
   const grpcPort = await freePort();
-  const h = newHarness();
+  const h = await newHarness();
   // A startup probe of the same kind waits for the server to listen; liveness then fails on the first miss.
   const tcp = makePod('tcp-ok', [{ name: 'app', image: 'node', command: tcpServer(tcpPort),
     startupProbe: probe({ tcpSocket: { port: tcpPort } }, { failureThreshold: 30 }),
@@ -146,7 +146,7 @@ test('passing probes never restart; a failing readiness probe keeps the pod not 
 });
 
 test('a startup probe holds liveness off; readiness follows startup success at once', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const started = join(h.dir, 'started');
   const startedToo = join(h.dir, 'started-too');
   // Liveness checks the same file with failureThreshold 1: had it run before startup succeeded, it would kill.
@@ -188,7 +188,7 @@ test('a startup probe holds liveness off; readiness follows startup success at o
 });
 
 test('while a pod terminates, readiness goes on and no liveness kill happens', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const ok = join(h.dir, 'ok');
   // On SIGTERM the app turns unhealthy and takes a while to exit.
   const pod = makePod('draining', [sh('app', `touch ${ok}; trap 'rm -f ${ok}; sleep 4; exit 0' TERM; while true; do sleep 0.1; done`, {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Pod } from '../../src/api/types.js';
 import { PodKubelet } from '../../src/kubelet/kubelet.js';
-import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
+import { connectCriRuntime, type CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { serveCri } from '../../src/runtime/cri/server.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { RealClock } from '../../src/util/clock.js';
@@ -34,7 +34,7 @@ test('a restarted kubelet adopts the pods it is given and terminates the others'
   const server = await serveCri(runtime, { endpoint: `unix://${join(dir, 'runtime.sock')}`, logger: silentLogger });
   const kubeletOn = (client: CriRuntimeClient) =>
     new PodKubelet({ runtime: client, clock, logger: silentLogger, rootDir: dir, nodeName: 'test-node', lookup: { configMap: () => undefined, secret: () => undefined } });
-  let client = new CriRuntimeClient({ endpoint: server.endpoint, logger: silentLogger, name: 'process' });
+  let client = await connectCriRuntime({ endpoint: server.endpoint, logger: silentLogger });
   let kubelet = kubeletOn(client);
   const pidOf = (name: string) => Number(readFileSync(join(dir, `${name}.pid`), 'utf8'));
   try {
@@ -63,7 +63,7 @@ test('a restarted kubelet adopts the pods it is given and terminates the others'
     await kubelet.close();
     assert.ok(isAlive(before.keepPid), 'containers keep running without the agent');
 
-    client = new CriRuntimeClient({ endpoint: server.endpoint, logger: silentLogger, name: 'process' });
+    client = await connectCriRuntime({ endpoint: server.endpoint, logger: silentLogger });
     kubelet = kubeletOn(client);
     const changedSpec: Pod = structuredClone(changed);
     changedSpec.spec!.containers[0]!.command = ['sh', '-c', `echo $$$$ > ${dir}/changed.pid; exec sleep 301`];

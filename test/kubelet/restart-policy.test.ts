@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { containerStatus, describe, eventsOf, makePod, newHarness, sh, statusOf, waitFor, withPods } from './harness.js';
 
 test('restart policy × exit code', async () => {
-  const h = newHarness({ crashLoopBackOffMaxSeconds: 1 });
+  const h = await newHarness({ crashLoopBackOffMaxSeconds: 1 });
   const cases = [
     { policy: 'Always', code: 0 },
     { policy: 'Always', code: 1 },
@@ -45,7 +45,7 @@ test('restart policy × exit code', async () => {
 });
 
 test('a crashing container goes into CrashLoopBackOff (cap 1 s)', async () => {
-  const h = newHarness({ crashLoopBackOffMaxSeconds: 1 });
+  const h = await newHarness({ crashLoopBackOffMaxSeconds: 1 });
   const pod = makePod('crasher', [sh('app', 'echo boom; exit 3')]);
   let sawBackOffReason = false;
   const unsubscribe = h.kubelet.onPodStatus((p, s) => {

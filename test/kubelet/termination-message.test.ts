@@ -4,13 +4,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sh, makePod, newHarness, withPods, waitFor, containerStatus, describe } from './harness.js';
+import { sh, makePod, newHarness, withPods, waitFor, containerStatus, describe, type Harness } from './harness.js';
 
-const terminated = (h: ReturnType<typeof newHarness>, pod: ReturnType<typeof makePod>, name: string) => () =>
+const terminated = (h: Harness, pod: ReturnType<typeof makePod>, name: string) => () =>
   containerStatus(h, pod, name)?.state?.terminated;
 
 test('File: the message the process wrote to $PODVISOR_TERMINATION_MESSAGE_PATH, cut at 4096 bytes', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const pod = makePod(
     'msg-file',
     [
@@ -34,7 +34,7 @@ test('File: the message the process wrote to $PODVISOR_TERMINATION_MESSAGE_PATH,
 });
 
 test('FallbackToLogsOnError: the log tail (80 lines, 2048 bytes) on a failure, the file first, nothing on success', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const fallback = { terminationMessagePolicy: 'FallbackToLogsOnError' };
   const pod = makePod(
     'msg-fallback',
@@ -61,7 +61,7 @@ test('FallbackToLogsOnError: the log tail (80 lines, 2048 bytes) on a failure, t
 });
 
 test('each restart has its own file; a symlink in its place is refused, not followed', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   // Attempt 0 writes a message and fails; attempt 1 replaces its file by a symlink and succeeds.
   const script = [
     'n=$(ls "$(dirname "$PODVISOR_TERMINATION_MESSAGE_PATH")" | wc -l)',

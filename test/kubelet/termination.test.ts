@@ -9,7 +9,7 @@ const ignoreTerm = `trap '' TERM; while true; do sleep 0.1; done`;
 const exitOnTerm = `trap 'exit 0' TERM; while true; do sleep 0.1; done`;
 
 test('graceful termination: SIGTERM honoured, SIGTERM ignored → SIGKILL after the grace period', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const polite = makePod('polite', [sh('app', exitOnTerm)], { terminationGracePeriodSeconds: 30 });
   const stubborn = makePod('stubborn', [sh('app', ignoreTerm)], { terminationGracePeriodSeconds: 2 });
   await withPods(h, [polite, stubborn], async () => {
@@ -40,7 +40,7 @@ test('graceful termination: SIGTERM honoured, SIGTERM ignored → SIGKILL after 
 });
 
 test('a second, zero-grace termination cuts a graceful one short', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const pod = makePod('slow', [sh('app', ignoreTerm)], { terminationGracePeriodSeconds: 300 });
   const withPreStop = makePod(
     'slow-hook',
@@ -64,7 +64,7 @@ test('a second, zero-grace termination cuts a graceful one short', async () => {
 });
 
 test('activeDeadlineSeconds: containers killed, pod Failed with DeadlineExceeded', async () => {
-  const h = newHarness();
+  const h = await newHarness();
   const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 5 });
   await withPods(h, [pod], async () => {
     // Failed is reported at once; the container's end follows once it is killed.

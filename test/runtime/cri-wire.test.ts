@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
-import { NotFoundError, type ContainerEvent } from '../../src/runtime/cri.js';
+import { PROCESS_RUNTIME_CAPABILITIES, ProcessRuntime } from '../../src/runtime/process/runtime.js';
+import { containerProcessInfo, CRI_RUNTIME_CAPABILITIES, NotFoundError, type ContainerEvent } from '../../src/runtime/cri.js';
 import { CriError, CriRuntimeClient, connectCriRuntime } from '../../src/runtime/cri/client.js';
 import { serveCri } from '../../src/runtime/cri/server.js';
 import { containerConfigFromWire, containerConfigToWire, msToNs, nsToMs, sandboxConfigFromWire, sandboxConfigToWire, signalFromWire, signalToWire } from '../../src/runtime/cri/convert.js';
@@ -74,6 +74,12 @@ test('every RuntimeService call over the wire', async () => {
     assert.equal(v.runtimeName, 'process');
     assert.equal(v.runtimeApiVersion, 'v1');
     assert.equal(client.name, 'process');
+    // What the runtime is, learnt at connect from the verbose Status: host processes, no images, no mounts.
+    assert.deepEqual(client.capabilities, PROCESS_RUNTIME_CAPABILITIES);
+    // A client that asked nothing takes the runtime for one of images (containerd).
+    const unasked = new CriRuntimeClient({ endpoint: 'unix:///nowhere', logger: silentLogger });
+    assert.equal(unasked.capabilities, CRI_RUNTIME_CAPABILITIES);
+    await unasked.close();
     const conditions = await client.status();
     assert.deepEqual(
       conditions.map((c) => [c.type, c.status]),
@@ -122,17 +128,16 @@ test('every RuntimeService call over the wire', async () => {
     assert.equal(cs.state, 'CONTAINER_RUNNING');
     assert.ok(cs.startedAt >= cs.createdAt);
     assert.ok(cs.logPath.endsWith('app/0.log'));
-    // verbose: the process context a host-process container's exec and usage need.
-    const ctx = await client.containerProcess(id);
+    // verbose: the process context a host-process container's usage needs.
+    const ctx = await containerProcessInfo(client, id);
     assert.ok(ctx);
-    assert.equal(ctx.running, true);
     assert.equal(ctx.pgid, pid);
     assert.equal(ctx.pid, pid);
     assert.match(ctx.startTime ?? '', /^[0-9]+$/);
     assert.equal(typeof ctx.cwd, 'string');
     assert.ok(ctx.env.PATH);
     assert.deepEqual(Object.keys(await client.containerInfo(id)), ['podvisor.process']);
-    assert.equal(await client.containerProcess('nope'), undefined);
+    assert.equal(await containerProcessInfo(client, 'nope'), undefined);
 
     const listed = await client.listContainers({ podSandboxId: sb, state: 'CONTAINER_RUNNING' });
     assert.deepEqual(

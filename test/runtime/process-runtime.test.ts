@@ -203,7 +203,7 @@ test('start errors: the container exits 128 with StartError and a containerd-lik
   });
 });
 
-test('env: exactly the config envs, plus containerd\'s default PATH and the passwd HOME when the config sets none', async (t) => {
+test('env: exactly the config envs, plus containerd\'s default PATH, the passwd HOME and the sandbox\'s HOSTNAME when the config sets none', async (t) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -227,7 +227,7 @@ test('env: exactly the config envs, plus containerd\'s default PATH and the pass
     });
     await t.test('with PATH', async () => {
       const env = await readEnv([{ key: 'PATH', value: '/bin:/usr/bin' }, { key: 'HOME', value: '/h' }]);
-      assert.deepEqual(env, { PATH: '/bin:/usr/bin', HOME: '/h' });
+      assert.deepEqual(env, { PATH: '/bin:/usr/bin', HOME: '/h', HOSTNAME: sbc.hostname });
     });
   });
 });

@@ -10,6 +10,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
+import { stopPodSandboxesSync } from '../../src/runtime/cri/stop-sync.js';
 import { STATUS_UNKNOWN_REASON } from '../../src/runtime/process/runtime.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { holdsFor } from '../fixtures/wait.js';
@@ -174,6 +175,37 @@ test('one service per root dir: a second one exits 3', async () => {
     await client.close();
     svc.child.kill('SIGTERM');
     assert.equal(await svc.exited, 0, 'SIGTERM stops the service cleanly');
+    cleanup();
+  }
+});
+
+test('stopPodSandboxesSync: the sandboxes given are stopped, their containers killed, before the call returns', async () => {
+  const { dir: root, cleanup } = tempDir('podvisor-svc-');
+  const svc = startService(root);
+  const client = await connected(root);
+  try {
+    const pids: Record<string, number> = {};
+    const sandboxes: Record<string, string> = {};
+    for (const name of ['stopped', 'kept']) {
+      const sbc = sandboxConfig(root, name);
+      const sb = await client.runPodSandbox(sbc);
+      const pidFile = join(root, `${name}.pid`);
+      const id = await client.createContainer(sb, containerConfig(['/bin/sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`]), sbc);
+      await client.startContainer(id);
+      sandboxes[name] = sb;
+      pids[name] = await readPid(pidFile);
+    }
+    stopPodSandboxesSync(`unix://${join(root, 'runtime.sock')}`, [sandboxes.stopped!]);
+    assert.equal(isAlive(pids.stopped!), false, 'killed before the call returned');
+    assert.equal((await client.podSandboxStatus(sandboxes.stopped!)).state, 'SANDBOX_NOTREADY');
+    assert.equal(isAlive(pids.kept!), true, 'a sandbox not named is left alone');
+    await client.stopPodSandbox(sandboxes.kept!);
+    await client.removePodSandbox(sandboxes.kept!);
+    await client.removePodSandbox(sandboxes.stopped!);
+  } finally {
+    await client.close();
+    svc.child.kill('SIGTERM');
+    await svc.exited;
     cleanup();
   }
 });

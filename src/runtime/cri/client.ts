@@ -3,17 +3,16 @@
 
 import * as grpc from '@grpc/grpc-js';
 import {
+  capabilitiesFromInfo,
+  CRI_RUNTIME_CAPABILITIES,
   NotFoundError,
   type AuthConfig,
   type ContainerConfig,
   type ContainerEvent,
   type ContainerFilter,
   type ContainerListing,
-  type ContainerProcessView,
-  type ContainerProcessInfo,
   type ContainerState,
   type ContainerStatus,
-  PROCESS_INFO_KEY,
   type ExecSyncResult,
   type Image,
   type ImageService,
@@ -21,6 +20,7 @@ import {
   type PodSandboxConfig,
   type PodSandboxFilter,
   type PodSandboxStatus,
+  type RuntimeCapabilities,
   type RuntimeService,
   type StreamingRequest,
   type StreamingURL,
@@ -80,7 +80,7 @@ export interface CriClientOptions {
   /** `unix:///path/to/socket`, as --container-runtime-endpoint. */
   endpoint: string;
   logger: Logger;
-  /** The runtime's name (the scheme of container ids, e.g. `containerd`); connectCriRuntime takes it from Version. */
+  /** The runtime's name (the scheme of container ids, e.g. `containerd`); identify() takes it from Version. */
   name?: string;
   /** Deadline of each call (default 2 min, the kubelet's --runtime-request-timeout). */
   requestTimeoutMs?: number;
@@ -119,9 +119,14 @@ export interface FilesystemUsageSample {
 
 type UnaryMethod = (req: Wire, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: Wire) => void) => grpc.ClientUnaryCall;
 
-/** RuntimeService and ImageService over one gRPC channel. */
+/**
+ * RuntimeService and ImageService over one gRPC channel. What the runtime is — its name and
+ * capabilities — is asked once, by identify() (connectCriRuntime and connectOrLaunch call it); until
+ * then the client takes it for a CRI runtime of images (CRI_RUNTIME_CAPABILITIES), as containerd is.
+ */
 export class CriRuntimeClient implements RuntimeService {
   name: string;
+  capabilities: RuntimeCapabilities = CRI_RUNTIME_CAPABILITIES;
   readonly images: ImageService;
   private readonly runtimeClient: grpc.Client;
   private readonly imageClient: grpc.Client;
@@ -137,6 +142,7 @@ export class CriRuntimeClient implements RuntimeService {
   private eventsConnection = 0;
   private closed = false;
   private stopWarming: (() => void) | undefined;
+  private readonly namedByOptions: boolean;
 
   constructor(opts: CriClientOptions) {
     const services = loadCriServices();
@@ -152,6 +158,7 @@ export class CriRuntimeClient implements RuntimeService {
       channelOverride: this.runtimeClient.getChannel(),
     });
     this.name = opts.name ?? 'cri';
+    this.namedByOptions = opts.name !== undefined;
     this.timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.logger = opts.logger;
     this.images = {
@@ -183,6 +190,17 @@ export class CriRuntimeClient implements RuntimeService {
   async version(): Promise<{ runtimeName: string; runtimeVersion: string; runtimeApiVersion: string }> {
     const res = await this.rt('Version', { version: 'v1' });
     return { runtimeName: res.runtimeName, runtimeVersion: res.runtimeVersion, runtimeApiVersion: res.runtimeApiVersion };
+  }
+
+  /**
+   * Learns what the runtime is: its name from CRI Version (unless the options named it) and its
+   * capabilities from the info of a verbose CRI Status. Called once, when connecting.
+   */
+  async identify(): Promise<void> {
+    const v = await this.version();
+    const res = await this.rt('Status', { verbose: true });
+    if (!this.namedByOptions) this.name = v.runtimeName;
+    this.capabilities = capabilitiesFromInfo({ ...(res.info ?? {}) });
   }
 
   /** CRI Status: the runtime's conditions (RuntimeReady, NetworkReady). */
@@ -257,24 +275,6 @@ export class CriRuntimeClient implements RuntimeService {
   async containerInfo(containerId: string): Promise<Record<string, string>> {
     const res = await this.rt('ContainerStatus', { containerId, verbose: true });
     return { ...(res.info ?? {}) };
-  }
-
-  /**
-   * The process context of a host-process container (the process runtime service's verbose
-   * ContainerStatus info); undefined for a runtime that gives none (containerd) or an unknown id.
-   */
-  async containerProcess(containerId: string): Promise<ContainerProcessView | undefined> {
-    let res: Wire;
-    try {
-      res = await this.rt('ContainerStatus', { containerId, verbose: true });
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
-    const raw = (res.info ?? {})[PROCESS_INFO_KEY] as string | undefined;
-    if (!raw) return undefined;
-    const info = JSON.parse(raw) as ContainerProcessInfo;
-    return { ...info, running: res.status?.state === 'CONTAINER_RUNNING' };
   }
 
   /**
@@ -508,12 +508,11 @@ function statsFromWire(w: Wire): ContainerStatsSample {
   return s;
 }
 
-/** A client whose name is the runtime's own (from CRI Version), e.g. `containerd`, `process`. */
+/** A client that knows what the runtime is (identify()): its name (e.g. `containerd`, `process`) and capabilities. */
 export async function connectCriRuntime(opts: CriClientOptions): Promise<CriRuntimeClient> {
   const client = new CriRuntimeClient(opts);
   try {
-    const v = await client.version();
-    if (!opts.name) client.name = v.runtimeName;
+    await client.identify();
   } catch (err) {
     await client.close();
     throw err;

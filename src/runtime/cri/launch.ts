@@ -27,12 +27,12 @@ export interface LaunchedRuntime {
   startedPid?: number;
 }
 
-/** A client on the endpoint, once Version answers there; starts the service when nothing does. */
+/** A client on the endpoint that knows the runtime (identify()), once it answers; starts the service when nothing does. */
 export async function connectOrLaunch(opts: LaunchOptions): Promise<LaunchedRuntime> {
   const client = new CriRuntimeClient({ endpoint: opts.endpoint, logger: opts.logger, ...(opts.warmCodecs ? { warmCodecs: true } : {}) });
   const ready = async () => {
     try {
-      client.name = (await client.version()).runtimeName;
+      await client.identify();
       return true;
     } catch (err) {
       if (isUnavailable(err)) return false;

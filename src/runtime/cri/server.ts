@@ -4,7 +4,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { NotFoundError, type Image, type RuntimeService, type StreamingRequest, type StreamingURL } from '../cri.js';
+import { CAPABILITIES_INFO_KEY, NotFoundError, UnsupportedError, type RuntimeService } from '../cri.js';
 import type { Logger } from '../../util/logger.js';
 import {
   containerConfigFromWire,
@@ -48,6 +48,7 @@ function requireId(v: unknown, field: string): string {
 function toStatus(err: unknown): Partial<grpc.StatusObject> {
   if (err instanceof CriStatusError) return { code: err.code, details: err.message };
   if (err instanceof NotFoundError) return { code: grpc.status.NOT_FOUND, details: err.message };
+  if (err instanceof UnsupportedError) return { code: grpc.status.UNIMPLEMENTED, details: err.message };
   return { code: grpc.status.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
 }
 
@@ -72,35 +73,22 @@ function unimplemented(what: string, why = 'is not supported by this runtime'): 
   };
 }
 
-/** Exec and Attach served by a streaming server beside the runtime (their answers: its URLs). */
-export interface CriStreaming {
-  exec(req: StreamingRequest): Promise<StreamingURL>;
-  attach(req: Omit<StreamingRequest, 'cmd'>): Promise<StreamingURL>;
-  /** Why PortForward is not served, when it is not. */
-  portForwardUnsupported?: string;
-}
-
 /** The RuntimeService and ImageService handlers over a runtime. */
-export function criHandlers(
-  runtime: RuntimeService,
-  logger: Logger,
-  streaming?: CriStreaming,
-): { runtime: grpc.UntypedServiceImplementation; image: grpc.UntypedServiceImplementation } {
-  const exec = streaming ? (r: StreamingRequest) => streaming.exec(r) : runtime.exec?.bind(runtime);
-  const attach = streaming ? (r: Omit<StreamingRequest, 'cmd'>) => streaming.attach(r) : runtime.attach?.bind(runtime);
+export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime: grpc.UntypedServiceImplementation; image: grpc.UntypedServiceImplementation } {
   const rt: Record<string, Handler> = {
     Version: async () => {
       const v = await runtime.version();
       return { version: '0.1.0', runtimeName: v.runtimeName, runtimeVersion: v.runtimeVersion, runtimeApiVersion: 'v1' };
     },
-    Status: async () => ({
+    // verbose: what the runtime is (its capabilities), read by clients once when they connect.
+    Status: async (req) => ({
       status: {
         conditions: [
           { type: 'RuntimeReady', status: true, reason: '', message: '' },
           { type: 'NetworkReady', status: true, reason: '', message: '' },
         ],
       },
-      info: {},
+      info: req.verbose ? { [CAPABILITIES_INFO_KEY]: JSON.stringify(runtime.capabilities) } : {},
     }),
     UpdateRuntimeConfig: async () => ({}),
 
@@ -149,7 +137,7 @@ export function criHandlers(
       const id = requireId(req.containerId, 'container_id');
       const status = containerStatusToWire(await runtime.containerStatus(id));
       // verbose: the runtime's debugging map, e.g. the process context of a host-process container.
-      const info = req.verbose && runtime.containerInfo ? await runtime.containerInfo(id) : {};
+      const info = req.verbose ? await runtime.containerInfo(id) : {};
       return { status, info };
     },
     ListContainers: async (req) => ({ containers: (await runtime.listContainers(containerFilterFromWire(req.filter))).map(containerItemToWire) }),
@@ -166,15 +154,12 @@ export function criHandlers(
       return { stdout: res.stdout, stderr: res.stderr, exitCode: res.exitCode };
     },
     Exec: async (req) => {
-      if (!exec) return unimplemented('Exec')(req);
-      return exec({ containerId: requireId(req.containerId, 'container_id'), cmd: req.cmd ?? [], tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
+      return runtime.exec({ containerId: requireId(req.containerId, 'container_id'), cmd: req.cmd ?? [], tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
     },
     Attach: async (req) => {
-      if (!attach) return unimplemented('Attach')(req);
-      return attach({ containerId: requireId(req.containerId, 'container_id'), tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
+      return runtime.attach({ containerId: requireId(req.containerId, 'container_id'), tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
     },
     PortForward: async (req) => {
-      if (!runtime.portForward) return unimplemented('PortForward', streaming?.portForwardUnsupported)(req);
       return runtime.portForward(requireId(req.podSandboxId, 'pod_sandbox_id'), req.port ?? []);
     },
 
@@ -197,22 +182,20 @@ export function criHandlers(
 
   const images = runtime.images;
   const img: Record<string, Handler> = {
-    ListImages: async (req) => ({ images: images ? (await images.listImages(req.filter?.image ? { image: imageSpecFromWire(req.filter.image) } : undefined)).map(imageToWire) : [] }),
+    ListImages: async (req) => ({ images: (await images.listImages(req.filter?.image ? { image: imageSpecFromWire(req.filter.image) } : undefined)).map(imageToWire) }),
     ImageStatus: async (req) => {
       if (!req.image?.image) throw invalid('image must be set');
-      const spec = imageSpecFromWire(req.image);
-      const i = images ? await images.imageStatus(spec) : hostImage(runtime.name, spec.image);
+      const i = await images.imageStatus(imageSpecFromWire(req.image));
       return { image: i ? imageToWire(i) : undefined, info: {} };
     },
     PullImage: async (req) => {
       if (!req.image?.image) throw invalid('image must be set');
       const spec = imageSpecFromWire(req.image);
-      if (!images) return { imageRef: hostImage(runtime.name, spec.image).id };
       return { imageRef: await images.pullImage(spec, authFromWire(req.auth), req.sandboxConfig ? sandboxConfigFromWire(req.sandboxConfig) : undefined) };
     },
     RemoveImage: async (req) => {
       if (!req.image?.image) throw invalid('image must be set');
-      if (images) await images.removeImage(imageSpecFromWire(req.image));
+      await images.removeImage(imageSpecFromWire(req.image));
       return {};
     },
     ImageFsInfo: async () => ({ imageFilesystems: [], containerFilesystems: [] }),
@@ -236,15 +219,6 @@ export function criHandlers(
   return { runtime: runtimeImpl, image: imageImpl };
 }
 
-/**
- * A runtime without images runs host binaries: every image is present, as `<runtime>://<image>`
- * (the name is only recorded), so the kubelet's image manager pulls only what its policy says to.
- */
-function hostImage(runtimeName: string, image: string): Image {
-  const prefix = `${runtimeName}://`;
-  return { id: image.startsWith(prefix) ? image : `${prefix}${image}`, repoTags: [image], repoDigests: [], size: 0 };
-}
-
 function statsAttributes(s: { id: string; metadata: { name: string; attempt: number }; labels: Record<string, string>; annotations: Record<string, string> }): Wire {
   return { attributes: { id: s.id, metadata: s.metadata, labels: s.labels, annotations: s.annotations }, cpu: { timestamp: msToNs(Date.now()) } };
 }
@@ -264,13 +238,13 @@ export interface CriServer {
  * Serves a runtime on a unix socket (created 0600, in a directory created 0700 when missing). A
  * stale socket file at the path is replaced; the caller checks first that nothing answers on it.
  */
-export async function serveCri(runtime: RuntimeService, opts: { endpoint: string; logger: Logger; streaming?: CriStreaming }): Promise<CriServer> {
+export async function serveCri(runtime: RuntimeService, opts: { endpoint: string; logger: Logger }): Promise<CriServer> {
   const path = socketPathOf(opts.endpoint);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await unlink(path).catch(() => {});
   const services = loadCriServices();
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
-  const h = criHandlers(runtime, opts.logger, opts.streaming);
+  const h = criHandlers(runtime, opts.logger);
   server.addService(services.RuntimeService.service, h.runtime);
   server.addService(services.ImageService.service, h.image);
   // The socket exists from bind on; a restrictive umask keeps the window before chmod closed.

@@ -7,7 +7,7 @@ import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants, readlinkSync } from 'node:fs';
 import { exitCodeOf, signalGroup } from './process-group.js';
 import { childrenTree } from './proc-tree.js';
-import type { ContainerProcessContext } from '../cri.js';
+import type { ContainerProcessInfo } from '../cri.js';
 import type { ExecSession } from '../streams.js';
 import { DEFAULT_PATH, hostIdentity, spawnTarget, type HostIdentity } from './identity.js';
 import { describeSpawnError } from './start-error.js';
@@ -18,6 +18,14 @@ export interface ExecStreams {
   stderr: boolean;
   /** A terminal: the command's stdin, stdout and stderr are one pseudo-terminal (stderr is not asked). */
   tty?: boolean;
+}
+
+/** The context of a container of this process's runtime, where an exec can be started beside it. */
+export interface ContainerProcessContext extends ContainerProcessInfo {
+  running: boolean;
+  /** Registers an exec's process group: killed with the container (at once if it is not running). */
+  trackGroup(pgid: number): void;
+  untrackGroup(pgid: number): void;
 }
 
 /** util-linux's `script`, present wherever util-linux is (Debian's essential bsdutils). */

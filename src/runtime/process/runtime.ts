@@ -6,6 +6,7 @@ import { closeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import { hostname } from 'node:os';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import {
@@ -20,10 +21,14 @@ import {
   type PodSandboxConfig,
   type PodSandboxStatus,
   type RuntimeService,
-  type ContainerProcessContext,
   type ContainerProcessInfo,
   PROCESS_INFO_KEY,
   type SandboxState,
+  type ContainerListing,
+  type Image,
+  type ImageService,
+  type StreamingRequest,
+  type StreamingURL,
 } from '../cri.js';
 import { CriLineSplitter, encodeRecord, MAX_LOG_LINE_BYTES, type LogStream, type LogTag } from '../logs/cri-format.js';
 import { formatRFC3339Nano, LogTimestamps } from '../logs/timestamp.js';
@@ -37,11 +42,32 @@ import { describeSpawnError } from './start-error.js';
 import { bootId, ExitWatcher, procStartTime, processState } from './adopt.js';
 import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders } from './output-fifo.js';
 import { RuntimeStateStore, type StoredContainer } from './state.js';
+import type { ContainerProcessContext } from './exec-session.js';
+import { processStreaming, type ProcessStreaming } from './streaming.js';
+import { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION } from './profile.js';
 
-export const PROCESS_RUNTIME_NAME = 'process';
-export const PROCESS_RUNTIME_VERSION = '0.1.0';
+export { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION } from './profile.js';
 /** The address every sandbox gets: containers share the host's network. */
 export const SANDBOX_IP = '127.0.0.1';
+
+/** Events reach listeners in this process directly: the one, never-broken connection. */
+const IN_PROCESS_EVENTS = 1;
+
+/**
+ * The image service of a runtime without images: every image is present, as `process://<image>`
+ * (the name is only recorded), so the kubelet's image manager pulls only what its policy says to.
+ */
+const hostImages: ImageService = {
+  listImages: async () => [],
+  imageStatus: async (image) => hostImage(image.image),
+  pullImage: async (image) => hostImage(image.image).id,
+  removeImage: async () => {},
+};
+
+function hostImage(image: string): Image {
+  const prefix = `${PROCESS_RUNTIME_NAME}://`;
+  return { id: image.startsWith(prefix) ? image : `${prefix}${image}`, repoTags: [image], repoDigests: [], size: 0 };
+}
 
 /** Output buffered for the log file beyond which the container's pipes are paused. */
 const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
@@ -75,7 +101,7 @@ export interface ProcessRuntimeOptions {
 export const STATUS_UNKNOWN_REASON = 'ContainerStatusUnknown';
 const STATUS_UNKNOWN_EXIT_CODE = 137;
 
-export type { ContainerProcessContext } from '../cri.js';
+export type { ContainerProcessContext } from './exec-session.js';
 
 /** Receives each record a container writes (a line, or a piece of a line longer than 16 KiB). */
 export type ContainerOutputListener = (containerId: string, stream: LogStream, line: string) => void;
@@ -124,12 +150,15 @@ interface ContainerRecord {
  *   HOME a container runtime adds when unset (processEnv). As root it runs as the security context's
  *   user and groups; a cgroup per container (or the /proc tree) holds every process it starts.
  * - imageRef is `process://<image>`: there is no image to resolve, the image name is only recorded.
+ * - HOSTNAME is the sandbox's hostname unless the config sets it, as containerd sets it.
  * - When a container's main process exits, whatever is left of it (its cgroup, or every process
  *   found related to it in /proc, execs included) is SIGKILLed, so no process outlives it.
  * - Without stateDir, state lives in memory only. With it (the runtime service), see restore().
  */
 export class ProcessRuntime implements RuntimeService {
   readonly name = PROCESS_RUNTIME_NAME;
+  readonly capabilities = PROCESS_RUNTIME_CAPABILITIES;
+  readonly images = hostImages;
   private readonly sandboxes = new Map<string, SandboxRecord>();
   private readonly containers = new Map<string, ContainerRecord>();
   private readonly eventListeners = new Set<(ev: ContainerEvent) => void>();
@@ -142,6 +171,8 @@ export class ProcessRuntime implements RuntimeService {
   private readonly state: RuntimeStateStore | undefined;
   private readonly exitWatcher = new ExitWatcher();
   private readonly fifos: FifoPool | undefined;
+  /** CRI Exec and Attach: a loopback streaming server, started on the first request. */
+  private readonly streaming: ProcessStreaming;
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
     this.clock = opts.clock;
@@ -151,6 +182,7 @@ export class ProcessRuntime implements RuntimeService {
     this.containment = new ContainmentHost({ cgroups: opts.cgroups ?? 'auto', podPidsLimit: opts.podPidsLimit ?? 0, logger: opts.logger });
     this.state = opts.stateDir ? new RuntimeStateStore(opts.stateDir, opts.logger) : undefined;
     this.fifos = opts.stateDir ? new FifoPool(join(opts.stateDir, 'fifo-pool')) : undefined;
+    this.streaming = processStreaming(this, opts.logger);
   }
 
   /** True when containers run in cgroups: limits are enforced and OOM kills reported. */
@@ -241,7 +273,7 @@ export class ProcessRuntime implements RuntimeService {
         finishedAt: 0,
         exitCode: 0,
         image: config.image,
-        imageRef: `${PROCESS_RUNTIME_NAME}://${config.image}`,
+        imageRef: hostImage(config.image).id,
         reason: '',
         message: '',
         labels: { ...config.labels },
@@ -249,7 +281,7 @@ export class ProcessRuntime implements RuntimeService {
         logPath,
       },
       config,
-      env: this.processEnv(config, identity),
+      env: this.processEnv(config, identity, sb.config.hostname),
       cwd: config.workingDir || sb.dir,
       identity,
       procs,
@@ -326,6 +358,26 @@ export class ProcessRuntime implements RuntimeService {
       out.push(snapshot(c.status));
     }
     return out;
+  }
+
+  async listContainerStates(filter?: ContainerFilter): Promise<ContainerListing[]> {
+    return (await this.listContainers(filter)).map((c) => ({ id: c.id, podSandboxId: c.podSandboxId, state: c.state }));
+  }
+
+  containerEventsConnection(): number {
+    return IN_PROCESS_EVENTS;
+  }
+
+  exec(req: StreamingRequest): Promise<StreamingURL> {
+    return this.streaming.exec(req);
+  }
+
+  attach(req: Omit<StreamingRequest, 'cmd'>): Promise<StreamingURL> {
+    return this.streaming.attach(req);
+  }
+
+  portForward(): Promise<StreamingURL> {
+    return this.streaming.portForward();
   }
 
   async execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResult> {
@@ -417,6 +469,7 @@ export class ProcessRuntime implements RuntimeService {
 
   /** Kills every container this runtime started and waits until they are gone. */
   async close(): Promise<void> {
+    await this.streaming.close();
     await Promise.all([...this.containers.values()].map((c) => this.stopContainer(c.status.id, 0)));
     // State lives in memory only: the cgroups of what was stopped serve nobody after this.
     for (const c of this.containers.values()) c.procs.release();
@@ -502,6 +555,7 @@ export class ProcessRuntime implements RuntimeService {
    * their FIFOs until a runtime reads them again.
    */
   async release(): Promise<void> {
+    await this.streaming.close();
     this.exitWatcher.close();
     await Promise.all(
       [...this.containers.values()].map(async (c) => {
@@ -740,11 +794,13 @@ export class ProcessRuntime implements RuntimeService {
    * default (the agent's own PATH never reaches a container) and HOME from the user's passwd entry,
    * `/` when the user has none (runc's rule; the host's /etc/passwd is the container's here).
    */
-  private processEnv(config: ContainerConfig, identity: ProcessIdentity): NodeJS.ProcessEnv {
+  private processEnv(config: ContainerConfig, identity: ProcessIdentity, sandboxHostname: string): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const { key, value } of config.envs) env[key] = value;
     env.PATH ??= DEFAULT_PATH;
     env.HOME ??= identity.home;
+    // As containerd: the sandbox's hostname (the node's on the host's network), unless the container sets its own.
+    env.HOSTNAME ??= sandboxHostname || hostname();
     return env;
   }
 

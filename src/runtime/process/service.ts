@@ -1,16 +1,15 @@
 // The process runtime as a long-lived CRI service (`podvisor runtime serve`): durable state in the
 // root dir, re-adoption of its containers after a restart, the CRI on a unix socket, one instance per
-// root dir, CRI Exec/Attach through a loopback streaming server. Loads only the runtime's own modules.
+// root dir (CRI Exec/Attach through the runtime's loopback streaming server). Loads only the runtime's own modules.
 
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RealClock } from '../../util/clock.js';
+import { RealClock, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { serveCri, type CriServer } from '../cri/server.js';
 import { procStartTime, processState } from './adopt.js';
 import { ProcessRuntime } from './runtime.js';
-import { processStreaming } from './streaming.js';
 import { defaultRuntimeEndpoint, runtimeStateDir } from './state.js';
 
 
@@ -64,6 +63,8 @@ export async function startProcessRuntimeService(opts: {
   onGone?: () => void;
   /** Processes per pod (the kubelet's podPidsLimit); unset: unlimited. */
   podPidsLimit?: number;
+  /** The real clock when unset. */
+  clock?: Clock;
 }): Promise<ProcessRuntimeService> {
   const stateDir = runtimeStateDir(opts.rootDir);
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
@@ -71,14 +72,13 @@ export async function startProcessRuntimeService(opts: {
   try {
     const runtime = new ProcessRuntime({
       rootDir: opts.rootDir,
-      clock: new RealClock(),
+      clock: opts.clock ?? new RealClock(),
       logger: opts.logger,
       stateDir,
       ...(opts.podPidsLimit !== undefined ? { podPidsLimit: opts.podPidsLimit } : {}),
     });
     const restored = await runtime.restore();
-    const streaming = processStreaming(runtime, opts.logger);
-    const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger, streaming });
+    const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger });
     // A root dir removed under a running service leaves nothing to serve: it stops by itself.
     const gone = setInterval(() => {
       if (!existsSync(stateDir)) {
@@ -95,7 +95,6 @@ export async function startProcessRuntimeService(opts: {
       close: async () => {
         clearInterval(gone);
         await server.close();
-        await streaming.close();
         await runtime.release();
         unlock();
       },

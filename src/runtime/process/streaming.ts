@@ -5,17 +5,36 @@
 import * as grpc from '@grpc/grpc-js';
 import { PassThrough } from 'node:stream';
 import type { Logger } from '../../util/logger.js';
-import type { StreamingRequest } from '../cri.js';
-import { CriStatusError, type CriStreaming } from '../cri/server.js';
+import type { ContainerEvent, ContainerStatus, StreamingRequest } from '../cri.js';
+import { CriStatusError } from '../cri/server.js';
 import type { ExecSession } from '../streams.js';
 import { startStreamServer, type StreamBackend, type StreamServer } from '../cri/stream-server.js';
-import { startExecSession } from './exec-session.js';
-import type { ProcessRuntime } from './runtime.js';
+import { startExecSession, type ContainerProcessContext } from './exec-session.js';
+import type { OutputListener } from '../logs/follow.js';
+
+/** What of the process runtime its streaming serves from. */
+export interface StreamedRuntime {
+  containerProcess(containerId: string): ContainerProcessContext | undefined;
+  containerStatus(containerId: string): Promise<ContainerStatus>;
+  onContainerEvent(listener: (ev: ContainerEvent) => void): () => void;
+  onContainerOutput(listener: OutputListener): () => void;
+}
+
+/** The runtime's CRI Exec, Attach and PortForward; close() stops the streaming server and its sessions. */
+export interface ProcessStreaming {
+  exec(req: StreamingRequest): Promise<{ url: string }>;
+  attach(req: Omit<StreamingRequest, 'cmd'>): Promise<{ url: string }>;
+  portForward(): Promise<{ url: string }>;
+  close(): Promise<void>;
+}
+
+const PORT_FORWARD_UNSUPPORTED =
+  'PortForward is not served by the process runtime: its pods share the host network, so their ports are reached on 127.0.0.1 directly';
 
 const invalid = (m: string) => new CriStatusError(grpc.status.INVALID_ARGUMENT, m);
 
 /** Output lines of a running container until it stops; the exit code is the container's. */
-function attachSession(runtime: ProcessRuntime, id: string, req: Omit<StreamingRequest, 'cmd'>): ExecSession {
+function attachSession(runtime: StreamedRuntime, id: string, req: Omit<StreamingRequest, 'cmd'>): ExecSession {
   const stdout = req.stdout ? new PassThrough() : undefined;
   const stderr = req.stderr ? new PassThrough() : undefined;
   let resolveExit!: (code: number) => void;
@@ -50,10 +69,10 @@ function attachSession(runtime: ProcessRuntime, id: string, req: Omit<StreamingR
 }
 
 /**
- * Exec and Attach of a process runtime; its streaming server starts on the first request. close()
- * stops it and every session on it.
+ * Exec, Attach and PortForward of a process runtime; its streaming server starts on the first
+ * request. close() stops it and every session on it.
  */
-export function processStreaming(runtime: ProcessRuntime, logger: Logger): CriStreaming & { close(): Promise<void> } {
+export function processStreaming(runtime: StreamedRuntime, logger: Logger): ProcessStreaming {
   const backend: StreamBackend = {
     exec: (req) => {
       const ctx = runtime.containerProcess(req.containerId);
@@ -82,9 +101,13 @@ export function processStreaming(runtime: ProcessRuntime, logger: Logger): CriSt
       if (req.stdin) throw new CriStatusError(grpc.status.FAILED_PRECONDITION, 'the process runtime gives containers no stdin to attach to');
       return { url: (await server()).attachUrl(req) };
     },
-    portForwardUnsupported: 'is not served by the process runtime: its pods share the host network, so their ports are reached on 127.0.0.1 directly',
+    portForward: async () => {
+      throw new CriStatusError(grpc.status.UNIMPLEMENTED, PORT_FORWARD_UNSUPPORTED);
+    },
     close: async () => {
-      await (await started?.catch(() => undefined))?.close();
+      const running = started;
+      started = undefined;
+      await (await running?.catch(() => undefined))?.close();
     },
   };
 }

@@ -1,6 +1,6 @@
-// CPU time and resident memory of process groups, read from /proc in one pass: what the process
-// runtime reports for /metrics/resource, /stats/summary and pod metrics. Resident set size stands in
-// for the working set (there is no cgroup to read memory.stat from).
+// CPU time and resident memory of process groups, read from /proc in one pass: the usage of a
+// runtime's containers where they are host processes (RuntimeCapabilities.hostProcesses), for
+// /metrics/resource, /stats/summary and pod metrics. Resident set size stands in for the working set.
 
 import { readdir, readFile } from 'node:fs/promises';
 

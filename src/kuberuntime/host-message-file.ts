@@ -1,13 +1,10 @@
-// Termination messages of containers run as host processes (no mount namespace): each container
+// Termination messages of containers on a runtime without mounts (host processes): each container
 // instance gets its own file under its pod's sandbox directory, named to it in
-// PODVISOR_TERMINATION_MESSAGE_PATH, read back (or the log's tail) once it exited; and the pod
-// worker's hooks for an in-process runtime of host processes, which has nothing else to add.
+// PODVISOR_TERMINATION_MESSAGE_PATH, read back (or the log's tail) once it exited.
 
-import type { Pod } from '../api/types.js';
 import type { ContainerConfig, ContainerStatus } from '../runtime/cri.js';
 import { createFileUnder, modes, openReadUnder } from '../runtime/root-dir.js';
 import { LABEL_POD_UID } from './container-config.js';
-import type { PodRuntimeSupport } from './runtime-support.js';
 import { readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
 
 /** The variable that tells a host process where its termination message goes. */
@@ -29,37 +26,4 @@ export async function withHostMessageFile(rootDir: string, podUid: string, confi
 export function readHostMessage(rootDir: string, podUid: string, s: ContainerStatus): Promise<string> {
   const path = terminationMessageHostPath(rootDir, s.labels[LABEL_POD_UID] || podUid, s.metadata.name, s.metadata.attempt);
   return readTerminationMessage(path, s, (p) => openReadUnder(rootDir, p));
-}
-
-/** The hooks for an in-process runtime of host processes (no images). */
-export function newProcessPodSupport(deps: { rootDir: string }): PodRuntimeSupport {
-  const messages = new Map<string, Map<string, string>>();
-  const uidOf = (pod: Pod) => pod.metadata?.uid ?? '';
-
-  return {
-    async prepareSandbox(_pod, config) {
-      return config;
-    },
-
-    async ensureImage(_pod, container) {
-      return { ok: true, imageRef: container.image ?? '' };
-    },
-
-    containerConfig(pod, _container, config) {
-      // A fresh, empty file per instance, as the kubelet mounts one per container start.
-      return withHostMessageFile(deps.rootDir, uidOf(pod), config);
-    },
-
-    async containerStatuses(pod, statuses) {
-      const uid = uidOf(pod);
-      let cache = messages.get(uid);
-      if (!cache) messages.set(uid, (cache = new Map()));
-      const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
-      return withTerminationMessages(statuses, count, cache, (s) => readHostMessage(deps.rootDir, uid, s));
-    },
-
-    async releasePod(pod) {
-      messages.delete(uidOf(pod));
-    },
-  };
 }

@@ -1,0 +1,20 @@
+// What the process runtime is, as it announces itself to its CRI clients (Version and the verbose
+// Status info): its name, version and capabilities. Light, for what validates before connecting.
+
+import type { RuntimeCapabilities } from '../cri.js';
+
+export const PROCESS_RUNTIME_NAME = 'process';
+export const PROCESS_RUNTIME_VERSION = '0.1.0';
+
+/**
+ * No images (a command names a host binary), no mounts, host processes on the host's network, Exec
+ * and an output-only Attach through its streaming server, no PortForward.
+ */
+export const PROCESS_RUNTIME_CAPABILITIES: RuntimeCapabilities = Object.freeze({
+  images: false,
+  mounts: false,
+  hostProcesses: true,
+  network: 'host',
+  stdin: false,
+  streaming: Object.freeze({ exec: true, attach: true, portForward: false }),
+});
