@@ -5,7 +5,7 @@
 import type { ContainerConfig, ContainerStatus } from '../runtime/cri.js';
 import { createFileUnder, modes, openReadUnder } from '../runtime/root-dir.js';
 import { LABEL_POD_UID } from './container-config.js';
-import { readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
+import { readTerminationMessage, terminationMessageHostPath } from './termination-message.js';
 
 /** The variable that tells a host process where its termination message goes. */
 export const TERMINATION_MESSAGE_PATH_ENV = 'PODVISOR_TERMINATION_MESSAGE_PATH';
