@@ -7,7 +7,8 @@
 import { connect, type Socket } from 'node:net';
 import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import type { ContainerStatus, Pod } from '../api/types.js';
-import { ApiError, type StreamOptions } from '../kubeapi/backend.js';
+import type { StreamOptions } from '../kubeapi/backend.js';
+import { ApiError } from '../server/status.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
 import { followContainerOutput } from '../runtime/logs/follow.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';

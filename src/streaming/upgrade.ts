@@ -3,8 +3,8 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, type KubeBackend } from '../kubeapi/backend.js';
-import { statusOf, toApiError } from '../kubeapi/status.js';
+import type { KubeBackend } from '../kubeapi/backend.js';
+import { ApiError, statusOf, toApiError } from '../server/status.js';
 import { execOptions } from './remotecommand.js';
 import { negotiate, portForwardProtocol, spdyExec, spdyExecProtocols, spdyPortForward, switchToSpdy } from './spdy-handlers.js';
 import { wsExec, wsPortForward } from './websocket-handlers.js';
