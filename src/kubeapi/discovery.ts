@@ -3,8 +3,8 @@
 // /version and the minimal /openapi/v2 document kubectl's apply and create insist on.
 // Upstream: apiserver's endpoints/discovery (legacy, non-aggregated discovery).
 
-import { groupVersionOf, type ResourceDef, type Verb } from './resource.js';
-import type { GroupVersions, ResourceIndex } from './resources.js';
+import { groupVersionOf, type ResourceDef, type Verb } from './resource-def.js';
+import type { GroupVersions, ResourceIndex } from './resource-table.js';
 
 export const serverVersion = {
   major: '1',

@@ -8,8 +8,8 @@ import { Router, type RouteParams } from '../server/router.js';
 import { notFoundPath, sendJSON } from '../server/status.js';
 import type { KubeBackend, Storage } from './backend.js';
 import { apiGroup, apiGroupList, apiVersions, openapiV2JSON, openapiV2Protobuf, resourceList, serverVersion } from './discovery.js';
-import type { ApiContext, ResourceDef } from './resource.js';
-import { ResourceIndex, resourceTable } from './resources.js';
+import type { ApiContext, ResourceDef } from './resource-def.js';
+import { ResourceIndex, resourceTable } from './resource-table.js';
 import { RestHandler, type RestRequest } from './rest.js';
 import { registerKubeApiRoutes, type KubeApi } from './routes.js';
 

@@ -13,6 +13,7 @@ import { readBody } from '../server/body.js';
 import {
   badRequest,
   conflict,
+  invalid,
   methodNotAllowed,
   notFound,
   notFoundPath,
@@ -21,9 +22,10 @@ import {
   unsupportedMediaType,
 } from '../server/status.js';
 import type { DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
-import { applyPatch, objectMetaMergeSchema, patchTypeOf } from './patch.js';
+import { applyPatch, objectMetaMergeSchema, patchTypeOf, type PatchType } from './patch.js';
 import { boolParam, dryRunOf, includeObjectOf, intParam, wantsTable, writeOptionsOf } from './query.js';
-import { groupVersionOf, type ApiContext, type ResourceDef, type ScaleSubresource, type Verb } from './resource.js';
+import { groupVersionOf, type ApiContext, type ResourceDef, type ScaleSubresource, type Verb } from './resource-def.js';
+import { scaleOf, withReplicas } from './scale.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { serveWatch } from './watch.js';
 
@@ -61,6 +63,23 @@ async function readObject(req: IncomingMessage, yaml = false): Promise<unknown> 
   } catch (err) {
     throw badRequest(`the request body could not be decoded: ${(err as Error).message}`);
   }
+}
+
+/** A PATCH body with its type (by Content-Type); 415 for other types, 400 when empty. */
+async function readPatch(req: IncomingMessage): Promise<{ type: PatchType; patch: unknown }> {
+  const type = patchTypeOf(req.headers['content-type']);
+  if (!type) throw unsupportedMediaType(req.headers['content-type'] ?? '');
+  const patch = await readObject(req, type === 'apply');
+  if (patch === undefined) throw badRequest('the body of the request was empty');
+  return { type, patch };
+}
+
+/** The verb of a request on a subresource that is read and written (status, scale). */
+function subresourceVerb(method: string): 'get' | 'update' | 'patch' {
+  if (method === 'GET') return 'get';
+  if (method === 'PUT') return 'update';
+  if (method === 'PATCH') return 'patch';
+  throw methodNotAllowed();
 }
 
 function requireVerb(def: ResourceDef, verb: Verb): void {
@@ -257,10 +276,7 @@ export class RestHandler {
     create?: (obj: Obj) => Promise<KubeObject>,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { def } = r;
-    const type = patchTypeOf(r.req.headers['content-type']);
-    if (!type) throw unsupportedMediaType(r.req.headers['content-type'] ?? '');
-    const patch = await readObject(r.req, type === 'apply');
-    if (patch === undefined) throw badRequest('the body of the request was empty');
+    const { type, patch } = await readPatch(r.req);
     if (type === 'apply' && !r.query.get('fieldManager')) throw badRequest('PATCH requests with apply-patch content type must have a fieldManager query parameter');
     const current = r.storage.get(r.namespace ?? '', name) as Obj | undefined;
     if (!current) {
@@ -349,9 +365,8 @@ export class RestHandler {
   }
 
   private async status(r: RestRequest, name: string, verbs: ReadonlyArray<'get' | 'patch' | 'update'>): Promise<void> {
-    const method = r.req.method ?? 'GET';
-    const verb = ({ GET: 'get', PUT: 'update', PATCH: 'patch' } as const)[method as 'GET' | 'PUT' | 'PATCH'];
-    if (!verb || !verbs.includes(verb)) throw methodNotAllowed();
+    const verb = subresourceVerb(r.req.method ?? 'GET');
+    if (!verbs.includes(verb)) throw methodNotAllowed();
     if (verb === 'get') return sendJSON(r.res, 200, withKind(r.def, this.current(r, name)));
     const updateStatus = need(r.storage, 'updateStatus');
     const opts = writeOptionsOf(r.query);
@@ -366,9 +381,8 @@ export class RestHandler {
 
   /** autoscaling/v1 Scale of an object with replicas (the apiserver's ScaleREST, as a CRD's scale subresource reads its paths). */
   private async scale(r: RestRequest, name: string, paths: ScaleSubresource): Promise<void> {
-    const method = r.req.method ?? 'GET';
-    const verb = ({ GET: 'get', PUT: 'update', PATCH: 'patch' } as const)[method as 'GET' | 'PUT' | 'PATCH'];
-    if (!verb || (verb !== 'get' && !r.def.verbs.includes('update'))) throw methodNotAllowed();
+    const verb = subresourceVerb(r.req.method ?? 'GET');
+    if (verb !== 'get' && !r.def.verbs.includes('update')) throw methodNotAllowed();
     const current = this.current(r, name);
     if (verb === 'get') return sendJSON(r.res, 200, scaleOf(current, paths));
     const update = need(r.storage, 'update');
@@ -376,10 +390,9 @@ export class RestHandler {
     const write = async (scale: KubeObject, obj: Obj): Promise<KubeObject> => {
       const replicas = (scale as { spec?: { replicas?: unknown } }).spec?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-        throw badRequest(`Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`);
+        throw invalid('Scale.autoscaling', name, [{ type: 'Invalid', field: 'spec.replicas', value: replicas ?? null, detail: 'must be greater than or equal to 0' }]);
       }
-      const next = structuredClone(obj) as Obj;
-      setPath(next, paths.specReplicasPath, replicas);
+      const next = withReplicas(obj, paths, replicas);
       const sentRV = scale.metadata?.resourceVersion;
       if (sentRV) next.metadata.resourceVersion = sentRV;
       return scaleOf((await update(next, opts)) as Obj, paths);
@@ -389,42 +402,8 @@ export class RestHandler {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a Scale object');
       return sendJSON(r.res, 200, await write(body as KubeObject, current));
     }
-    const type = patchTypeOf(r.req.headers['content-type']);
-    if (!type) throw unsupportedMediaType(r.req.headers['content-type'] ?? '');
-    const patch = await readObject(r.req, type === 'apply');
-    if (patch === undefined) throw badRequest('the body of the request was empty');
+    const { type, patch } = await readPatch(r.req);
     const scale = applyPatch(type, scaleOf(current, paths), patch) as KubeObject;
     sendJSON(r.res, 200, await write(scale, current));
   }
-}
-
-function getPath(obj: unknown, path: string): unknown {
-  let cur = obj;
-  for (const k of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[k];
-  }
-  return cur;
-}
-
-function setPath(obj: object, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let cur = obj as Record<string, unknown>;
-  for (const k of keys.slice(0, -1)) {
-    if (cur[k] === null || typeof cur[k] !== 'object') cur[k] = {};
-    cur = cur[k] as Record<string, unknown>;
-  }
-  cur[keys[keys.length - 1]!] = value;
-}
-
-function scaleOf(obj: Obj, paths: ScaleSubresource): KubeObject {
-  const m = obj.metadata;
-  const selector = paths.labelSelectorPath ? getPath(obj, paths.labelSelectorPath) : undefined;
-  return {
-    kind: 'Scale',
-    apiVersion: 'autoscaling/v1',
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
-    spec: { replicas: (getPath(obj, paths.specReplicasPath) as number | undefined) ?? 0 },
-    status: { replicas: (getPath(obj, paths.statusReplicasPath) as number | undefined) ?? 0, ...(typeof selector === 'string' ? { selector } : {}) },
-  } as KubeObject;
 }

@@ -1,7 +1,7 @@
 // The resource table's rows for core/v1 ConfigMaps and Secrets: kept as plain objects by the
 // backend's object store, checked by their strategies (kubeapi/strategies.ts).
 
-import { resource } from '../resource.js';
+import { resource } from '../resource-def.js';
 
 const objectVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
 

@@ -4,7 +4,7 @@
 import type { Event } from '../../api/types.js';
 import { eventTable } from '../../printers/tables.js';
 import type { KubeBackend, Storage } from '../backend.js';
-import { resource } from '../resource.js';
+import { resource } from '../resource-def.js';
 
 function eventStorage(b: KubeBackend): Storage<Event> {
   return {

@@ -2,7 +2,7 @@
 // each Active, read-only.
 
 import type { KubeBackend, KubeObject, Storage } from '../backend.js';
-import { resource } from '../resource.js';
+import { resource } from '../resource-def.js';
 
 function namespaceObject(name: string): KubeObject {
   return { kind: 'Namespace', apiVersion: 'v1', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } } as KubeObject;

@@ -3,7 +3,7 @@
 
 import type { Pod } from '../../api/types.js';
 import type { KubeBackend, KubeObject, Storage } from '../backend.js';
-import { resource, type ApiContext } from '../resource.js';
+import { resource, type ApiContext } from '../resource-def.js';
 
 export const metricsGroup = 'metrics.k8s.io';
 

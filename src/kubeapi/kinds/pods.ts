@@ -10,7 +10,7 @@ import { ApiError, badRequest } from '../../server/status.js';
 import type { KubeBackend, Storage } from '../backend.js';
 import { mergeSchema } from '../patch.js';
 import { boolParam, intParam } from '../query.js';
-import { resource, type ConnectRequest, type ConnectSubresource } from '../resource.js';
+import { resource, type ConnectRequest, type ConnectSubresource } from '../resource-def.js';
 
 /** The Pod's patchMergeKeys (k8s.io/api/core/v1 types.go). */
 const podMergeKeys: Record<string, string> = {

@@ -8,7 +8,7 @@ import { events } from './kinds/events.js';
 import { namespaces } from './kinds/namespaces.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
-import { groupVersionOf, type ResourceDef } from './resource.js';
+import { groupVersionOf, type ResourceDef } from './resource-def.js';
 
 export const resourceTable: readonly ResourceDef[] = [configMaps, events, namespaces, pods, secrets, podMetricsResource];
 
