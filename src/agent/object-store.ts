@@ -17,8 +17,8 @@ import { objectStrategies } from '../kubeapi/strategies.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../server/status.js';
 import { syncDir, writeFileAtomic } from '../util/atomic-write.js';
 
-/** A stored object: name and namespace always set. */
-type Stored = KubeObject & { metadata: WritableObjectMeta & { name: string; namespace: string } };
+/** A stored object: name and namespace always set ('' for cluster-scoped kinds). */
+type Stored = KubeObject & { metadata: WritableObjectMeta & { name: string } };
 
 export interface ObjectStoreOptions {
   /** Where objects are persisted (none: memory only). */
@@ -96,7 +96,7 @@ export class ObjectStore implements ObjectsBackend {
           const obj = JSON.parse(readFileSync(join(d, n), 'utf8')) as Stored;
           const rv = Number(obj.metadata.resourceVersion);
           if (Number.isFinite(rv) && rv > this.rv) this.rv = this.floor = rv;
-          this.items.set(this.key(kind, obj.metadata.namespace, obj.metadata.name), obj);
+          this.items.set(this.key(kind, obj.metadata.namespace ?? '', obj.metadata.name), obj);
         } catch {
           // an unreadable file is left alone
         }
@@ -137,7 +137,8 @@ export class ObjectStore implements ObjectsBackend {
     }
     let value = decoded.value;
     value.metadata ??= {};
-    value.metadata.namespace ||= defaultNamespace;
+    if (strategy.namespaced) value.metadata.namespace ||= defaultNamespace;
+    else delete value.metadata.namespace;
     if (strategy.defaults) value = strategy.defaults(value);
     const errs = strategy.validate(value);
     if (errs.length > 0) throw invalid(kind, value.metadata?.name ?? '', errs);
@@ -155,7 +156,7 @@ export class ObjectStore implements ObjectsBackend {
 
   async create(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
     const obj = this.decode(kind, raw, opts);
-    const { namespace, name } = obj.metadata;
+    const { namespace = '', name } = obj.metadata;
     const { resource } = this.strategy(kind);
     if (this.get(kind, namespace, name)) throw alreadyExists(resource, name);
     obj.metadata.uid = randomUUID();
@@ -171,7 +172,7 @@ export class ObjectStore implements ObjectsBackend {
   async update(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
     const sentRV = (raw as KubeObject | undefined)?.metadata?.resourceVersion;
     const obj = this.decode(kind, raw, opts);
-    const { namespace, name } = obj.metadata;
+    const { namespace = '', name } = obj.metadata;
     const strategy = this.strategy(kind);
     const current = this.items.get(this.key(kind, namespace, name));
     if (!current) throw notFound(strategy.resource, name);

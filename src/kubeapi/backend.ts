@@ -81,6 +81,8 @@ export interface ObjectStrategy {
   /** The plural resource name (`configmaps`): Status details and the persisted directory. */
   resource: string;
   apiVersion: string;
+  /** Namespaced kinds are kept per namespace (`default` when the body names none); cluster-scoped ones under ''. */
+  namespaced: boolean;
   /** The type strict decoding checks the body against (api/schema.ts). */
   schemaType: string;
   /** Fills in defaults after decoding. */

@@ -4,7 +4,7 @@
 // YAML, watches) is loaded on the first request that reaches one of these routes.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RouteParams, Router } from '../server/router.js';
+import { requestURL, type RouteParams, type Router } from '../server/router.js';
 import { notFoundPath } from '../server/status.js';
 import type { KubeBackend } from './backend.js';
 import type { KubeApiOptions } from './handler.js';
@@ -49,7 +49,7 @@ export function registerKubeApiRoutes(router: Router, api: () => Promise<KubeApi
   }
   // Any other path under the API's prefixes is the API's 404.
   router.use((req) => {
-    if (!apiPrefixes.test(new URL(req.url ?? '/', 'http://localhost').pathname)) return false;
+    if (!apiPrefixes.test(requestURL(req).pathname)) return false;
     req.resume();
     throw notFoundPath();
   });

@@ -30,9 +30,13 @@ export function requestInfo(req: IncomingMessage): RequestInfo | undefined {
   return infos.get(req);
 }
 
-/** The request's URL (path and query), parsed against a dummy origin. */
+const urls = new WeakMap<IncomingMessage, URL>();
+
+/** The request's URL (path and query), parsed against a dummy origin once per request. */
 export function requestURL(req: IncomingMessage): URL {
-  return new URL(req.url ?? '/', 'http://podvisor.invalid');
+  let url = urls.get(req);
+  if (!url) urls.set(req, (url = new URL(req.url ?? '/', 'http://podvisor.invalid')));
+  return url;
 }
 
 /** Compiles `/containerLogs/:namespace/:pod/:container` into a matcher of decoded segments. */
