@@ -7,35 +7,11 @@ import type { Pod } from '../api/types.js';
 import { strictDecode } from '../api/decode.js';
 import { kindTypes } from '../api/schema.js';
 import { canonicalJSON, configHashAnnotation, configSourceAnnotation, defaultNamespace, defaultPod } from '../api/defaults.js';
-import { formatFieldError, formatFieldErrorBody, sortFieldErrors, type FieldError } from '../api/field-errors.js';
+import type { FieldError } from '../api/field-errors.js';
 import { validatePods } from '../api/validation/index.js';
-import { ApiError } from '../kubeapi/backend.js';
+import { ApiError, invalid } from '../server/status.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { runtimePodRules } from '../runtime/pod-rules.js';
-
-const causeReason: Record<FieldError['type'], string> = {
-  NotFound: 'FieldValueNotFound',
-  Required: 'FieldValueRequired',
-  Duplicate: 'FieldValueDuplicate',
-  Invalid: 'FieldValueInvalid',
-  NotSupported: 'FieldValueNotSupported',
-  Forbidden: 'FieldValueForbidden',
-  TooLong: 'FieldValueTooLong',
-  TooMany: 'FieldValueTooMany',
-  Internal: 'InternalError',
-};
-
-/** The API server's 422: `Pod "x" is invalid: <err>` or `[<err>, <err>]`, one cause per error. */
-export function invalidPodError(name: string, errors: readonly FieldError[]): ApiError {
-  const sorted = sortFieldErrors(errors);
-  const texts = sorted.map(formatFieldError);
-  const joined = texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
-  return new ApiError(422, 'Invalid', `Pod ${JSON.stringify(name)} is invalid: ${joined}`, {
-    name,
-    kind: 'Pod',
-    causes: sorted.map((e) => ({ reason: causeReason[e.type], message: formatFieldErrorBody(e), field: e.field })),
-  });
-}
 
 export interface DecodeContext {
   nodeName: string;
@@ -80,7 +56,7 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
   const pod = defaultPod(input, { nodeName: ctx.nodeName, source: 'api' });
   const errs = [...validatePods([pod])[0]!];
   errs.push(...runtimePodRules(ctx.capabilities)(pod));
-  if (errs.length > 0) throw invalidPodError(pod.metadata?.name ?? '', errs);
+  if (errs.length > 0) throw invalid('Pod', pod.metadata?.name ?? '', errs);
   return { pod, warnings };
 }
 

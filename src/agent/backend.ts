@@ -2,19 +2,11 @@
 // watches), the API's write rules (api-pods.ts), the container streams and the usage collector.
 
 import { randomUUID } from 'node:crypto';
-import type { Pod } from '../api/types.js';
+import type { Event, Pod } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
-import {
-  ApiError,
-  type CreateOptions,
-  type DeleteOptions,
-  type KubeBackend,
-  type KubeEvent,
-  type ListResult,
-  type Watch,
-  type WatchEvent,
-} from '../kubeapi/backend.js';
-import { decodeAPIPod, invalidPodError, validatePodUpdate } from './api-pods.js';
+import type { CreateOptions, DeleteOptions, KubeBackend, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
+import { alreadyExists, ApiError, conflict, invalid, staleObject } from '../server/status.js';
+import { decodeAPIPod, validatePodUpdate } from './api-pods.js';
 import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
 import { PodStreamsBackend } from './pod-streams-backend.js';
@@ -28,7 +20,7 @@ export interface AgentBackendDeps {
   registry: PodRegistry;
   streams: PodStreams;
   usage: UsageCollector;
-  /** ConfigMaps and Secrets served under core/v1 (the kubelet's lookup should be the same store); memory-only by default. */
+  /** Kinds kept as plain objects (ConfigMaps, Secrets; the kubelet's lookup should be the same store); memory-only by default. */
   objects?: ObjectStore;
 }
 
@@ -56,7 +48,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, capabilities: this.d.runtimeCapabilities, uid: randomUUID(), ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
     const name = pod.metadata?.name ?? '';
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
-      throw new ApiError(409, 'AlreadyExists', `pods ${JSON.stringify(name)} already exists`, { name, kind: 'pods' });
+      throw alreadyExists('pods', name);
     }
     if (opts.dryRun) return { apiVersion: 'v1', kind: 'Pod', ...pod, status: { phase: 'Pending' } } as Pod;
     return this.d.registry.add(pod, { source: 'api', from: 'api' });
@@ -70,7 +62,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     const rv = raw.metadata?.resourceVersion;
     const uid = raw.metadata?.uid;
     if ((rv && rv !== current.metadata?.resourceVersion) || (uid && uid !== current.metadata?.uid)) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on pods ${JSON.stringify(name)}: the object has been modified; please apply your changes to the latest version and try again`, { name, kind: 'pods' });
+      throw conflict('pods', name, staleObject);
     }
     if (this.d.registry.origin(ns, name)?.source !== 'api') {
       throw new ApiError(403, 'Forbidden', `pods ${JSON.stringify(name)} is forbidden: a static pod is changed through its source`, { name, kind: 'pods' });
@@ -78,7 +70,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, capabilities: this.d.runtimeCapabilities, uid: current.metadata!.uid!, ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     const errs = validatePodUpdate(pod, current);
-    if (errs.length > 0) throw invalidPodError(name, errs);
+    if (errs.length > 0) throw invalid('Pod', name, errs);
     const same = (p: Pod) => canonicalJSON({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations: p.metadata?.annotations ?? {} });
     if (same(pod) === same(current) || opts.dryRun) return current;
     return this.d.registry.update(pod);
@@ -92,11 +84,11 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     return this.d.registry.watchPods(resourceVersion, onEvent);
   }
 
-  listEvents(): ListResult<KubeEvent> {
+  listEvents(): ListResult<Event> {
     return this.d.registry.listEvents();
   }
 
-  watchEvents(resourceVersion: string, onEvent: (ev: WatchEvent<KubeEvent>) => void): Watch {
+  watchEvents(resourceVersion: string, onEvent: (ev: WatchEvent<Event>) => void): Watch {
     return this.d.registry.watchEvents(resourceVersion, onEvent);
   }
 

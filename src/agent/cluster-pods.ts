@@ -4,8 +4,9 @@
 // writes and watches of the agent's own API are refused.
 
 import type { Readable } from 'node:stream';
-import type { Pod } from '../api/types.js';
-import { ApiError, type KubeBackend, type KubeEvent, type ListResult, type Watch, type WatchEvent } from '../kubeapi/backend.js';
+import type { Event, Pod } from '../api/types.js';
+import type { KubeBackend, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
+import { ApiError } from '../server/status.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
 import type { ContainerLogQuery, KubeletView } from '../server/kubelet-routes.js';
 import type { Registry } from 'prom-client';
@@ -75,11 +76,11 @@ export class ClusterPods extends PodStreamsBackend implements KubeBackend, Kubel
     throw notServed();
   }
 
-  listEvents(): ListResult<KubeEvent> {
+  listEvents(): ListResult<Event> {
     return { items: [], resourceVersion: '0' };
   }
 
-  watchEvents(_rv: string, _onEvent: (ev: WatchEvent<KubeEvent>) => void): Watch {
+  watchEvents(_rv: string, _onEvent: (ev: WatchEvent<Event>) => void): Watch {
     throw notServed();
   }
 

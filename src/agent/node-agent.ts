@@ -8,6 +8,7 @@ import type { NodeAllocatable } from '../kubelet/admission.js';
 import { PodKubelet } from '../kubelet/kubelet.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import { Registry } from 'prom-client';
+import { mountKubeApi } from '../kubeapi/routes.js';
 import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
 import { Router } from '../server/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../server/status.js';
@@ -15,7 +16,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
-import type { RequestHandler, UpgradeHandler } from '../server/router.js';
+import type { UpgradeHandler } from '../server/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { containersByState, kubeletMetrics, runningPods } from './node-view.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
@@ -107,7 +108,7 @@ export class NodeAgent implements KubeletView {
     });
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
-    this.router.use(lazyKubeApi(this.backend, () => opts.clock.now()));
+    mountKubeApi(this.router, this.backend, { now: () => opts.clock.now() });
     this.router.useUpgrade(lazyStreaming(this.backend));
   }
 
@@ -208,18 +209,6 @@ export class NodeAgent implements KubeletView {
     this.registry.close();
     await this.kubelet.close();
   }
-}
-
-/**
- * The Kubernetes API handler, loaded (with yaml, the tables and watch) on the first request that no
- * kubelet route took: an agent driven only through the kubelet routes never loads it.
- */
-function lazyKubeApi(backend: AgentBackend, now: () => number): RequestHandler {
-  let handler: Promise<RequestHandler> | undefined;
-  return async (req, res) => {
-    handler ??= import('../kubeapi/handler.js').then((m) => m.createKubeApiHandler(backend, { now }));
-    return (await handler)(req, res);
-  };
 }
 
 /** Paths of the streaming upgrades (pods/exec, pods/attach, pods/portforward); see streaming/upgrade.ts. */

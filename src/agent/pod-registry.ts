@@ -6,7 +6,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Event, Pod, PodStatus } from '../api/types.js';
-import { ApiError, type KubeEvent, type ListResult, type Watch, type WatchEvent } from '../kubeapi/backend.js';
+import type { ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
+import { alreadyExists, ApiError, badRequest, conflict, notFound as notFoundError } from '../server/status.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
 import { getPodQOS } from '../status/qos.js';
 import { toRFC3339 } from '../status/time.js';
@@ -63,7 +64,7 @@ const keyOf = (pod: Pod) => podKey(pod.metadata?.namespace ?? 'default', pod.met
 const uidOf = (pod: Pod) => pod.metadata?.uid ?? '';
 
 export function notFound(name: string): ApiError {
-  return new ApiError(404, 'NotFound', `pods ${JSON.stringify(name)} not found`, { name, kind: 'pods' });
+  return notFoundError('pods', name);
 }
 
 export class PodRegistry {
@@ -73,7 +74,7 @@ export class PodRegistry {
   private rv = 1;
   private readonly limit: number;
   private readonly podHistory: History<Pod> = { items: [], floor: 0, watchers: new Set() };
-  private readonly eventHistory: History<KubeEvent> = { items: [], floor: 0, watchers: new Set() };
+  private readonly eventHistory: History<Event> = { items: [], floor: 0, watchers: new Set() };
   private readonly eventMeta = new Map<string, { rv: number; uid: string }>();
   private readonly unsubscribe: Array<() => void> = [];
 
@@ -136,7 +137,7 @@ export class PodRegistry {
     const key = keyOf(pod);
     const existing = this.byKey.get(key);
     if (existing) {
-      throw new ApiError(409, 'AlreadyExists', `pods ${JSON.stringify(pod.metadata?.name ?? '')} already exists`, { name: pod.metadata?.name ?? '', kind: 'pods' });
+      throw alreadyExists('pods', pod.metadata?.name ?? '');
     }
     const meta = pod.metadata as { creationTimestamp?: string };
     meta.creationTimestamp ??= toRFC3339(this.opts.clock.now());
@@ -192,10 +193,10 @@ export class PodRegistry {
     if (!e) throw notFound(name);
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== uidOf(e.pod)) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on pods ${JSON.stringify(name)}: Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uidOf(e.pod)}`, { name, kind: 'pods' });
+      throw conflict('pods', name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uidOf(e.pod)}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== String(e.rv)) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on pods ${JSON.stringify(name)}: Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${e.rv}`, { name, kind: 'pods' });
+      throw conflict('pods', name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${e.rv}`);
     }
     if (!internal && e.origin.source !== 'api') {
       throw new ApiError(403, 'Forbidden', `pods ${JSON.stringify(name)} is forbidden: a static pod from ${e.origin.from} is removed by removing it from its source`, { name, kind: 'pods' });
@@ -238,11 +239,11 @@ export class PodRegistry {
     return this.watch(this.podHistory, resourceVersion, onEvent, () => [...this.byKey.values()].map((e) => this.view(e)));
   }
 
-  listEvents(): ListResult<KubeEvent> {
+  listEvents(): ListResult<Event> {
     return { items: this.opts.kubelet.events.list().map((ev) => this.kubeEvent(ev)), resourceVersion: String(this.rv) };
   }
 
-  watchEvents(resourceVersion: string, onEvent: (ev: WatchEvent<KubeEvent>) => void): Watch {
+  watchEvents(resourceVersion: string, onEvent: (ev: WatchEvent<Event>) => void): Watch {
     return this.watch(this.eventHistory, resourceVersion, onEvent, () => this.listEvents().items);
   }
 
@@ -294,7 +295,8 @@ export class PodRegistry {
     }
   }
 
-  private kubeEvent(ev: Event): KubeEvent {
+  /** The event as the API serves it: its store's name and namespace, with a resourceVersion, uid and creationTimestamp. */
+  private kubeEvent(ev: Event): Event {
     const name = ev.metadata?.name ?? '';
     let meta = this.eventMeta.get(name);
     if (!meta) {
@@ -302,9 +304,9 @@ export class PodRegistry {
       this.eventMeta.set(name, meta);
     }
     return {
-      ...(ev as unknown as Record<string, unknown>),
+      ...ev,
       metadata: { ...ev.metadata, name, namespace: ev.metadata?.namespace ?? 'default', resourceVersion: String(meta.rv), uid: meta.uid, creationTimestamp: ev.firstTimestamp ?? undefined },
-    } as KubeEvent;
+    };
   }
 
   private recordEvent(ev: Event): void {
@@ -340,7 +342,7 @@ export class PodRegistry {
       for (const object of current()) onEvent({ type: 'ADDED', object });
     } else {
       if (!/^[0-9]+$/.test(resourceVersion)) {
-        throw new ApiError(400, 'BadRequest', `invalid resource version "${resourceVersion}"`);
+        throw badRequest(`invalid resource version "${resourceVersion}"`);
       }
       const from = Number(resourceVersion);
       if (from < h.floor) {

@@ -19,6 +19,9 @@ export type EventListener = (ev: Event, isUpdate: boolean) => void;
 
 const component = 'kubelet';
 
+/** An unset MicroTime as the API server writes it: null (kubernetes-types types the field as a string). */
+const unsetMicroTime = null as unknown as string;
+
 function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19) + 'Z';
 }
@@ -95,10 +98,10 @@ export class EventStore implements EventRecorder {
     involvedObject.name = obj.name;
     involvedObject.namespace = obj.namespace;
     involvedObject.uid = obj.uid;
-    const ev: Record<string, unknown> = {
+    return {
       apiVersion: 'v1',
       count: 1,
-      eventTime: null,
+      eventTime: unsetMicroTime,
       firstTimestamp: t,
       involvedObject,
       kind: 'Event',
@@ -111,6 +114,5 @@ export class EventStore implements EventRecorder {
       source: { component, host: this.host },
       type,
     };
-    return ev as unknown as Event;
   }
 }

@@ -1,15 +1,23 @@
-// What the Kubernetes API layer needs from the node it serves: the pods and events it holds, with
-// resourceVersions and watches, and the container streams (logs, exec, attach, port-forward).
+// What the Kubernetes API layer needs from the node it serves: a storage per kind (list, get, create,
+// update, delete, watch, with resourceVersions; the apiserver's registry/rest interfaces), the pods
+// with their lifecycle, events, and the container streams (logs, exec, attach, port-forward).
 // The agent implements it; the API layer (discovery, REST, tables, watch framing) is written against it.
 
 import type { Duplex, Readable } from 'node:stream';
-import type { Pod } from '../api/types.js';
+import type { ObjectMeta, Pod } from '../api/types.js';
+import type { Event } from '../api/types.js';
+import type { FieldError } from '../api/field-errors.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
 
-/** A core/v1 Event as the API serves it (involvedObject, reason, message, counts, times). */
-export type KubeEvent = Record<string, unknown> & {
-  metadata: { name: string; namespace: string; resourceVersion?: string; uid?: string; creationTimestamp?: string };
-};
+/** ObjectMeta as the server writes it (kubernetes-types declares it read-only). */
+export type WritableObjectMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
+
+/** Any API object: what the generic handler reads of it is its metadata. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: WritableObjectMeta;
+}
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -18,38 +26,23 @@ export interface WatchEvent<T> {
   object: T;
 }
 
-/** A Status failure the API layer returns as is (reason and code as the API server's). */
-export class ApiError extends Error {
-  constructor(
-    readonly code: number,
-    readonly reason: string,
-    message: string,
-    readonly details?: {
-      name?: string;
-      kind?: string;
-      group?: string;
-      causes?: Array<{ reason?: string; message?: string; field?: string }>;
-      retryAfterSeconds?: number;
-    },
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
 export interface Watch {
   stop(): void;
 }
 
 export interface ListResult<T> {
   items: T[];
-  /** The store's resourceVersion at the time of the list. */
-  resourceVersion: string;
+  /** The store's resourceVersion at the time of the list; absent for lists that have none (metrics). */
+  resourceVersion?: string;
 }
+
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** What becomes of dependents (ownerReferences); checked by the handler, applied by stores that keep dependents. */
+  propagationPolicy?: PropagationPolicy;
   dryRun?: boolean;
 }
 
@@ -59,6 +52,52 @@ export interface CreateOptions {
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
 }
 
+/**
+ * One kind's storage (the apiserver's rest.Getter, Lister, Creater, Updater, GracefulDeleter,
+ * Watcher): what a storage lacks, the kind does not serve. Cluster-scoped kinds use namespace ''.
+ * Errors are ApiErrors (404, 409 AlreadyExists/Conflict, 422 Invalid, 410 Expired for watches).
+ */
+export interface Storage<T extends KubeObject = KubeObject> {
+  list(): ListResult<T>;
+  get(namespace: string, name: string): T | undefined;
+  /** Decodes, defaults, validates and stores; resolves to the stored object. */
+  create?(obj: T, opts: CreateOptions): Promise<T>;
+  /** Replaces the object; 409 Conflict on a stale metadata.resourceVersion. */
+  update?(obj: T, opts: CreateOptions): Promise<T>;
+  /** Replaces the object's status alone (the status subresource). */
+  updateStatus?(obj: T, opts: CreateOptions): Promise<T>;
+  /** Deletes (gracefully where the kind has a lifecycle); resolves to the object as it is now or was when gone. */
+  delete?(namespace: string, name: string, opts: DeleteOptions): Promise<T>;
+  /** Watches from a resourceVersion ('' or '0': the current state first, as ADDED events); 410 Expired when too old. */
+  watch?(resourceVersion: string, onEvent: (ev: WatchEvent<T>) => void): Watch;
+}
+
+/**
+ * How a kind kept as a plain object is checked on the way in (the apiserver's RESTCreateStrategy and
+ * RESTUpdateStrategy): its schema type for strict decoding, its defaults and its validation.
+ */
+export interface ObjectStrategy {
+  kind: string;
+  /** The plural resource name (`configmaps`): Status details and the persisted directory. */
+  resource: string;
+  apiVersion: string;
+  /** Namespaced kinds are kept per namespace (`default` when the body names none); cluster-scoped ones under ''. */
+  namespaced: boolean;
+  /** The type strict decoding checks the body against (api/schema.ts). */
+  schemaType: string;
+  /** Fills in defaults after decoding. */
+  defaults?(obj: KubeObject): KubeObject;
+  validate(obj: KubeObject): FieldError[];
+  /** The rules of a change (immutability); empty when allowed. */
+  validateUpdate?(next: KubeObject, old: KubeObject): FieldError[];
+}
+
+/** Kinds kept as plain objects (no lifecycle): ConfigMaps, Secrets and whatever has an ObjectStrategy. */
+export interface ObjectsBackend {
+  /** The storage of one kind, undefined when the store does not keep it. */
+  storage(kind: string): Storage | undefined;
+}
+
 export interface StreamOptions {
   container: string;
   command: string[];
@@ -66,25 +105,6 @@ export interface StreamOptions {
   stdout: boolean;
   stderr: boolean;
   tty: boolean;
-}
-
-/** The kinds kept as plain objects (no lifecycle): ConfigMaps and Secrets. */
-export type ObjectKind = 'ConfigMap' | 'Secret';
-
-/** A core/v1 object kept as is (ConfigMap, Secret). */
-export type KubeObject = Record<string, unknown> & {
-  metadata: { name: string; namespace: string; resourceVersion?: string; uid?: string; creationTimestamp?: string };
-};
-
-/** ConfigMaps and Secrets: create (409 AlreadyExists, 422 Invalid), get, list, replace, delete (404). */
-export interface ObjectsBackend {
-  list(kind: ObjectKind): ListResult<KubeObject>;
-  get(kind: ObjectKind, namespace: string, name: string): KubeObject | undefined;
-  create(kind: ObjectKind, obj: unknown, opts?: CreateOptions): Promise<KubeObject>;
-  update(kind: ObjectKind, obj: unknown, opts?: CreateOptions): Promise<KubeObject>;
-  delete(kind: ObjectKind, namespace: string, name: string): Promise<KubeObject>;
-  /** Watches one kind from a resourceVersion, as watchPods; 410 Expired when too old. */
-  watch(kind: ObjectKind, resourceVersion: string, onEvent: (ev: WatchEvent<KubeObject>) => void): Watch;
 }
 
 export interface KubeBackend {
@@ -105,8 +125,9 @@ export interface KubeBackend {
    */
   watchPods(resourceVersion: string, onEvent: (ev: WatchEvent<Pod>) => void): Watch;
 
-  listEvents(): ListResult<KubeEvent>;
-  watchEvents(resourceVersion: string, onEvent: (ev: WatchEvent<KubeEvent>) => void): Watch;
+  /** core/v1 Events with metadata.resourceVersion and uid set. */
+  listEvents(): ListResult<Event>;
+  watchEvents(resourceVersion: string, onEvent: (ev: WatchEvent<Event>) => void): Watch;
 
   /** Namespaces in use (every pod's, plus `default`). */
   namespaces(): string[];
@@ -118,7 +139,7 @@ export interface KubeBackend {
   /** A connection to the pod's port (the process runtime: 127.0.0.1:port). */
   portForward(namespace: string, name: string, port: number): Promise<Duplex>;
 
-  /** ConfigMaps and Secrets, when the backend keeps them (pods' env and volumes resolve against them). */
+  /** Kinds kept as plain objects, when the backend keeps them (pods' env and volumes resolve against ConfigMaps and Secrets). */
   readonly objects?: ObjectsBackend;
 
   /** CPU (cores) and memory (bytes) per container, for metrics.k8s.io; undefined when not measured. */

@@ -1,5 +1,10 @@
-// Discovery documents: /api, /api/v1, /apis (with metrics.k8s.io for `kubectl top`), /version,
-// and the minimal /openapi/v2 document kubectl's apply and create insist on.
+// Discovery documents generated from the resource table: /api (APIVersions), /api/v1 and
+// /apis/<group>/<version> (APIResourceList), /apis (APIGroupList), /apis/<group> (APIGroup); with
+// /version and the minimal /openapi/v2 document kubectl's apply and create insist on.
+// Upstream: apiserver's endpoints/discovery (legacy, non-aggregated discovery).
+
+import { groupVersionOf, type ResourceDef, type Verb } from './resource-def.js';
+import type { GroupVersions, ResourceIndex } from './resource-table.js';
 
 export const serverVersion = {
   major: '1',
@@ -13,48 +18,75 @@ export const serverVersion = {
   platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
 };
 
-export function apiVersions(serverAddress: string): unknown {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+export function apiVersions(index: ResourceIndex, serverAddress: string): unknown {
+  const core = index.groups.find((g) => g.group === '');
+  return { kind: 'APIVersions', versions: core?.versions ?? [], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
-const podVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+interface APIResource {
+  name: string;
+  singularName: string;
+  namespaced: boolean;
+  group?: string;
+  version?: string;
+  kind: string;
+  verbs: string[];
+  shortNames?: string[];
+  categories?: string[];
+}
 
-export const coreV1Resources = {
-  kind: 'APIResourceList',
-  groupVersion: 'v1',
-  resources: [
-    { name: 'configmaps', singularName: '', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'], shortNames: ['cm'] },
-    { name: 'events', singularName: '', namespaced: true, kind: 'Event', verbs: ['get', 'list', 'watch'], shortNames: ['ev'] },
-    { name: 'namespaces', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
-    { name: 'pods', singularName: '', namespaced: true, kind: 'Pod', verbs: podVerbs, shortNames: ['po'], categories: ['all'] },
-    { name: 'pods/attach', singularName: '', namespaced: true, kind: 'PodAttachOptions', verbs: ['create', 'get'] },
-    { name: 'pods/exec', singularName: '', namespaced: true, kind: 'PodExecOptions', verbs: ['create', 'get'] },
-    { name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
-    { name: 'pods/portforward', singularName: '', namespaced: true, kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
-    { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] },
-    { name: 'secrets', singularName: '', namespaced: true, kind: 'Secret', verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
-  ],
-};
+const sortedVerbs = (verbs: readonly Verb[]): string[] => [...verbs].sort();
 
-export const metricsGroup = 'metrics.k8s.io';
-export const metricsGroupVersion = 'metrics.k8s.io/v1beta1';
+/** A resource and its subresources as APIResources. */
+function apiResources(def: ResourceDef): APIResource[] {
+  const sub = (name: string, kind: string, verbs: readonly Verb[], gv?: { group: string; version: string }): APIResource => ({
+    name: `${def.resource}/${name}`,
+    singularName: '',
+    namespaced: def.namespaced,
+    ...(gv ?? {}),
+    kind,
+    verbs: sortedVerbs(verbs),
+  });
+  const out: APIResource[] = [
+    {
+      name: def.resource,
+      singularName: def.singular,
+      namespaced: def.namespaced,
+      kind: def.kind,
+      verbs: sortedVerbs(def.verbs),
+      ...(def.shortNames ? { shortNames: [...def.shortNames] } : {}),
+      ...(def.categories ? { categories: [...def.categories] } : {}),
+    },
+  ];
+  const writes: Verb[] = def.verbs.includes('update') ? ['patch', 'update'] : [];
+  if (def.status) out.push(sub('status', def.kind, def.status));
+  if (def.scale) out.push(sub('scale', 'Scale', ['get', ...writes], { group: 'autoscaling', version: 'v1' }));
+  for (const [name, c] of Object.entries(def.connect ?? {})) out.push(sub(name, c.kind, c.verbs));
+  return out;
+}
 
-const metricsGroupDoc = {
-  name: metricsGroup,
-  versions: [{ groupVersion: metricsGroupVersion, version: 'v1beta1' }],
-  preferredVersion: { groupVersion: metricsGroupVersion, version: 'v1beta1' },
-};
+/** APIResourceList of one group/version (the core group's has no apiVersion, as the API server's). */
+export function resourceList(index: ResourceIndex, group: string, version: string): unknown {
+  const resources = index.inGroupVersion(group, version).flatMap(apiResources).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const groupVersion = groupVersionOf({ group, version });
+  return group ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources } : { kind: 'APIResourceList', groupVersion, resources };
+}
 
-export const apiGroupList = { kind: 'APIGroupList', apiVersion: 'v1', groups: [metricsGroupDoc] };
+function groupDoc(g: GroupVersions): unknown {
+  const versions = g.versions.map((version) => ({ groupVersion: `${g.group}/${version}`, version }));
+  return { name: g.group, versions, preferredVersion: versions[0] };
+}
 
-export const metricsApiGroup = { kind: 'APIGroup', apiVersion: 'v1', ...metricsGroupDoc };
+/** APIGroupList of every named group. */
+export function apiGroupList(index: ResourceIndex): unknown {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: index.groups.filter((g) => g.group !== '').map(groupDoc) };
+}
 
-export const metricsResources = {
-  kind: 'APIResourceList',
-  apiVersion: 'v1',
-  groupVersion: metricsGroupVersion,
-  resources: [{ name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] }],
-};
+/** APIGroup of one named group, undefined when not served. */
+export function apiGroup(index: ResourceIndex, group: string): unknown {
+  const g = index.groups.find((x) => x.group === group && group !== '');
+  return g && { kind: 'APIGroup', apiVersion: 'v1', ...(groupDoc(g) as object) };
+}
 
 function protoString(field: number, s: string | Buffer): Buffer {
   const b = typeof s === 'string' ? Buffer.from(s) : s;

@@ -1,8 +1,10 @@
-// PATCH bodies for pods: JSON merge patch (RFC 7386), JSON patch (RFC 6902), and strategic merge
-// patch with the pod's merge keys (containers, env, volumes… merged by name, ports by containerPort)
-// and its directives ($patch, $setElementOrder, $retainKeys, $deleteFromPrimitiveList).
+// PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902), and strategic merge patch with a
+// kind's merge keys (a Pod's containers, env, volumes… merged by name, ports by containerPort; each
+// kind's keys come from its entry in the resource table) and its directives ($patch,
+// $setElementOrder, $retainKeys, $deleteFromPrimitiveList). apimachinery's strategicpatch and
+// apiserver's endpoints/handlers/patch.go.
 
-import { ApiError } from './backend.js';
+import { ApiError } from '../server/status.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
@@ -128,39 +130,34 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
 
 // ---- strategic merge patch ----
 
-/** Lists of a Pod merged element-wise, by the field their patchMergeKey names; others are replaced. */
-const mergeKeys: Record<string, string> = {
-  'metadata.ownerReferences': 'uid',
-  'spec.containers': 'name',
-  'spec.initContainers': 'name',
-  'spec.ephemeralContainers': 'name',
-  'spec.volumes': 'name',
-  'spec.imagePullSecrets': 'name',
-  'spec.hostAliases': 'ip',
-  'spec.readinessGates': 'conditionType',
-  'spec.resourceClaims': 'name',
-  'spec.topologySpreadConstraints': 'topologyKey',
-  'status.conditions': 'type',
-  'status.podIPs': 'ip',
-};
-for (const c of ['containers', 'initContainers', 'ephemeralContainers']) {
-  mergeKeys[`spec.${c}[].env`] = 'name';
-  mergeKeys[`spec.${c}[].ports`] = 'containerPort';
-  mergeKeys[`spec.${c}[].volumeMounts`] = 'mountPath';
-  mergeKeys[`spec.${c}[].volumeDevices`] = 'devicePath';
-  mergeKeys[`spec.${c}[].resizePolicy`] = 'resourceName';
+/**
+ * Where a kind's lists merge element-wise: list path (dot-joined field names, `[]` for list elements)
+ * to the field its patchMergeKey names; primitive lists merged as sets. Lists named in neither are replaced.
+ */
+export interface MergeSchema {
+  mergeKeys: Readonly<Record<string, string>>;
+  primitiveLists?: ReadonlySet<string>;
 }
-/** Primitive lists merged as sets. */
-const mergedPrimitiveLists = new Set(['metadata.finalizers']);
+
+/** What every kind's ObjectMeta merges: ownerReferences by uid, finalizers as a set. */
+export const objectMetaMergeSchema: MergeSchema = {
+  mergeKeys: { 'metadata.ownerReferences': 'uid' },
+  primitiveLists: new Set(['metadata.finalizers']),
+};
+
+/** An object's merge schema: ObjectMeta's keys plus the kind's own. */
+export function mergeSchema(mergeKeys: Readonly<Record<string, string>>): MergeSchema {
+  return { mergeKeys: { ...objectMetaMergeSchema.mergeKeys, ...mergeKeys }, primitiveLists: objectMetaMergeSchema.primitiveLists! };
+}
 
 function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-function mergeList(orig: Json[] | undefined, patch: Json[], path: string, order: Json[] | undefined): Json[] {
-  const key = mergeKeys[path];
+function mergeList(orig: Json[] | undefined, patch: Json[], path: string, order: Json[] | undefined, schema: MergeSchema): Json[] {
+  const key = schema.mergeKeys[path];
   if (!key) {
-    if (mergedPrimitiveLists.has(path)) {
+    if (schema.primitiveLists?.has(path)) {
       const out = [...(orig ?? [])];
       for (const v of patch) if (!out.includes(v)) out.push(v);
       return out;
@@ -180,7 +177,7 @@ function mergeList(orig: Json[] | undefined, patch: Json[], path: string, order:
       if (at >= 0) out.splice(at, 1);
       continue;
     }
-    if (at >= 0) out[at] = strategicMerge(out[at], el, `${path}[]`) as Json;
+    if (at >= 0) out[at] = strategicMerge(out[at], el, schema, `${path}[]`) as Json;
     else out.push(strip(el));
   }
   if (order) {
@@ -205,8 +202,8 @@ function strip(v: Json): Json {
   return out;
 }
 
-/** Strategic merge of patch into original at path (dot-joined field names, `[]` for list elements). */
-export function strategicMerge(original: unknown, patch: unknown, path = ''): unknown {
+/** Strategic merge of patch into original at path (dot-joined field names, `[]` for list elements), by the kind's merge schema. */
+export function strategicMerge(original: unknown, patch: unknown, schema: MergeSchema = objectMetaMergeSchema, path = ''): unknown {
   if (!isObj(patch)) return clone(patch);
   if (patch.$patch === 'replace') return strip(patch);
   if (patch.$patch === 'delete') return undefined;
@@ -224,9 +221,9 @@ export function strategicMerge(original: unknown, patch: unknown, path = ''): un
     if (v === null) delete out[k];
     else if (Array.isArray(v)) {
       const order = patch[`$setElementOrder/${k}`];
-      out[k] = mergeList(Array.isArray(out[k]) ? (out[k] as Json[]) : undefined, v, p, Array.isArray(order) ? order : undefined);
+      out[k] = mergeList(Array.isArray(out[k]) ? (out[k] as Json[]) : undefined, v, p, Array.isArray(order) ? order : undefined, schema);
     } else if (isObj(v)) {
-      const merged = strategicMerge(out[k], v, p);
+      const merged = strategicMerge(out[k], v, schema, p);
       if (merged === undefined) delete out[k];
       else out[k] = merged as Json;
     } else out[k] = v;
@@ -236,7 +233,7 @@ export function strategicMerge(original: unknown, patch: unknown, path = ''): un
     if (!k.startsWith('$setElementOrder/') || !Array.isArray(order)) continue;
     const field = k.slice('$setElementOrder/'.length);
     if (field in patch || !Array.isArray(out[field])) continue;
-    out[field] = mergeList(out[field] as Json[], [], join(path, field), order);
+    out[field] = mergeList(out[field] as Json[], [], join(path, field), order, schema);
   }
   if (Array.isArray(retain)) {
     for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
@@ -264,7 +261,8 @@ export function patchTypeOf(contentType: string | undefined): PatchType | undefi
   }
 }
 
-export function applyPatch(type: PatchType, original: unknown, patch: unknown): unknown {
+/** The patched object; strategic merge and apply by the kind's merge schema. */
+export function applyPatch(type: PatchType, original: unknown, patch: unknown, schema: MergeSchema = objectMetaMergeSchema): unknown {
   switch (type) {
     case 'json':
       return jsonPatch(original, patch);
@@ -272,6 +270,6 @@ export function applyPatch(type: PatchType, original: unknown, patch: unknown): 
       return jsonMergePatch(original, patch);
     case 'strategic':
     case 'apply':
-      return strategicMerge(original, patch);
+      return strategicMerge(original, patch, schema);
   }
 }

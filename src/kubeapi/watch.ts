@@ -3,8 +3,8 @@
 // timeoutSeconds end or mark the stream; an expired resourceVersion is an ERROR event with a 410 Status.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, type Watch, type WatchEvent } from './backend.js';
-import { statusOf, toApiError } from './status.js';
+import { statusOf } from '../server/status.js';
+import type { Watch, WatchEvent } from './backend.js';
 import { setLongTimeout, type LongTimer } from '../util/timer.js';
 
 export interface WatchServeOptions<T> {
@@ -96,9 +96,7 @@ export function serveWatch<T>(req: IncomingMessage, res: ServerResponse, o: Watc
   try {
     watch = o.start(o.resourceVersion, onEvent);
   } catch (err) {
-    const e = toApiError(err);
-    const status = e.code === 410 ? e : new ApiError(e.code, e.reason, e.message, e.details);
-    write('ERROR', statusOf(status));
+    write('ERROR', statusOf(err));
     finish();
     return;
   }

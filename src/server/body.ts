@@ -2,13 +2,13 @@
 // buffered, and a body that is not JSON is a 400 in the API server's words.
 
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from './status.js';
+import { ApiError } from './status.js';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 
 export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
-  const tooLarge = () => new HttpError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  const tooLarge = () => new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
     throw tooLarge();
@@ -31,6 +31,6 @@ export async function readJSONBody(req: IncomingMessage, limit = MAX_REQUEST_BOD
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (err) {
-    throw new HttpError(400, 'BadRequest', `the body of the request was in an unknown format - accepted media types include: application/json (${(err as Error).message})`);
+    throw new ApiError(400, 'BadRequest', `the body of the request was in an unknown format - accepted media types include: application/json (${(err as Error).message})`);
   }
 }

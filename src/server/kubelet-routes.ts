@@ -8,7 +8,7 @@ import type { Pod } from '../api/types.js';
 import type { LogOptions } from '../runtime/streams.js';
 import { checkPathName } from './names.js';
 import type { Router } from './router.js';
-import { HttpError, sendJSON, sendText } from './status.js';
+import { ApiError, sendJSON, sendText } from './status.js';
 
 /** PodLogOptions as the kubelet reads them from a /containerLogs query (the container is in the path). */
 export type ContainerLogQuery = Omit<LogOptions, 'container'>;
@@ -33,14 +33,14 @@ function bool(v: string | null): boolean | undefined {
   if (v === null) return undefined;
   if (v === '' || v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw new HttpError(400, 'BadRequest', `invalid boolean value ${JSON.stringify(v)}`);
+  throw new ApiError(400, 'BadRequest', `invalid boolean value ${JSON.stringify(v)}`);
 }
 
 function int(name: string, v: string | null, min: number): number | undefined {
   if (v === null) return undefined;
-  if (!/^-?[0-9]+$/.test(v)) throw new HttpError(400, 'BadRequest', `${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
+  if (!/^-?[0-9]+$/.test(v)) throw new ApiError(400, 'BadRequest', `${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
   const n = Number(v);
-  if (n < min) throw new HttpError(422, 'Invalid', `PodLogOptions "" is invalid: ${name}: Invalid value: ${n}: must be greater than ${min === 0 ? 'or equal to 0' : min - 1}`);
+  if (n < min) throw new ApiError(422, 'Invalid', `PodLogOptions "" is invalid: ${name}: Invalid value: ${n}: must be greater than ${min === 0 ? 'or equal to 0' : min - 1}`);
   return n;
 }
 
@@ -61,11 +61,11 @@ export function parseLogQuery(params: URLSearchParams): ContainerLogQuery {
   if (sinceSeconds !== undefined) q.sinceSeconds = sinceSeconds;
   const sinceTime = params.get('sinceTime');
   if (sinceTime !== null) {
-    if (Number.isNaN(Date.parse(sinceTime))) throw new HttpError(400, 'BadRequest', `sinceTime: Invalid value: ${JSON.stringify(sinceTime)}: must be RFC 3339`);
+    if (Number.isNaN(Date.parse(sinceTime))) throw new ApiError(400, 'BadRequest', `sinceTime: Invalid value: ${JSON.stringify(sinceTime)}: must be RFC 3339`);
     q.sinceTime = sinceTime;
   }
   if (q.sinceTime !== undefined && q.sinceSeconds !== undefined) {
-    throw new HttpError(422, 'Invalid', 'PodLogOptions "" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified');
+    throw new ApiError(422, 'Invalid', 'PodLogOptions "" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified');
   }
   const limitBytes = int('limitBytes', params.get('limitBytes'), 1);
   if (limitBytes !== undefined) q.limitBytes = limitBytes;

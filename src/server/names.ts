@@ -2,7 +2,7 @@
 // up or builds a path from them: DNS-1123 as the API server requires, so no `..`, `/` or NUL gets through.
 
 import { isDNS1123Label, isDNS1123Subdomain } from '../api/validation/names.js';
-import { HttpError } from './status.js';
+import { ApiError } from './status.js';
 
 export type PathName = 'namespace' | 'pod' | 'container';
 
@@ -10,7 +10,7 @@ export type PathName = 'namespace' | 'pod' | 'container';
 export function checkPathName(kind: PathName, value: string): string {
   const errs = kind === 'pod' ? isDNS1123Subdomain(value) : isDNS1123Label(value);
   if (errs.length > 0 || value.includes('/') || value.includes('..')) {
-    throw new HttpError(400, 'BadRequest', `invalid ${kind} name ${JSON.stringify(value)}: ${errs.join('; ') || 'must not contain "/" or ".."'}`);
+    throw new ApiError(400, 'BadRequest', `invalid ${kind} name ${JSON.stringify(value)}: ${errs.join('; ') || 'must not contain "/" or ".."'}`);
   }
   return value;
 }

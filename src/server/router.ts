@@ -1,7 +1,8 @@
-// The agent server's router. Handlers are tried in the order they were added; each answers the
-// request and returns true, or returns false to pass it on (the Kubernetes API layer mounts `/api`,
-// `/apis`, `/version`, `/openapi` this way). Upgrade handlers (SPDY, WebSocket) likewise. What no
-// handler takes gets a 404 Status. Authentication runs before any handler (see access.ts).
+// The agent server's route table. Routes (a path pattern with `:name` segments and its methods) and
+// handlers are tried in the order they were added; each answers the request and returns true, or
+// returns false to pass it on. The kubelet routes and the Kubernetes API (kubeapi/routes.ts) are
+// routes of the one table. Upgrade handlers (SPDY, WebSocket) likewise. What no handler takes gets a
+// 404 Status, and a thrown error its Status. Authentication runs before any handler (see access.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -29,9 +30,13 @@ export function requestInfo(req: IncomingMessage): RequestInfo | undefined {
   return infos.get(req);
 }
 
-/** The request's URL (path and query), parsed against a dummy origin. */
+const urls = new WeakMap<IncomingMessage, URL>();
+
+/** The request's URL (path and query), parsed against a dummy origin once per request. */
 export function requestURL(req: IncomingMessage): URL {
-  return new URL(req.url ?? '/', 'http://podvisor.invalid');
+  let url = urls.get(req);
+  if (!url) urls.set(req, (url = new URL(req.url ?? '/', 'http://podvisor.invalid')));
+  return url;
 }
 
 /** Compiles `/containerLogs/:namespace/:pod/:container` into a matcher of decoded segments. */
@@ -92,16 +97,22 @@ export class Router {
     });
   }
 
-  /** Runs the handlers; a thrown error becomes its Status, nothing taken becomes 404. */
-  async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Runs the handlers until one takes the request (true; a thrown error becomes its Status), or none does (false). */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     try {
       for (const h of this.handlers) {
-        if (await h(req, res)) return;
+        if (await h(req, res)) return true;
       }
-      sendStatus(res, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
+      return false;
     } catch (err) {
       sendError(res, err);
+      return true;
     }
+  }
+
+  /** Runs the handlers; a thrown error becomes its Status, nothing taken becomes 404. */
+  async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!(await this.handle(req, res))) sendStatus(res, statusBody(404, 'NotFound', 'the server could not find the requested resource'));
   }
 
   dispatchUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

@@ -3,8 +3,8 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, type KubeBackend } from '../kubeapi/backend.js';
-import { statusOf, toApiError } from '../kubeapi/status.js';
+import type { KubeBackend } from '../kubeapi/backend.js';
+import { ApiError, rawStatusResponse, statusOf } from '../server/status.js';
 import { execOptions } from './remotecommand.js';
 import { negotiate, portForwardProtocol, spdyExec, spdyExecProtocols, spdyPortForward, switchToSpdy } from './spdy-handlers.js';
 import { wsExec, wsPortForward } from './websocket-handlers.js';
@@ -15,11 +15,7 @@ const pathRe = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|por
 
 /** Answers a refused upgrade with a plain HTTP Status response and closes the socket. */
 function refuse(socket: Duplex, err: unknown): void {
-  const e = toApiError(err);
-  const body = JSON.stringify(statusOf(e));
-  socket.end(
-    `HTTP/1.1 ${e.code} ${e.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawStatusResponse(statusOf(err)));
 }
 
 export function createStreamingUpgradeHandler(backend: KubeBackend): UpgradeHandler {

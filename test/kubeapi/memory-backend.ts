@@ -7,17 +7,9 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { PassThrough, Readable, type Duplex } from 'node:stream';
 import type { Pod } from '../../src/api/types.js';
-import {
-  ApiError,
-  type CreateOptions,
-  type DeleteOptions,
-  type KubeBackend,
-  type KubeEvent,
-  type ListResult,
-  type StreamOptions,
-  type Watch,
-  type WatchEvent,
-} from '../../src/kubeapi/backend.js';
+import type { Event } from '../../src/api/types.js';
+import type { CreateOptions, DeleteOptions, KubeBackend, ListResult, StreamOptions, Watch, WatchEvent } from '../../src/kubeapi/backend.js';
+import { ApiError } from '../../src/server/status.js';
 import type { ExecSession, LogOptions } from '../../src/runtime/streams.js';
 
 type Listener<T> = (ev: WatchEvent<T>) => void;
@@ -40,11 +32,11 @@ export class MemoryBackend implements KubeBackend {
   readonly nodeName = 'testnode';
   rv = 100;
   pods = new Map<string, Pod>();
-  events = new Map<string, KubeEvent>();
+  events = new Map<string, Event>();
   private podHistory: Array<{ rv: number; ev: WatchEvent<Pod> }> = [];
-  private eventHistory: Array<{ rv: number; ev: WatchEvent<KubeEvent> }> = [];
+  private eventHistory: Array<{ rv: number; ev: WatchEvent<Event> }> = [];
   private podListeners = new Set<Listener<Pod>>();
-  private eventListeners = new Set<Listener<KubeEvent>>();
+  private eventListeners = new Set<Listener<Event>>();
   /** Log lines per `ns/pod/container`, and per `…/previous`. */
   logs = new Map<string, string[]>();
   /** Open follow streams, to push more lines. */
@@ -207,19 +199,19 @@ export class MemoryBackend implements KubeBackend {
     return this.watch(resourceVersion, this.podHistory, this.podListeners, () => this.listPods().items, onEvent);
   }
 
-  listEvents(): ListResult<KubeEvent> {
+  listEvents(): ListResult<Event> {
     return { items: [...this.events.values()].map((e) => structuredClone(e)), resourceVersion: String(this.rv) };
   }
 
-  addEvent(ev: KubeEvent): void {
+  addEvent(ev: Event): void {
     this.bump(ev);
-    this.events.set(this.key(ev.metadata.namespace, ev.metadata.name), ev);
+    this.events.set(this.key(ev.metadata.namespace ?? 'default', ev.metadata.name ?? ''), ev);
     const w = { type: 'ADDED' as const, object: structuredClone(ev) };
     this.eventHistory.push({ rv: this.rv, ev: w });
     for (const l of this.eventListeners) l(w);
   }
 
-  watchEvents(resourceVersion: string, onEvent: Listener<KubeEvent>): Watch {
+  watchEvents(resourceVersion: string, onEvent: Listener<Event>): Watch {
     return this.watch(resourceVersion, this.eventHistory, this.eventListeners, () => this.listEvents().items, onEvent);
   }
 

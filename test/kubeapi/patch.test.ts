@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { podMergeSchema } from '../../src/kubeapi/kinds/pods.js';
 import { jsonMergePatch, jsonPatch, strategicMerge } from '../../src/kubeapi/patch.js';
 import { parseFieldSelector, parseLabelSelector } from '../../src/kubeapi/selectors.js';
 
@@ -31,16 +32,20 @@ test('JSON patch applies operations in order and fails as a whole', () => {
 });
 
 test('strategic merge merges containers by name, keeps order and deletes by directive', () => {
-  const out = strategicMerge(pod, {
-    metadata: { labels: { tier: null } },
-    spec: { containers: [{ name: 'side', image: 's:2' }, { name: 'main', env: [{ name: 'Y', value: '2' }] }] },
-  }) as typeof pod;
+  const out = strategicMerge(
+    pod,
+    {
+      metadata: { labels: { tier: null } },
+      spec: { containers: [{ name: 'side', image: 's:2' }, { name: 'main', env: [{ name: 'Y', value: '2' }] }] },
+    },
+    podMergeSchema,
+  ) as typeof pod;
   assert.deepEqual(out.spec.containers.map((c) => [c.name, c.image]), [['main', 'a:1'], ['side', 's:2']]);
   assert.deepEqual(out.spec.containers[0]!.env, [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }]);
   assert.deepEqual(out.metadata.labels, { a: '1' });
-  const ordered = strategicMerge(pod, { spec: { '$setElementOrder/containers': [{ name: 'side' }, { name: 'main' }], containers: [{ name: 'main', image: 'a:3' }] } }) as typeof pod;
+  const ordered = strategicMerge(pod, { spec: { '$setElementOrder/containers': [{ name: 'side' }, { name: 'main' }], containers: [{ name: 'main', image: 'a:3' }] } }, podMergeSchema) as typeof pod;
   assert.deepEqual(ordered.spec.containers.map((c) => c.name), ['side', 'main']);
-  const deleted = strategicMerge(pod, { spec: { containers: [{ name: 'side', $patch: 'delete' }] } }) as typeof pod;
+  const deleted = strategicMerge(pod, { spec: { containers: [{ name: 'side', $patch: 'delete' }] } }, podMergeSchema) as typeof pod;
   assert.deepEqual(deleted.spec.containers.map((c) => c.name), ['main']);
 });
 

@@ -1,0 +1,62 @@
+// The Kubernetes API's paths on the server's route table: discovery, /version, /openapi/v2, and the
+// resource paths of every group/version (collection, object, subresource; namespaced and cluster-wide),
+// as the apiserver's endpoints/installer.go lays them out. Light on purpose: the API itself (tables,
+// YAML, watches) is loaded on the first request that reaches one of these routes.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestURL, type RouteParams, type Router } from '../server/router.js';
+import { notFoundPath } from '../server/status.js';
+import type { KubeBackend } from './backend.js';
+import type { KubeApiOptions } from './handler.js';
+
+export type KubeApiEndpoint = 'version' | 'openapi' | 'apiVersions' | 'groupList' | 'group' | 'resourceList' | 'collection' | 'item' | 'subresource';
+
+/** What the routes call: one function per kind of path (params: group, version, namespace, resource, name, subresource). */
+export type KubeApi = Record<KubeApiEndpoint, (req: IncomingMessage, res: ServerResponse, params: RouteParams, url: URL) => void | Promise<void>>;
+
+const restMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The route table: more specific patterns first (a namespaced collection before a cluster-scoped subresource of the same length). */
+function routeTable(): Array<[methods: string[], pattern: string, endpoint: KubeApiEndpoint]> {
+  const routes: Array<[string[], string, KubeApiEndpoint]> = [
+    [['GET'], '/version', 'version'],
+    [['GET'], '/openapi/v2', 'openapi'],
+    [['GET'], '/api', 'apiVersions'],
+    [['GET'], '/apis', 'groupList'],
+    [['GET'], '/apis/:group', 'group'],
+    [['GET'], '/api/:version', 'resourceList'],
+    [['GET'], '/apis/:group/:version', 'resourceList'],
+  ];
+  for (const prefix of ['/api/:version', '/apis/:group/:version']) {
+    routes.push(
+      [restMethods, `${prefix}/namespaces/:namespace/:resource/:name/:subresource`, 'subresource'],
+      [restMethods, `${prefix}/namespaces/:namespace/:resource/:name`, 'item'],
+      [restMethods, `${prefix}/namespaces/:namespace/:resource`, 'collection'],
+      [restMethods, `${prefix}/:resource/:name/:subresource`, 'subresource'],
+      [restMethods, `${prefix}/:resource/:name`, 'item'],
+      [restMethods, `${prefix}/:resource`, 'collection'],
+    );
+  }
+  return routes;
+}
+
+const apiPrefixes = /^\/(api|apis|version|openapi)(\/|$)/;
+
+/** Adds the API's routes to a route table; `api` is asked for the API on each request (and may load it then). */
+export function registerKubeApiRoutes(router: Router, api: () => Promise<KubeApi>): void {
+  for (const [methods, pattern, endpoint] of routeTable()) {
+    router.route(methods, pattern, async (req, res, params, url) => (await api())[endpoint](req, res, params, url));
+  }
+  // Any other path under the API's prefixes is the API's 404.
+  router.use((req) => {
+    if (!apiPrefixes.test(requestURL(req).pathname)) return false;
+    req.resume();
+    throw notFoundPath();
+  });
+}
+
+/** Mounts the Kubernetes API over a backend, loaded on its first request: an agent driven only through the kubelet routes never loads it. */
+export function mountKubeApi(router: Router, backend: KubeBackend, opts: KubeApiOptions = {}): void {
+  let api: Promise<KubeApi> | undefined;
+  registerKubeApiRoutes(router, () => (api ??= import('./handler.js').then((m) => m.createKubeApi(backend, opts))));
+}
