@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NodeAgent } from '../../src/agent/node-agent.js';
+import { StandaloneAgent } from '../../src/agent/standalone-agent.js';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { startProcessRuntimeService, type ProcessRuntimeService } from '../../src/runtime/process/service.js';
 import { listen } from '../../src/server/listen.js';
@@ -23,7 +23,7 @@ test('/healthz/syncloop fails while housekeeping cannot reach the runtime, and r
   const client = new CriRuntimeClient({ endpoint, logger: silentLogger, name: 'process' });
   let restarts = 0;
   let allowRestart = false;
-  const agent = new NodeAgent({
+  const agent = new StandaloneAgent({
     rootDir: root,
     nodeName: 'node-a',
     clock: new RealClock(),
