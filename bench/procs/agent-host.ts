@@ -8,7 +8,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import type { Pod, PodStatus } from '../../src/api/types.js';
 import { assembleKubelet } from '../../src/agent/assemble.js';
-import { stampCreation } from '../../src/agent/in-process.js';
+import { stampCreation, startAdmitted } from '../../src/agent/in-process.js';
 import { defaultNodeName, loadManifests, type LoadedManifests } from '../../src/config/load.js';
 import type { EventObject, EventType } from '../../src/events/recorder.js';
 import { EventStore } from '../../src/events/store.js';
@@ -167,20 +167,11 @@ async function main(): Promise<void> {
     stampCreation(loaded.pods, Date.now());
     // As `podvisor up` through the runtime service: pods it still runs are adopted.
     if (agent.viaService) await kubelet.recover(loaded.pods);
-    const pods: string[] = [];
+    for (const pod of loaded.pods) tracked.set(pod.metadata?.name ?? '', { t0 });
     const rejected: StartReply['rejected'] = [];
-    for (const pod of loaded.pods) {
-      const name = pod.metadata?.name ?? '';
-      tracked.set(name, { t0 });
-      const admit = kubelet.admit(pod);
-      if (admit.admit) {
-        kubelet.startPod(pod);
-        pods.push(name);
-      } else {
-        kubelet.rejectPod(pod, admit.reason ?? 'UnknownReason', admit.message ?? '');
-        rejected.push({ name, reason: admit.reason ?? '', message: admit.message ?? '' });
-      }
-    }
+    startAdmitted(kubelet, loaded.pods, (r) => rejected.push({ name: r.pod.metadata?.name ?? '', reason: r.reason, message: r.message }));
+    const refused = new Set(rejected.map((r) => r.name));
+    const pods = loaded.pods.map((p) => p.metadata?.name ?? '').filter((n) => !refused.has(n));
     if (rejected.length) throw new Error(`${rejected.length} pods rejected, first: ${rejected[0]!.name}: ${rejected[0]!.reason}: ${rejected[0]!.message}`);
     return { t0, loadMs, pods, rejected };
   }

@@ -1,6 +1,7 @@
 // The in-process agent of `run` and `up`: the root dir taken, the runtime service connected, the
-// kubelet assembled on it, the pods the runtime still runs taken over; plus the container logs and
-// output those commands show, and how the agent ends (gracefully, or by SIGKILL as a last resort).
+// kubelet assembled on it, the pods the runtime still runs taken over, the pods given admitted and
+// started in order; plus the container logs and output those commands show, and how the agent ends
+// (gracefully, or by SIGKILL as a last resort).
 
 import { resolve } from 'node:path';
 import type { ContainerStatus, Pod } from '../api/types.js';
@@ -140,6 +141,31 @@ export async function startInProcessAgent(deps: InProcessAgentDeps & { pods: Pod
     if (agent) await agent.close().catch(() => undefined);
     else lock.release();
     throw err;
+  }
+}
+
+/** A pod the node refused, with the reason admission gave. */
+export interface RejectedPod {
+  pod: Pod;
+  reason: string;
+  message: string;
+}
+
+/**
+ * Admits the pods in order, as the kubelet's HandlePodAdditions: each admitted pod starts, each other
+ * is rejected (Failed, with the reason) and told to onRejected at once.
+ */
+export function startAdmitted(kubelet: PodKubelet, pods: readonly Pod[], onRejected: (rejected: RejectedPod) => void): void {
+  for (const pod of pods) {
+    const admit = kubelet.admit(pod);
+    if (admit.admit) {
+      kubelet.startPod(pod);
+      continue;
+    }
+    const reason = admit.reason ?? 'UnknownReason';
+    const message = admit.message ?? '';
+    kubelet.rejectPod(pod, reason, message);
+    onRejected({ pod, reason, message });
   }
 }
 

@@ -18,14 +18,13 @@ import { SubjectAccessReviewAuthorizer, TokenReviewAuthenticator } from '../serv
 import { listenKubeletPort, type KubeletPort } from '../server/kubelet-port.js';
 import { registerKubeletRoutes } from '../server/kubelet-routes.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
-import { ensureServingCert } from '../server/pki.js';
 import { Router, requestURL } from '../server/router.js';
 import { sendJSON, sendStatus, statusBody } from '../server/status.js';
 import { createKubeletStreamingHandler } from '../streaming/kubelet-paths.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
-import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
+import { lockAndConnect, reportFailure, serveUntilAborted, servingCert } from './agent-lifecycle.js';
 import { assembleKubelet } from './assemble.js';
 import { ClusterPods } from './cluster-pods.js';
 import { createAgentMetrics } from './node-metrics.js';
@@ -172,13 +171,7 @@ export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO):
     });
     router.useUpgrade(createKubeletStreamingHandler(pods));
 
-    let certFile = cfg.tlsCertFile;
-    let keyFile = cfg.tlsPrivateKeyFile;
-    if (!certFile || !keyFile) {
-      const gen = await ensureServingCert(cfg.rootDir, cfg.nodeIP ?? cfg.address, cfg.nodeName);
-      certFile = gen.certFile;
-      keyFile = gen.keyFile;
-    }
+    const served = await servingCert(cfg.rootDir, cfg, cfg.nodeIP ?? cfg.address, cfg.nodeName);
     const post = (path: string, body: unknown) => joined.client.request('POST', path, { body });
     const tokens = cfg.authenticationTokenWebhook ? new TokenReviewAuthenticator(post, clock) : undefined;
     const sar = cfg.authorizationMode === 'Webhook' ? new SubjectAccessReviewAuthorizer(post, clock) : undefined;
@@ -186,8 +179,8 @@ export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO):
       router,
       address: cfg.address,
       port: cfg.port,
-      cert: await readFile(certFile),
-      key: await readFile(keyFile),
+      cert: served.cert,
+      key: served.key,
       ...(cfg.clientCAFile ? { clientCA: await readFile(cfg.clientCAFile) } : {}),
       auth: {
         nodeName: cfg.nodeName,

@@ -5,7 +5,6 @@
 // asked), write the kubeconfig, serve until SIGTERM/SIGINT, then stop serving and exit: the
 // containers keep running with the runtime service, for the next start to take over.
 
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import type { Pod } from '../api/types.js';
@@ -14,11 +13,11 @@ import { APIPodStore } from '../config/api-pod-store.js';
 import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../config/static-source.js';
 import type { PodSandboxStatus } from '../runtime/cri.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
-import { ensureServingCert, ensureToken, writeKubeconfig } from '../server/pki.js';
+import { ensureToken, writeKubeconfig } from '../server/pki.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
-import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
+import { lockAndConnect, reportFailure, serveUntilAborted, servingCert } from './agent-lifecycle.js';
 import { PodConfig } from './pod-config.js';
 import type { AgentRuntime } from './runtime-connection.js';
 import { StandaloneAgent } from './standalone-agent.js';
@@ -161,16 +160,10 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     let tcp: Parameters<typeof listen>[0]['tcp'];
     let caFile: string | undefined;
     if (cfg.port !== undefined) {
-      let certFile = cfg.tlsCertFile;
-      let keyFile = cfg.tlsPrivateKeyFile;
-      if (!certFile || !keyFile) {
-        const gen = await ensureServingCert(cfg.rootDir, cfg.address, cfg.nodeName);
-        certFile = gen.certFile;
-        keyFile = gen.keyFile;
-        caFile = gen.caFile;
-      }
+      const served = await servingCert(cfg.rootDir, cfg, cfg.address, cfg.nodeName);
+      caFile = served.caFile;
       const token = await ensureToken(cfg.rootDir);
-      tcp = { address: cfg.address, port: cfg.port, cert: await readFile(certFile), key: await readFile(keyFile), token, anonymous: cfg.anonymousAuth };
+      tcp = { address: cfg.address, port: cfg.port, cert: served.cert, key: served.key, token, anonymous: cfg.anonymousAuth };
     }
     listening = await listen({
       router: agent.router,

@@ -12,7 +12,7 @@ import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArg
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
 import { loadAndStartAgent, podWithStatus } from './in-process.js';
 import { watchShutdownSignals } from './signals.js';
-import { stampCreation, type InProcessAgent } from '../agent/in-process.js';
+import { stampCreation, startAdmitted, type InProcessAgent } from '../agent/in-process.js';
 import { formatObject, toV1List, type ObjectFormat } from '../printers/list.js';
 import { formatPodTable, podRow } from '../printers/pods.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
@@ -175,16 +175,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let code = 0;
   try {
     stampCreation(loaded.pods, clock.now());
-    for (const pod of loaded.pods) {
-      const admit = kubelet.admit(pod);
-      if (admit.admit) {
-        kubelet.startPod(pod);
-        continue;
-      }
-      const reason = admit.reason ?? 'UnknownReason';
-      kubelet.rejectPod(pod, reason, admit.message ?? '');
-      io.stderr.write(`pod/${pod.metadata?.name} rejected: ${reason}: ${admit.message ?? ''}\n`);
-    }
+    startAdmitted(kubelet, loaded.pods, (r) => io.stderr.write(`pod/${r.pod.metadata?.name} rejected: ${r.reason}: ${r.message}\n`));
 
     // Pods meant to finish end the run once they all have (a pod that restarts for ever never does).
     const checkFinished = () => {
