@@ -1,5 +1,5 @@
 // The agent under measurement, alone in its process: reads manifests with the project's loader and
-// runs them with PodKubelet on the ProcessRuntime as `podvisor up` does. The only additions are the
+// runs them with the kubelet the agent assembles (src/agent/assemble.ts) as `podvisor up` does. The only additions are the
 // prober's lateness hook and a recorder that notes events; the bench reads CPU and RSS of this pid.
 //
 // Window counters: `iterations` (prober worker iterations, from the lateness hook), `probes` (probes
@@ -7,11 +7,12 @@
 
 import { availableParallelism, totalmem } from 'node:os';
 import type { Pod, PodStatus } from '../../src/api/types.js';
-import { stampCreation } from '../../src/cli/agent.js';
+import { assembleKubelet } from '../../src/agent/assemble.js';
+import { stampCreation, startAdmitted } from '../../src/agent/in-process.js';
 import { defaultNodeName, loadManifests, type LoadedManifests } from '../../src/config/load.js';
 import type { EventObject, EventType } from '../../src/events/recorder.js';
 import { EventStore } from '../../src/events/store.js';
-import { PodKubelet } from '../../src/kubelet/kubelet.js';
+import type { PodKubelet } from '../../src/kubelet/kubelet.js';
 import { ProberManager } from '../../src/prober/manager.js';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -105,8 +106,8 @@ async function main(): Promise<void> {
     const clock = new RealClock();
     const logger = streamLogger(process.stderr, 'warn');
     const nodeName = defaultNodeName();
-    // What createAgent (src/cli/agent.ts) builds, with the status manager, recorder and prober made
-    // here so the prober's lateness hook and the noting recorder can be installed.
+    // What the in-process agent (src/agent/in-process.ts) builds, with the status manager, recorder
+    // and prober made here so the prober's lateness hook and the noting recorder can be installed.
     let runtime: RuntimeService;
     let runtimePid: number | undefined;
     if (p.criEndpoint) {
@@ -138,20 +139,18 @@ async function main(): Promise<void> {
         window.late(actualMs - dueMs);
       },
     });
-    const kubelet = new PodKubelet({
+    const kubelet = assembleKubelet({
+      settings: { rootDir: p.rootDir, node: { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: p.maxPods } },
       runtime,
       clock,
       logger,
-      rootDir: p.rootDir,
       nodeName,
       lookup: {
         configMap: (ns, name) => latest?.configMap(ns, name),
         secret: (ns, name) => latest?.secret(ns, name),
       },
-      nodeAllocatable: { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: p.maxPods },
-      statusManager,
-      events,
-      probeManager: prober,
+      probeMetrics: 'none',
+      parts: { statusManager, events, probeManager: prober },
     });
     kubelet.onPodStatus(onStatus);
     agent = { runtime, kubelet, prober, viaService: !!p.viaService, containerd: !!p.criEndpoint };
@@ -169,20 +168,11 @@ async function main(): Promise<void> {
     stampCreation(loaded.pods, Date.now());
     // As `podvisor up` through the runtime service: pods it still runs are adopted.
     if (agent.viaService) await kubelet.recover(loaded.pods);
-    const pods: string[] = [];
+    for (const pod of loaded.pods) tracked.set(pod.metadata?.name ?? '', { t0 });
     const rejected: StartReply['rejected'] = [];
-    for (const pod of loaded.pods) {
-      const name = pod.metadata?.name ?? '';
-      tracked.set(name, { t0 });
-      const admit = kubelet.admit(pod);
-      if (admit.admit) {
-        kubelet.startPod(pod);
-        pods.push(name);
-      } else {
-        kubelet.rejectPod(pod, admit.reason ?? 'UnknownReason', admit.message ?? '');
-        rejected.push({ name, reason: admit.reason ?? '', message: admit.message ?? '' });
-      }
-    }
+    startAdmitted(kubelet, loaded.pods, (r) => rejected.push({ name: r.pod.metadata?.name ?? '', reason: r.reason, message: r.message }));
+    const refused = new Set(rejected.map((r) => r.name));
+    const pods = loaded.pods.map((p) => p.metadata?.name ?? '').filter((n) => !refused.has(n));
     if (rejected.length) throw new Error(`${rejected.length} pods rejected, first: ${rejected[0]!.name}: ${rejected[0]!.reason}: ${rejected[0]!.message}`);
     return { t0, loadMs, pods, rejected };
   }

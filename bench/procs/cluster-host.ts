@@ -1,11 +1,14 @@
 // The agent joined to a Kubernetes API server, alone in its process: startClusterNode (src/cluster) with
-// the PodKubelet on the ProcessRuntime, as `podvisor agent --kubeconfig` runs it. The bench reads
-// this pid's CPU and RSS, and the node's API client's request counts by verb.
+// the kubelet the agent assembles (src/agent/assemble.ts) on the ProcessRuntime, as
+// `podvisor agent --kubeconfig` runs it. The bench reads this pid's CPU and RSS, and the node's API
+// client's request counts by verb.
 
 import { availableParallelism, totalmem } from 'node:os';
 import type { ApiClient } from '../../src/cluster/client.js';
 import { startClusterNode, type ClusterNode } from '../../src/cluster/index.js';
-import { PodKubelet } from '../../src/kubelet/kubelet.js';
+import { Registry } from 'prom-client';
+import { assembleKubelet } from '../../src/agent/assemble.js';
+import type { PodKubelet } from '../../src/kubelet/kubelet.js';
 import { loadProcessRuntime } from '../../src/runtime/process-runtime.js';
 import { RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
@@ -43,15 +46,15 @@ async function main(): Promise<void> {
       clock,
       logger,
       createKubelet: (lookup, nodeName, hostIP) =>
-        new PodKubelet({
+        assembleKubelet({
+          settings: { rootDir: p.rootDir, node: { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: p.maxPods } },
           runtime,
           clock,
           logger,
-          rootDir: p.rootDir,
           nodeName,
           hostIP,
           lookup,
-          nodeAllocatable: { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: p.maxPods },
+          probeMetrics: new Registry(),
         }),
     });
     await joined.node.whenRegistered();

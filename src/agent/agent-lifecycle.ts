@@ -1,8 +1,10 @@
-// The start and the end both agents (standalone and cluster node) share: the root dir's lock taken and
-// the runtime connected before anything else (either failing ends the agent with exit 1), and serving
-// until SIGTERM/SIGINT.
+// The start and the end both long-lived agents (the standalone agent and the cluster node) share: the
+// root dir's lock taken and the runtime connected before anything else (either failing ends the agent
+// with exit 1), the serving certificate of their TLS port, and serving until SIGTERM/SIGINT.
 
+import { readFile } from 'node:fs/promises';
 import { lockRootDir, RootDirLockedError, type RootDirLock } from '../runtime/root-lock.js';
+import { ensureServingCert } from '../server/pki.js';
 import type { Logger } from '../util/logger.js';
 
 /**
@@ -27,6 +29,21 @@ export async function lockAndConnect<T>(rootDir: string, stderr: NodeJS.Writable
     lock.release();
     return undefined;
   }
+}
+
+/**
+ * The TLS port's certificate and key: the files given (--tls-cert-file, --tls-private-key-file), else
+ * one made for host and kept in the root dir's pki, with the CA file that signed it.
+ */
+export async function servingCert(
+  rootDir: string,
+  given: { tlsCertFile?: string; tlsPrivateKeyFile?: string },
+  host: string,
+  nodeName: string,
+): Promise<{ cert: Buffer; key: Buffer; caFile?: string }> {
+  if (given.tlsCertFile && given.tlsPrivateKeyFile) return { cert: await readFile(given.tlsCertFile), key: await readFile(given.tlsPrivateKeyFile) };
+  const made = await ensureServingCert(rootDir, host, nodeName);
+  return { cert: await readFile(made.certFile), key: await readFile(made.keyFile), caFile: made.caFile };
 }
 
 /** Logs what failed and says it on stderr as `error: …`; the agent's exit code (1). */

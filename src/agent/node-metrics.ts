@@ -3,6 +3,7 @@
 // /metrics/resource and the /stats/summary document from a usage sample.
 
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Pod } from '../api/types.js';
 import type { UsageSample } from './usage.js';
 
 export interface AgentMetrics {
@@ -27,9 +28,15 @@ class DefaultsOnScrape extends Registry {
   }
 }
 
+/** kubelet_running_pods: the pods with a running sandbox, i.e. those Running or still Pending. */
+export function runningPodCount(pods: readonly Pod[]): number {
+  return pods.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length;
+}
+
 export function createAgentMetrics(opts: {
   nodeName: string;
-  runningPods: () => number;
+  /** The pods the agent runs, with their status. */
+  pods: () => readonly Pod[];
   containersByState: () => Promise<Record<string, number>>;
 }): AgentMetrics {
   const registry = new DefaultsOnScrape();
@@ -47,7 +54,7 @@ export function createAgentMetrics(opts: {
     help: '[ALPHA] Number of pods that have a running pod sandbox',
     registers: [registry],
     collect() {
-      this.set(opts.runningPods());
+      this.set(runningPodCount(opts.pods()));
     },
   });
   new Gauge({

@@ -1,6 +1,6 @@
-// What the kubelet routes show of a node, the same for the standalone and the cluster agent: the pods
-// as the runtime runs them (/runningpods/), containers counted by state, and the text of /metrics,
-// /metrics/probes and /metrics/resource.
+// What the kubelet routes show of a node, the same for the standalone agent and the cluster node: the
+// pods as the runtime runs them (/runningpods/), containers counted by state, and the text of
+// /metrics, /metrics/probes and /metrics/resource.
 
 import type { Registry } from 'prom-client';
 import type { Pod } from '../api/types.js';

@@ -1,8 +1,8 @@
 // The flags of `podvisor agent` that join a cluster (--kubeconfig and what goes with it), and their
-// check into the cluster agent's configuration: a bad value is a usage error before anything starts.
+// check into the cluster node's configuration: a bad value is a usage error before anything starts.
 
 import { resolve } from 'node:path';
-import type { ClusterAgentConfig } from '../agent/cluster-agent.js';
+import type { ClusterNodeConfig } from '../agent/run-cluster-node.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { durationFlag } from './duration.js';
 
@@ -22,7 +22,7 @@ export function clusterSettings(
   parsed: ParsedArgs,
   io: Pick<CommandIO, 'cwd'>,
   base: { port?: number; readOnlyPort: number; manifestURL?: string; anonymousAuth: boolean },
-): Pick<ClusterAgentConfig, 'kubeconfig' | 'nodeLabels' | 'registerWithTaints' | 'nodeStatusUpdateFrequencyMs' | 'nodeIP' | 'clientCAFile' | 'authenticationTokenWebhook' | 'authorizationMode' | 'port'> | undefined {
+): Pick<ClusterNodeConfig, 'kubeconfig' | 'nodeLabels' | 'registerWithTaints' | 'nodeStatusUpdateFrequencyMs' | 'nodeIP' | 'clientCAFile' | 'authenticationTokenWebhook' | 'authorizationMode' | 'port'> | undefined {
   const kubeconfig = parsed.flags.kubeconfig as string | undefined;
   if (!kubeconfig) {
     for (const name of ['node-labels', 'register-with-taints', 'node-ip', 'client-ca-file']) {

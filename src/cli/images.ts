@@ -3,7 +3,7 @@
 
 import type { Image, ImageService } from '../runtime/cri.js';
 import { streamLogger } from '../util/logger.js';
-import { agentSettings } from './agent.js';
+import { agentSettings } from './agent-flags.js';
 import { defineCommand } from './args.js';
 import { tabwriteRows } from '../printers/tabwriter.js';
 

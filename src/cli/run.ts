@@ -8,17 +8,10 @@ import { formatPodTable } from '../printers/tables.js';
 import { formatObject, toV1List } from '../printers/json-yaml.js';
 import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
-import {
-  agentFlagSpecs,
-  agentSettings,
-  loadAndCreateAgent,
-  durationFlag,
-  parseGoDuration,
-  podWithStatus,
-  stampCreation,
-  takeHiddenFlag,
-  watchShutdownSignals,
-} from './agent.js';
+import { agentFlagSpecs, agentSettings, durationFlag, parseGoDuration, takeHiddenFlag } from './agent-flags.js';
+import { loadAndStartAgent, podWithStatus } from './in-process.js';
+import { watchShutdownSignals } from './signals.js';
+import { stampCreation } from '../agent/in-process.js';
 
 const waitModes: WaitFor[] = ['auto', 'running', 'ready', 'completed'];
 const defaultTimeout = '5m';
@@ -99,7 +92,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
     throw err;
   }
 
-  const started = await loadAndCreateAgent(files, parsed, io, settings);
+  const started = await loadAndStartAgent(files, parsed, io, settings);
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
 

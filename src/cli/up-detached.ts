@@ -7,7 +7,7 @@ import type { Pod } from '../api/types.js';
 import { defaultNodeName } from '../config/load.js';
 import { allContainersRunning, decideTerminal, type WaitFor } from '../kubelet/runonce.js';
 import { usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
-import { agentFlagSpecs, agentSettings, durationFlag } from './agent.js';
+import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
 import { agentRequest, ensureAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
 import { loadFlaggedManifests, noFilenameMessage } from './validate.js';

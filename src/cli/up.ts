@@ -9,16 +9,10 @@ import { LABEL_CONTAINER_NAME, LABEL_POD_NAME } from '../kuberuntime/container-c
 import type { LogStream } from '../runtime/logs/cri-format.js';
 import { BoundedWriter } from './bounded-writer.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
-import {
-  agentFlagSpecs,
-  agentSettings,
-  loadAndCreateAgent,
-  durationFlag,
-  podWithStatus,
-  stampCreation,
-  watchShutdownSignals,
-  type Agent,
-} from './agent.js';
+import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
+import { loadAndStartAgent, podWithStatus } from './in-process.js';
+import { watchShutdownSignals } from './signals.js';
+import { stampCreation, startAdmitted, type InProcessAgent } from '../agent/in-process.js';
 import { formatObject, toV1List, type ObjectFormat } from '../printers/json-yaml.js';
 import { formatPodTable, podRow } from '../printers/tables.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
@@ -50,7 +44,7 @@ export const upCommand = defineCommand({
 });
 
 /** Container output with `pod/container | ` prefixes, in the order each container wrote it. */
-function streamContainerOutput(agent: Agent, out: NodeJS.WritableStream): () => void {
+function streamContainerOutput(agent: InProcessAgent, out: NodeJS.WritableStream): () => void {
   // A slow reader gets dropped lines and a count, never a growing agent.
   const writer = new BoundedWriter(out);
   const names = new Map<string, string | undefined>();
@@ -89,7 +83,7 @@ function streamContainerOutput(agent: Agent, out: NodeJS.WritableStream): () => 
 const EARLY_LINES_MAX = 1000;
 
 /** Events to stderr as a watch prints them: the header with the first, then one aligned line each. */
-function streamEvents(agent: Agent, err: NodeJS.WritableStream, pods: readonly Pod[]): () => void {
+function streamEvents(agent: InProcessAgent, err: NodeJS.WritableStream, pods: readonly Pod[]): () => void {
   const table = new EventStreamFormatter(pods.map((p) => `pod/${p.metadata?.name ?? ''}`));
   return agent.kubelet.events.onEvent((ev: Event) => {
     err.write(table.format(ev, agent.clock.now()));
@@ -97,7 +91,7 @@ function streamEvents(agent: Agent, err: NodeJS.WritableStream, pods: readonly P
 }
 
 /** A line on stderr whenever a pod's STATUS, READY or RESTARTS (as `kubectl get pods` shows them) changes. */
-function streamPodStates(agent: Agent, err: NodeJS.WritableStream): () => void {
+function streamPodStates(agent: InProcessAgent, err: NodeJS.WritableStream): () => void {
   const last = new Map<string, string>();
   const announced = new Set<string>();
   return agent.kubelet.onPodStatus((pod, status) => {
@@ -118,7 +112,7 @@ function streamPodStates(agent: Agent, err: NodeJS.WritableStream): () => void {
 }
 
 /** True once every pod has finished for good: Succeeded or Failed (rejected pods are Failed; a pod that restarts for ever never is). */
-function allFinished(kubelet: Agent['kubelet']): boolean {
+function allFinished(kubelet: InProcessAgent['kubelet']): boolean {
   const pods = kubelet.pods();
   return (
     pods.length > 0 &&
@@ -143,7 +137,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     throw err;
   }
 
-  const started = await loadAndCreateAgent(files, parsed, io, settings, 'up');
+  const started = await loadAndStartAgent(files, parsed, io, settings, 'up');
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
   const { kubelet, clock } = agent;
@@ -181,16 +175,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let code = 0;
   try {
     stampCreation(loaded.pods, clock.now());
-    for (const pod of loaded.pods) {
-      const admit = kubelet.admit(pod);
-      if (admit.admit) {
-        kubelet.startPod(pod);
-        continue;
-      }
-      const reason = admit.reason ?? 'UnknownReason';
-      kubelet.rejectPod(pod, reason, admit.message ?? '');
-      io.stderr.write(`pod/${pod.metadata?.name} rejected: ${reason}: ${admit.message ?? ''}\n`);
-    }
+    startAdmitted(kubelet, loaded.pods, (r) => io.stderr.write(`pod/${r.pod.metadata?.name} rejected: ${r.reason}: ${r.message}\n`));
 
     // Pods meant to finish end the run once they all have (a pod that restarts for ever never does).
     const checkFinished = () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NodeAgent } from '../../src/agent/node-agent.js';
+import { StandaloneAgent } from '../../src/agent/standalone-agent.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { listen } from '../../src/server/listen.js';
 import { RealClock } from '../../src/util/clock.js';
@@ -16,10 +16,10 @@ import type { Pod } from '../../src/api/types.js';
 import { call, shellPod } from './helpers.js';
 import { waitFor } from '../fixtures/wait.js';
 
-async function withAgent(fn: (a: NodeAgent, sock: string, root: string) => Promise<void>): Promise<void> {
+async function withAgent(fn: (a: StandaloneAgent, sock: string, root: string) => Promise<void>): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'podvisor-agent-'));
   const clock = new RealClock();
-  const agent = new NodeAgent({
+  const agent = new StandaloneAgent({
     rootDir: root,
     nodeName: 'node-a',
     clock,

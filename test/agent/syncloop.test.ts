@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NodeAgent } from '../../src/agent/node-agent.js';
+import { StandaloneAgent } from '../../src/agent/standalone-agent.js';
 import { connectCriRuntime } from '../../src/runtime/cri/client.js';
 import { startProcessRuntimeService, type ProcessRuntimeService } from '../../src/runtime/process/service.js';
 import { listen } from '../../src/server/listen.js';
@@ -26,7 +26,7 @@ test('/healthz/syncloop fails while housekeeping cannot reach the runtime, and r
   let allowRestart = false;
   // Housekeeping runs on its own timer; the syncloop check reads this clock, so time only moves when told.
   const clock = new FakeClock();
-  const agent = new NodeAgent({
+  const agent = new StandaloneAgent({
     rootDir: root,
     nodeName: 'node-a',
     clock,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { availableParallelism, totalmem } from 'node:os';
 import { parseArgs, UsageError } from '../../src/cli/args.js';
-import { agentFlagSpecs, agentSettings, durationFlag, maxRestartPeriodSeconds, nodeAllocatable, parseGoDuration, takeHiddenFlag } from '../../src/cli/agent.js';
+import { agentFlagSpecs, agentSettings, durationFlag, maxRestartPeriodSeconds, nodeAllocatable, parseGoDuration, takeHiddenFlag } from '../../src/cli/agent-flags.js';
 import { runCommand } from '../../src/cli/run.js';
 import { upCommand } from '../../src/cli/up.js';
 

@@ -3,7 +3,7 @@
 // runtime killed at any moment finds on restart what it had and every exit it recorded.
 
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerConfig, ContainerStatus, PodSandboxConfig, SandboxState } from '../cri.js';
@@ -164,31 +164,6 @@ export class RuntimeStateStore {
       if (this.pending.get(file) === next) this.pending.delete(file);
     });
     return next;
-  }
-}
-
-/**
- * The last resort of an agent exiting at once (a second Ctrl-C): SIGKILLs, synchronously, the
- * process group of every running container recorded for the given sandboxes, whose pid still names
- * the recorded process. The runtime service, their parent, records the exits as usual.
- */
-export function killRecordedContainersSync(stateDir: string, sandboxIds: ReadonlySet<string>, same: (pid: number, startTime: string) => boolean): void {
-  const dir = join(stateDir, 'containers');
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.endsWith('.json') || !isRuntimeId(name.slice(0, -5))) continue;
-    try {
-      const c = JSON.parse(readFileSync(join(dir, name), 'utf8')) as StoredContainer;
-      if (!sandboxIds.has(c.status.podSandboxId) || !c.pid || !c.startTime || !same(c.pid, c.startTime)) continue;
-      process.kill(-c.pid, 'SIGKILL');
-    } catch {
-      // gone or unreadable: nothing to kill
-    }
   }
 }
 

@@ -1,8 +1,9 @@
-// `podvisor agent --kubeconfig`: the agent as a node of a Kubernetes cluster. It registers the Node,
-// runs the pods the API server binds to it (and the static pods of --pod-manifest-path, mirrored)
-// through the pod kubelet on the runtime it is given, and serves the kubelet port (TLS, client
-// certificates and TokenReview, SubjectAccessReview or AlwaysAllow) with logs, exec, attach,
-// port-forward, pods, stats and metrics for the API server to proxy to.
+// The life of the cluster node (`podvisor agent --kubeconfig`): the agent as a node of a Kubernetes
+// cluster. It registers the Node, runs the pods the API server binds to it (and the static pods of
+// --pod-manifest-path, mirrored) through the kubelet (assemble.ts) on the runtime it is given, and
+// serves the kubelet port (TLS, client certificates and TokenReview, SubjectAccessReview or
+// AlwaysAllow) with logs, exec, attach, port-forward, pods, stats and metrics for the API server to
+// proxy to.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,31 +14,32 @@ import { StaticPodDirSource } from '../config/static-source.js';
 import type { FieldError } from '../api/field-errors.js';
 import { runtimePodRules } from '../runtime/pod-rules.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
-import { PodKubelet } from '../kubelet/kubelet.js';
+import type { PodKubelet } from '../kubelet/kubelet.js';
 import { startClusterNode } from '../cluster/index.js';
 import { SubjectAccessReviewAuthorizer, TokenReviewAuthenticator } from '../server/auth-webhook.js';
 import { listenKubeletPort, type KubeletPort } from '../server/kubelet-port.js';
 import { registerKubeletRoutes } from '../server/kubelet-routes.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
-import { ensureServingCert } from '../server/pki.js';
 import { Router, requestURL } from '../server/router.js';
 import { sendJSON, sendStatus, statusBody } from '../server/status.js';
 import { createKubeletStreamingHandler } from '../streaming/kubelet-paths.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
-import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
+import { lockAndConnect, reportFailure, serveUntilAborted, servingCert } from './agent-lifecycle.js';
+import { assembleKubelet } from './assemble.js';
 import { ClusterPods } from './cluster-pods.js';
 import { createAgentMetrics } from './node-metrics.js';
 import { containersByState } from './node-view.js';
-import type { AgentRuntime } from './run-agent.js';
 import { PodStreams } from './pod-streams.js';
+import type { AgentRuntime } from './runtime-connection.js';
+import { agentStatusDocument } from './status-document.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 
 /** The kubelet port's default in this mode, as the kubelet's. */
 export const DEFAULT_CLUSTER_KUBELET_PORT = 10250;
 
-export interface ClusterAgentConfig {
+export interface ClusterNodeConfig {
   kubeconfig: string;
   rootDir: string;
   nodeName: string;
@@ -62,7 +64,7 @@ export interface ClusterAgentConfig {
   version: string;
 }
 
-export interface ClusterAgentIO {
+export interface ClusterNodeIO {
   stderr: NodeJS.WritableStream;
   /** Aborted on SIGTERM/SIGINT. */
   signal?: AbortSignal;
@@ -90,7 +92,7 @@ async function loadStaticPods(dir: string, nodeName: string, podRules: (pod: Pod
   return pods;
 }
 
-export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentIO): Promise<number> {
+export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
   const clock = io.clock ?? new RealClock();
   const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, async (): Promise<ProcessAwareRuntime> => (await io.connectRuntime(log)).runtime);
@@ -120,17 +122,15 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
       clock,
       logger: log,
       createKubelet: (lookup, nodeName, hostIP) =>
-        new PodKubelet({
+        assembleKubelet({
+          settings: cfg,
           runtime,
           clock,
           logger: log,
-          rootDir: cfg.rootDir,
           nodeName,
           hostIP,
           lookup,
-          nodeAllocatable: cfg.node,
-          registry: probeRegistry,
-          ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
+          probeMetrics: probeRegistry,
         }),
     });
     kubelet = joined.kubelet;
@@ -138,7 +138,7 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
     const k = joined.kubelet;
     const metrics = createAgentMetrics({
       nodeName: cfg.nodeName,
-      runningPods: () => pods.pods().filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length,
+      pods: () => pods.pods(),
       containersByState: () => containersByState(runtime),
     });
     const listenInfo: Record<string, unknown> = { socket: join(cfg.rootDir, SOCKET_NAME) };
@@ -155,23 +155,14 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
     });
     const router = new Router();
     registerKubeletRoutes(router, pods);
-    router.route('GET', '/podvisor/v1/status', (_req, res) => {
-      const list = pods.pods();
-      const phases: Record<string, number> = {};
-      for (const p of list) phases[p.status?.phase ?? 'Pending'] = (phases[p.status?.phase ?? 'Pending'] ?? 0) + 1;
+    const identity = { version: cfg.version, nodeName: cfg.nodeName, rootDir: cfg.rootDir, runtime: runtime.name, startedAt };
+    router.route('GET', '/podvisor/v1/status', (_req, res) =>
       sendJSON(res, 200, {
-        pid: process.pid,
-        version: cfg.version,
-        nodeName: cfg.nodeName,
-        rootDir: cfg.rootDir,
-        runtime: runtime.name,
-        startTime: new Date(startedAt).toISOString(),
-        uptimeSeconds: Math.floor((clock.now() - startedAt) / 1000),
-        pods: { total: list.length, ...phases },
+        ...agentStatusDocument(identity, pods.pods(), clock.now()),
         cluster: { kubeconfig: cfg.kubeconfig, server: joined.client.server.href },
         listen: listenInfo,
-      });
-    });
+      }),
+    );
     // The streaming paths answer only upgrades.
     router.use((req, res) => {
       const path = requestURL(req).pathname;
@@ -182,13 +173,7 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
     });
     router.useUpgrade(createKubeletStreamingHandler(pods));
 
-    let certFile = cfg.tlsCertFile;
-    let keyFile = cfg.tlsPrivateKeyFile;
-    if (!certFile || !keyFile) {
-      const gen = await ensureServingCert(cfg.rootDir, cfg.nodeIP ?? cfg.address, cfg.nodeName);
-      certFile = gen.certFile;
-      keyFile = gen.keyFile;
-    }
+    const served = await servingCert(cfg.rootDir, cfg, cfg.nodeIP ?? cfg.address, cfg.nodeName);
     const post = (path: string, body: unknown) => joined.client.request('POST', path, { body });
     const tokens = cfg.authenticationTokenWebhook ? new TokenReviewAuthenticator(post, clock) : undefined;
     const sar = cfg.authorizationMode === 'Webhook' ? new SubjectAccessReviewAuthorizer(post, clock) : undefined;
@@ -196,8 +181,8 @@ export async function runClusterAgent(cfg: ClusterAgentConfig, io: ClusterAgentI
       router,
       address: cfg.address,
       port: cfg.port,
-      cert: await readFile(certFile),
-      key: await readFile(keyFile),
+      cert: served.cert,
+      key: served.key,
       ...(cfg.clientCAFile ? { clientCA: await readFile(cfg.clientCAFile) } : {}),
       auth: {
         nodeName: cfg.nodeName,

@@ -1,11 +1,10 @@
-// The life of `podvisor agent`: take the root dir, connect to the runtime service, gather the pods of
-// every source (persisted API pods, the static-pod directory, the manifest URL), take over what the
-// runtime still runs for them (and end what no source has any more), start the listeners (unix socket
-// always; TLS+token TCP and the read-only port when asked), write the kubeconfig, serve until
-// SIGTERM/SIGINT, then stop serving and exit: the containers keep running with the runtime service,
-// for the next start to take over.
+// The life of the standalone agent (`podvisor agent` without --kubeconfig): take the root dir, connect
+// to the runtime service, gather the pods of every source (persisted API pods, the static-pod
+// directory, the manifest URL), take over what the runtime still runs for them (and end what no source
+// has any more), start the listeners (unix socket always; TLS+token TCP and the read-only port when
+// asked), write the kubeconfig, serve until SIGTERM/SIGINT, then stop serving and exit: the
+// containers keep running with the runtime service, for the next start to take over.
 
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import type { Pod } from '../api/types.js';
@@ -15,25 +14,16 @@ import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../c
 import type { PodSandboxStatus } from '../runtime/cri.js';
 import { runtimePodRules } from '../runtime/pod-rules.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
-import { ensureServingCert, ensureToken, writeKubeconfig } from '../server/pki.js';
+import { ensureToken, writeKubeconfig } from '../server/pki.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
-import { lockAndConnect, reportFailure, serveUntilAborted } from './agent-lifecycle.js';
-import { NodeAgent } from './node-agent.js';
+import { lockAndConnect, reportFailure, serveUntilAborted, servingCert } from './agent-lifecycle.js';
 import { PodConfig } from './pod-config.js';
-import type { ProcessAwareRuntime } from './usage.js';
+import type { AgentRuntime } from './runtime-connection.js';
+import { StandaloneAgent } from './standalone-agent.js';
 
-/** The runtime the agent drives, as whoever starts the agent connects it. */
-export interface AgentRuntime {
-  runtime: ProcessAwareRuntime;
-  /** Starts the runtime service again when it stopped answering; absent for a runtime the agent does not start. */
-  restart?(): Promise<void>;
-  /** Fields of `agent status` about the runtime (endpoint, the service's pid). */
-  describe?(): Record<string, unknown>;
-}
-
-export interface AgentConfig {
+export interface StandaloneAgentConfig {
   rootDir: string;
   nodeName: string;
   node: NodeAllocatable;
@@ -57,7 +47,7 @@ export interface AgentConfig {
   httpCheckMs?: number;
 }
 
-export interface AgentIO {
+export interface StandaloneAgentIO {
   stderr: NodeJS.WritableStream;
   /** Connects to the runtime service (starting it when the agent owns it). */
   connectRuntime(logger: Logger): Promise<AgentRuntime>;
@@ -66,14 +56,14 @@ export interface AgentIO {
   clock?: Clock;
 }
 
-export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
+export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: StandaloneAgentIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
   const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, () => io.connectRuntime(log));
   if (!taken) return 1;
   const { lock, connected } = taken;
   const clock = io.clock ?? new RealClock();
   const store = new APIPodStore(cfg.rootDir);
-  const agent = new NodeAgent({
+  const agent = new StandaloneAgent({
     rootDir: cfg.rootDir,
     nodeName: cfg.nodeName,
     clock,
@@ -171,16 +161,10 @@ export async function runAgent(cfg: AgentConfig, io: AgentIO): Promise<number> {
     let tcp: Parameters<typeof listen>[0]['tcp'];
     let caFile: string | undefined;
     if (cfg.port !== undefined) {
-      let certFile = cfg.tlsCertFile;
-      let keyFile = cfg.tlsPrivateKeyFile;
-      if (!certFile || !keyFile) {
-        const gen = await ensureServingCert(cfg.rootDir, cfg.address, cfg.nodeName);
-        certFile = gen.certFile;
-        keyFile = gen.keyFile;
-        caFile = gen.caFile;
-      }
+      const served = await servingCert(cfg.rootDir, cfg, cfg.address, cfg.nodeName);
+      caFile = served.caFile;
       const token = await ensureToken(cfg.rootDir);
-      tcp = { address: cfg.address, port: cfg.port, cert: await readFile(certFile), key: await readFile(keyFile), token, anonymous: cfg.anonymousAuth };
+      tcp = { address: cfg.address, port: cfg.port, cert: served.cert, key: served.key, token, anonymous: cfg.anonymousAuth };
     }
     listening = await listen({
       router: agent.router,

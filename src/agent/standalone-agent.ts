@@ -1,11 +1,11 @@
-// `podvisor agent`: the one place that wires the node agent — the runtime it is given (the CRI client
-// of a runtime service), the kubelet core, the pod registry (KubeBackend), the server with its router
-// (kubelet routes, the Kubernetes API and its streaming upgrades, the agent's status) and the
-// housekeeping loop behind /healthz/syncloop.
+// The standalone agent (`podvisor agent` without --kubeconfig), its parts: on the runtime it is given
+// (the CRI client of a runtime service), the kubelet (assemble.ts), the pod registry and its
+// Kubernetes API backend, the router (kubelet routes, the Kubernetes API and its streaming upgrades,
+// the agent's status) and the housekeeping loop behind /healthz/syncloop.
 
 import type { Pod } from '../api/types.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
-import { PodKubelet } from '../kubelet/kubelet.js';
+import type { PodKubelet } from '../kubelet/kubelet.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import { Registry } from 'prom-client';
 import { mountKubeApi } from '../kubeapi/routes.js';
@@ -14,16 +14,18 @@ import { Router } from '../server/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../server/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
 import type { UpgradeHandler } from '../server/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { containersByState, kubeletMetrics, runningPods } from './node-view.js';
+import { agentStatusDocument } from './status-document.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 
-export interface NodeAgentOptions {
+export interface StandaloneAgentOptions {
   rootDir: string;
   nodeName: string;
   clock: Clock;
@@ -47,7 +49,7 @@ export interface NodeAgentOptions {
   restartRuntime?: () => Promise<void>;
 }
 
-export class NodeAgent implements KubeletView {
+export class StandaloneAgent implements KubeletView {
   readonly nodeName: string;
   readonly runtime: ProcessAwareRuntime;
   readonly kubelet: PodKubelet;
@@ -58,7 +60,7 @@ export class NodeAgent implements KubeletView {
   readonly startedAt: number;
   private readonly metricsSet: AgentMetrics;
   private readonly probeRegistry = new Registry();
-  private readonly opts: NodeAgentOptions;
+  private readonly opts: StandaloneAgentOptions;
   /** Extra fields of `agent status` (sources, listeners), filled in by whoever wires them. */
   readonly statusProviders: Array<() => Record<string, unknown>> = [];
   /** When housekeeping last completed with the runtime answering (the kubelet's syncLoopMonitor). */
@@ -66,7 +68,7 @@ export class NodeAgent implements KubeletView {
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
 
-  constructor(opts: NodeAgentOptions) {
+  constructor(opts: StandaloneAgentOptions) {
     this.opts = opts;
     this.nodeName = opts.nodeName;
     this.startedAt = opts.clock.now();
@@ -74,20 +76,18 @@ export class NodeAgent implements KubeletView {
     this.runtime = opts.runtime;
     // ConfigMaps and Secrets applied through the API; pods' env and volumes resolve against them.
     const objects = new ObjectStore({ dir: objectStoreDir(opts.rootDir), now: () => opts.clock.now() });
-    this.kubelet = new PodKubelet({
+    this.kubelet = assembleKubelet({
+      settings: { rootDir: opts.rootDir, node: opts.nodeAllocatable, ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}) },
       runtime: this.runtime,
       clock: opts.clock,
       logger: opts.logger,
-      rootDir: opts.rootDir,
       nodeName: opts.nodeName,
       lookup: opts.lookup ?? objects,
-      nodeAllocatable: opts.nodeAllocatable,
-      registry: this.probeRegistry,
-      ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}),
+      probeMetrics: this.probeRegistry,
     });
     this.metricsSet = createAgentMetrics({
       nodeName: opts.nodeName,
-      runningPods: () => this.registry.list().items.filter((p) => p.status?.phase === 'Running' || p.status?.phase === 'Pending').length,
+      pods: () => this.registry.list().items,
       containersByState: () => containersByState(this.runtime),
     });
     this.registry = new PodRegistry({
@@ -179,22 +179,8 @@ export class NodeAgent implements KubeletView {
   // --- the agent itself ---
 
   status(): Record<string, unknown> {
-    const pods = this.registry.list().items;
-    const phases: Record<string, number> = {};
-    for (const p of pods) {
-      const ph = p.metadata?.deletionTimestamp ? 'Terminating' : (p.status?.phase ?? 'Pending');
-      phases[ph] = (phases[ph] ?? 0) + 1;
-    }
-    const out: Record<string, unknown> = {
-      pid: process.pid,
-      version: this.opts.version,
-      nodeName: this.nodeName,
-      rootDir: this.opts.rootDir,
-      runtime: this.runtime.name,
-      startTime: new Date(this.startedAt).toISOString(),
-      uptimeSeconds: Math.floor((this.opts.clock.now() - this.startedAt) / 1000),
-      pods: { total: pods.length, ...phases },
-    };
+    const identity = { version: this.opts.version, nodeName: this.nodeName, rootDir: this.opts.rootDir, runtime: this.runtime.name, startedAt: this.startedAt };
+    const out = agentStatusDocument(identity, this.registry.list().items, this.opts.clock.now());
     for (const p of this.statusProviders) Object.assign(out, p());
     return out;
   }

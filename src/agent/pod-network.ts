@@ -3,7 +3,7 @@
 
 import { checkPodCIDR, DEFAULT_POD_CIDR, writePodNetworkConfig } from '../runtime/cni-config.js';
 import type { Logger } from '../util/logger.js';
-import type { AgentSettings } from './agent.js';
+import type { AgentSettings } from './settings.js';
 
 export async function preparePodNetwork(settings: AgentSettings, logger: Logger): Promise<void> {
   if (!settings.cniConfDir) return;

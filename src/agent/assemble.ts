@@ -1,0 +1,52 @@
+// The one place the kubelet core (PodKubelet) is built, for every mode of the agent: the in-process
+// agent of `run` and `up`, the standalone agent, the cluster node, and the bench's hosts. What differs
+// between them is given here as data (lookup, host IP, where probe metrics go), not wired again.
+
+import type { Registry } from 'prom-client';
+import type { NodeAllocatable } from '../kubelet/admission.js';
+import { PodKubelet, type PodKubeletOptions } from '../kubelet/kubelet.js';
+import type { ObjectLookup } from '../kuberuntime/start.js';
+import type { RuntimeService } from '../runtime/cri.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+/** What the agent's settings decide of the kubelet (see settings.ts). */
+export interface KubeletSettings {
+  rootDir: string;
+  node: NodeAllocatable;
+  crashLoopBackOffMaxSeconds?: number;
+}
+
+export interface KubeletInputs {
+  settings: KubeletSettings;
+  /** The connected runtime (the CRI client of a runtime service; in tests, a runtime in process). */
+  runtime: RuntimeService;
+  clock: Clock;
+  logger: Logger;
+  nodeName: string;
+  /** The node's IP as pods see it (status.hostIP); 127.0.0.1 when unset. */
+  hostIP?: string;
+  /** The ConfigMaps and Secrets env references and volumes resolve against. */
+  lookup: ObjectLookup;
+  /** The registry the probe metrics are served from (/metrics/probes), or 'none' for an agent that serves no metrics. */
+  probeMetrics: Registry | 'none';
+  /** Parts the caller builds itself instead (the bench: a recorder that notes events, a prober it measures). */
+  parts?: Pick<PodKubeletOptions, 'statusManager' | 'events' | 'probeManager'>;
+}
+
+export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
+  const { settings } = inputs;
+  return new PodKubelet({
+    runtime: inputs.runtime,
+    clock: inputs.clock,
+    logger: inputs.logger,
+    rootDir: settings.rootDir,
+    nodeName: inputs.nodeName,
+    ...(inputs.hostIP !== undefined ? { hostIP: inputs.hostIP } : {}),
+    lookup: inputs.lookup,
+    nodeAllocatable: settings.node,
+    ...(inputs.probeMetrics === 'none' ? { probeMetrics: false } : { registry: inputs.probeMetrics }),
+    ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
+    ...inputs.parts,
+  });
+}

@@ -1,0 +1,81 @@
+// The agent's connection to its container runtime, a CRI runtime service (as the kubelet's remote
+// runtime): connect to --container-runtime-endpoint, or — for the process runtime on the root dir's own
+// endpoint — start `podvisor runtime serve` when nothing answers, and start it again when it dies.
+
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CriRuntimeClient } from '../runtime/cri/client.js';
+import { connectOrLaunch } from '../runtime/cri/launch.js';
+import { lockHolder, processState, runtimeStateDir } from '../runtime/process-runtime.js';
+import type { Logger } from '../util/logger.js';
+import type { AgentSettings } from './settings.js';
+import type { ProcessAwareRuntime } from './usage.js';
+
+export interface RuntimeConnectionOptions {
+  logger: Logger;
+  /** The script that starts podvisor, run by this Node to start the process runtime's service. */
+  podvisorScript: string;
+}
+
+/** The runtime an agent drives, as its command connected it. */
+export interface AgentRuntime {
+  runtime: ProcessAwareRuntime;
+  /** Starts the runtime service again when it stopped answering; absent for a runtime the agent does not start. */
+  restart?(): Promise<void>;
+  /** Fields of `agent status` about the runtime (endpoint, the service's pid). */
+  describe?(): Record<string, unknown>;
+}
+
+/** `podvisor runtime serve` for the root dir, run by the same Node and script as this process. */
+function runtimeServiceCommand(settings: AgentSettings, podvisorScript: string): string[] {
+  const pids = settings.podPidsLimit !== undefined ? ['--pod-max-pids', String(settings.podPidsLimit)] : [];
+  return [process.execPath, podvisorScript, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', settings.runtimeEndpoint, ...pids];
+}
+
+/** Connects to the runtime service (starting the process runtime's when nothing answers). */
+export async function connectRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<CriRuntimeClient> {
+  const own = settings.runtime === 'process';
+  if (own) await mkdir(settings.rootDir, { recursive: true, mode: 0o700 });
+  if (settings.runtime === 'containerd') {
+    const { preparePodNetwork } = await import('./pod-network.js');
+    await preparePodNetwork(settings, opts.logger);
+  }
+  const { client } = await connectOrLaunch({
+    endpoint: settings.runtimeEndpoint,
+    logger: opts.logger,
+    warmCodecs: true,
+    ...(own ? { command: runtimeServiceCommand(settings, opts.podvisorScript), logFile: join(settings.rootDir, 'runtime.log') } : {}),
+  });
+  return client;
+}
+
+/**
+ * The runtime of a long-lived agent (`podvisor agent`): the CRI client and — for the process runtime
+ * on the root dir's own endpoint — how to start its service again when it stops answering (killed),
+ * and its pid.
+ */
+export async function connectAgentRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<AgentRuntime & { runtime: CriRuntimeClient }> {
+  const runtime = await connectRuntime(settings, opts);
+  const own = settings.runtime === 'process';
+  const stateDir = runtimeStateDir(settings.rootDir);
+  const same = (pid: number, start: string) => processState(pid, start) === 'running';
+  const describe = () => ({
+    name: runtime.name,
+    endpoint: settings.runtimeEndpoint,
+    ...(own ? { pid: lockHolder(stateDir, same) ?? null } : {}),
+  });
+  if (!own) return { runtime, describe };
+  const { logger } = opts;
+  const restart = async () => {
+    // A client of its own to start the service and see it answer; the agent's reconnects by itself.
+    const { client, startedPid } = await connectOrLaunch({
+      endpoint: settings.runtimeEndpoint,
+      logger,
+      command: runtimeServiceCommand(settings, opts.podvisorScript),
+      logFile: join(settings.rootDir, 'runtime.log'),
+    });
+    await client.close();
+    if (startedPid) logger.info('Started the runtime service again', { pid: startedPid, endpoint: settings.runtimeEndpoint });
+  };
+  return { runtime, restart, describe };
+}

@@ -1,0 +1,152 @@
+// The agent's settings, read from the values of its flags (as the kubelet's KubeletConfiguration is
+// read from its flags): runtime and CRI endpoint, root dir, node allocatable, the crash-loop back-off
+// cap, the pod pid limit and containerd's pod network. Every command that runs pods reads them here.
+
+import { availableParallelism, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { parseQuantity } from '../api/quantity.js';
+import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../kubelet/admission.js';
+import { criTarget } from '../runtime/cri/proto.js';
+import { defaultRuntimeEndpoint } from '../runtime/process-runtime.js';
+import { defaultRootDir } from '../runtime/root-dir.js';
+import { parseGoDuration } from '../util/go-duration.js';
+
+export const supportedRuntimes = ['process', 'containerd'];
+
+/** containerd's own socket, where `--runtime=containerd` connects unless told otherwise. */
+export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
+
+/** Flag values by long name (absent: undefined), as the command line gave them. */
+export type FlagValues = Readonly<Record<string, string | boolean | number | string[] | undefined>>;
+
+/** A flag value the agent cannot run with; the message names the flag as pflag does. */
+export class InvalidSettingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidSettingError';
+  }
+}
+
+/** Everything the agent flags decide, checked. */
+export interface AgentSettings {
+  runtime: string;
+  rootDir: string;
+  /** The CRI endpoint (`unix:///…`). */
+  runtimeEndpoint: string;
+  node: NodeAllocatable;
+  crashLoopBackOffMaxSeconds?: number;
+  /** The kubelet's podPidsLimit; unset = unlimited. */
+  podPidsLimit?: number;
+  /** --runtime=containerd: the pod network to write, if any. */
+  cniConfDir?: string;
+  podCIDR?: string;
+}
+
+/** Where relative paths and the default root dir are resolved. */
+export interface SettingsPlace {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+const invalid = (raw: unknown, name: string, why: string) => new InvalidSettingError(`invalid argument "${String(raw)}" for "--${name}" flag: ${why}`);
+
+function quantitySetting(flags: FlagValues, name: string, kind: 'cpu' | 'memory'): number | undefined {
+  const raw = flags[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const q = parseQuantity(String(raw));
+    const v = Number(kind === 'cpu' ? q.milliValue() : q.value());
+    if (v <= 0) throw new Error('must be greater than 0');
+    return v;
+  } catch (err) {
+    throw invalid(raw, name, (err as Error).message);
+  }
+}
+
+function maxPodsSetting(flags: FlagValues): number | undefined {
+  const raw = flags['max-pods'];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!/^[0-9]+$/.test(String(raw)) || !Number.isSafeInteger(n) || n < 1) throw invalid(raw, 'max-pods', 'must be a whole number greater than 0');
+  return n;
+}
+
+/** --pod-max-pids: a whole number, or -1 (unlimited, the kubelet's default). */
+function podMaxPidsSetting(flags: FlagValues): number | undefined {
+  const raw = flags['pod-max-pids'];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!/^-?[0-9]+$/.test(String(raw)) || !Number.isSafeInteger(n) || n < -1 || n === 0) throw invalid(raw, 'pod-max-pids', 'must be -1 or a whole number greater than 0');
+  return n;
+}
+
+/** Node allocatable: the host's CPUs (×1000 m) and memory, unless --node-cpu / --node-memory say otherwise. */
+export function nodeAllocatableSetting(flags: FlagValues): NodeAllocatable {
+  return {
+    cpuMilli: quantitySetting(flags, 'node-cpu', 'cpu') ?? availableParallelism() * 1000,
+    memoryBytes: quantitySetting(flags, 'node-memory', 'memory') ?? totalmem(),
+    pods: maxPodsSetting(flags) ?? DEFAULT_MAX_PODS,
+  };
+}
+
+/** A --runtime other than the ones built in is refused. */
+export function runtimeSetting(flags: FlagValues): string {
+  const runtime = String(flags.runtime ?? 'process');
+  if (!supportedRuntimes.includes(runtime)) {
+    throw new InvalidSettingError(`unsupported runtime "${runtime}" for "--runtime" flag: supported runtimes: ${supportedRuntimes.join(', ')}`);
+  }
+  return runtime;
+}
+
+/** The crashLoopBackOff cap in seconds from --max-container-restart-period (1s..300s, as the kubelet checks). */
+export function maxRestartPeriodSetting(flags: FlagValues): number | undefined {
+  const name = 'max-container-restart-period';
+  const raw = flags[name];
+  if (raw === undefined || raw === '') return undefined;
+  let ms: number;
+  try {
+    ms = parseGoDuration(String(raw));
+  } catch (err) {
+    throw invalid(raw, name, (err as Error).message);
+  }
+  if (ms < 0) throw invalid(raw, name, 'must not be negative');
+  if (ms < 1000 || ms > 300_000) throw invalid(raw, name, 'must be between 1s and 300s');
+  return ms / 1000;
+}
+
+/** The settings the agent flags decide; throws InvalidSettingError for a bad value. */
+export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentSettings {
+  const runtime = runtimeSetting(flags);
+  const rootFlag = flags['root-dir'];
+  const rootDir = rootFlag ? resolve(place.cwd, String(rootFlag)) : defaultRootDir(place.env);
+  const endpointFlag = flags['container-runtime-endpoint'];
+  const runtimeEndpoint = endpointFlag
+    ? String(endpointFlag)
+    : runtime === 'containerd'
+      ? DEFAULT_CONTAINER_RUNTIME_ENDPOINT
+      : defaultRuntimeEndpoint(rootDir);
+  try {
+    criTarget(runtimeEndpoint);
+  } catch (err) {
+    throw invalid(runtimeEndpoint, 'container-runtime-endpoint', (err as Error).message);
+  }
+  const settings: AgentSettings = { runtime, rootDir, runtimeEndpoint, node: nodeAllocatableSetting(flags) };
+  const cap = maxRestartPeriodSetting(flags);
+  if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
+  const pids = podMaxPidsSetting(flags);
+  if (pids !== undefined) settings.podPidsLimit = pids;
+  const cniDir = flags['cni-conf-dir'];
+  const cidr = flags['pod-cidr'];
+  if (runtime !== 'containerd') {
+    for (const [name, v] of [['cni-conf-dir', cniDir], ['pod-cidr', cidr]] as const) {
+      if (v !== undefined && v !== '') throw new InvalidSettingError(`flag "--${name}" needs --runtime=containerd`);
+    }
+    return settings;
+  }
+  if (cniDir) settings.cniConfDir = resolve(place.cwd, String(cniDir));
+  if (cidr) {
+    if (!cniDir) throw new InvalidSettingError('flag "--pod-cidr" needs --cni-conf-dir');
+    settings.podCIDR = String(cidr);
+  }
+  return settings;
+}

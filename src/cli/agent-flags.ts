@@ -1,0 +1,93 @@
+// The flags of every command that runs pods (run, up, agent, images), read into the agent's settings
+// (src/agent/settings.ts) with pflag's usage errors; and the hidden flags of test-only knobs.
+
+import { agentSettingsOf, DEFAULT_CONTAINER_RUNTIME_ENDPOINT, InvalidSettingError, maxRestartPeriodSetting, nodeAllocatableSetting, type AgentSettings } from '../agent/settings.js';
+import type { NodeAllocatable } from '../kubelet/admission.js';
+import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
+
+export { durationFlag, parseGoDuration } from './duration.js';
+
+/** Flags of every command that runs pods. */
+export const agentFlagSpecs: FlagSpec[] = [
+  {
+    name: 'runtime',
+    type: 'string',
+    default: 'process',
+    valueName: 'NAME',
+    usage: 'Container runtime: process (each container a host process group) or containerd (images, volumes, pod networking through its CRI).',
+  },
+  {
+    name: 'cni-conf-dir',
+    type: 'string',
+    valueName: 'DIR',
+    usage: "With --runtime=containerd: write podvisor's pod network (a bridge with host-local addresses and portmap) into this CNI configuration directory, the runtime's.",
+  },
+  { name: 'pod-cidr', type: 'string', valueName: 'CIDR', usage: 'The pod network range with --cni-conf-dir (default 10.85.0.0/16).' },
+  { name: 'root-dir', type: 'string', valueName: 'DIR', usage: 'Directory for pod sandboxes and logs (default /var/lib/podvisor as root, else $XDG_STATE_HOME/podvisor).' },
+  { name: 'node-cpu', type: 'string', valueName: 'QUANTITY', usage: "CPU allocatable to pods, e.g. 2 or 1500m (default: the host's CPUs)." },
+  { name: 'node-memory', type: 'string', valueName: 'QUANTITY', usage: "Memory allocatable to pods, e.g. 4Gi (default: the host's memory)." },
+  {
+    name: 'max-container-restart-period',
+    type: 'string',
+    valueName: 'DURATION',
+    usage: 'Cap of the CrashLoopBackOff delay, as the kubelet\'s crashLoopBackOff.maxContainerRestartPeriod (default 5m0s).',
+  },
+  { name: 'max-pods', type: 'string', valueName: 'N', usage: 'Number of pods the node admits, as the kubelet\'s --max-pods (default 110).' },
+  {
+    name: 'pod-max-pids',
+    type: 'string',
+    valueName: 'N',
+    usage: "Processes each pod may run, as the kubelet's podPidsLimit (-1 or unset: unlimited; needs root and cgroups).",
+  },
+  {
+    name: 'container-runtime-endpoint',
+    type: 'string',
+    valueName: 'ENDPOINT',
+    usage: `CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock, where the process runtime service is started when nothing answers; ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT} with --runtime=containerd).`,
+  },
+];
+
+/** What a settings reader returns, its InvalidSettingError a UsageError (exit 2, with `--help` named). */
+function asUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof InvalidSettingError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** Everything the agent flags decide, checked; throws UsageError for a bad value. */
+export function agentSettings(parsed: ParsedArgs, io: Pick<CommandIO, 'env' | 'cwd'>): AgentSettings {
+  return asUsage(() => agentSettingsOf(parsed.flags, io));
+}
+
+/** Node allocatable: the host's CPUs (×1000 m) and memory, unless --node-cpu / --node-memory say otherwise. */
+export function nodeAllocatable(parsed: ParsedArgs): NodeAllocatable {
+  return asUsage(() => nodeAllocatableSetting(parsed.flags));
+}
+
+/** The crashLoopBackOff cap in seconds from --max-container-restart-period (1s..300s, as the kubelet checks). */
+export function maxRestartPeriodSeconds(parsed: ParsedArgs): number | undefined {
+  return asUsage(() => maxRestartPeriodSetting(parsed.flags));
+}
+
+/**
+ * Takes a hidden `--NAME=VALUE` / `--NAME VALUE` flag out of argv before the visible flags are parsed,
+ * so test-only knobs stay out of `--help`.
+ */
+export function takeHiddenFlag(argv: readonly string[], name: string): { argv: string[]; value?: string } {
+  const out: string[] = [];
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (a.startsWith(`--${name}=`)) value = a.slice(name.length + 3);
+    else if (a === `--${name}` && i + 1 < argv.length) value = argv[++i];
+    else out.push(a);
+  }
+  return value === undefined ? { argv: out } : { argv: out, value };
+}

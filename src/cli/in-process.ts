@@ -1,0 +1,42 @@
+// What `run` and `up` share in the command line: the manifests loaded and checked, then the
+// in-process agent (src/agent/in-process.ts) started for them, each failure said on stderr with its
+// exit code; and a Pod as they print it.
+
+import type { Pod, PodStatus } from '../api/types.js';
+import { startInProcessAgent, type InProcessAgent } from '../agent/in-process.js';
+import type { AgentSettings } from '../agent/settings.js';
+import { defaultNodeName, type LoadedManifests } from '../config/load.js';
+import type { CommandIO, ParsedArgs } from './args.js';
+import { podvisorExecutable } from './executable.js';
+import { warnUnhonoured } from './output.js';
+import { loadFlaggedManifests } from './validate.js';
+
+/**
+ * What `run` and `up` do before any pod starts: load, default and validate every manifest (all
+ * errors at once, exit 2), then start the agent (exit 1 if that fails). Returns the exit code when
+ * either step failed.
+ */
+export async function loadAndStartAgent(
+  files: string[],
+  parsed: ParsedArgs,
+  io: CommandIO,
+  settings: AgentSettings,
+  command = 'run',
+): Promise<{ agent: InProcessAgent; loaded: LoadedManifests } | number> {
+  const nodeName = defaultNodeName();
+  const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName });
+  if (typeof loaded === 'number') return loaded;
+  await warnUnhonoured(loaded.pods, io.stderr);
+  try {
+    const agent = await startInProcessAgent({ settings, lookup: loaded, nodeName, podvisorScript: podvisorExecutable(), stderr: io.stderr, pods: loaded.pods, command });
+    return { agent, loaded };
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+/** A Pod as `kubectl get -o json` shows it: apiVersion, kind, and its status. */
+export function podWithStatus(pod: Pod, status: PodStatus | undefined): Pod {
+  return { ...pod, apiVersion: 'v1', kind: 'Pod', ...(status ? { status } : {}) };
+}
