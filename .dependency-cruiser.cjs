@@ -30,9 +30,14 @@ const floors = [
   },
   { name: 'kubelet', folders: ['kubelet'], role: 'the kubelet core: facade, pod workers, admission, back-off, run-once, the PLEG' },
   {
+    name: 'http',
+    folders: ['http'],
+    role: "the HTTP plumbing the servers share: the route table, the one v1 Status module and error type, request bodies, streamed logs",
+  },
+  {
     name: 'serving',
     folders: ['kubeapi', 'server', 'streaming'],
-    role: "the Kubernetes API handler, the HTTP(S) server with its auth and the kubelet's port, exec/attach/port-forward streams",
+    role: "the Kubernetes API (a table of resources behind one REST handler), the kubelet's port and its auth, exec/attach/port-forward streams",
   },
   { name: 'cluster', folders: ['cluster'], role: 'the cluster node: joins a real kube-apiserver, mirrors pods, node status and leases' },
   { name: 'agent', folders: ['agent'], role: 'where the kubelet, its runtime and its servers are put together' },

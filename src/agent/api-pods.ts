@@ -9,7 +9,7 @@ import { kindTypes } from '../api/schema.js';
 import { canonicalJSON, configHashAnnotation, configSourceAnnotation, defaultNamespace, defaultPod } from '../api/defaults.js';
 import type { FieldError } from '../api/field-errors.js';
 import { validatePods } from '../api/validation/index.js';
-import { ApiError, invalid } from '../server/status.js';
+import { ApiError, invalid } from '../http/status.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { runtimePodRules } from '../runtime/pod-rules.js';
 

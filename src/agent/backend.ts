@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Event, Pod } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
 import type { CreateOptions, DeleteOptions, KubeBackend, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
-import { alreadyExists, ApiError, conflict, invalid, staleObject } from '../server/status.js';
+import { alreadyExists, ApiError, conflict, invalid, staleObject } from '../http/status.js';
 import { decodeAPIPod, validatePodUpdate } from './api-pods.js';
 import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';

@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { Event, Pod } from '../api/types.js';
 import type { KubeBackend, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
-import { ApiError } from '../server/status.js';
+import { ApiError } from '../http/status.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
 import type { ContainerLogQuery, KubeletView } from '../server/kubelet-routes.js';
 import type { Registry } from 'prom-client';

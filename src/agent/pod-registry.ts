@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Event, Pod, PodStatus } from '../api/types.js';
 import type { ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
-import { alreadyExists, ApiError, badRequest, conflict, notFound as notFoundError } from '../server/status.js';
+import { alreadyExists, ApiError, badRequest, conflict, notFound as notFoundError } from '../http/status.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
 import { getPodQOS } from '../status/qos.js';
 import { toRFC3339 } from '../status/time.js';

@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import type { Duplex, Readable } from 'node:stream';
 import type { ContainerStatus, Pod } from '../api/types.js';
 import type { StreamOptions } from '../kubeapi/backend.js';
-import { ApiError } from '../server/status.js';
+import { ApiError } from '../http/status.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
 import { containerLogStream } from '../runtime/logs/log-stream.js';
 import type { RuntimeService } from '../runtime/cri.js';

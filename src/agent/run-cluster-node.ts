@@ -20,8 +20,8 @@ import { SubjectAccessReviewAuthorizer, TokenReviewAuthenticator } from '../serv
 import { listenKubeletPort, type KubeletPort } from '../server/kubelet-port.js';
 import { registerKubeletRoutes } from '../server/kubelet-routes.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
-import { Router, requestURL } from '../server/router.js';
-import { sendJSON, sendStatus, statusBody } from '../server/status.js';
+import { Router, requestURL } from '../http/router.js';
+import { sendJSON, sendStatus, statusBody } from '../http/status.js';
 import { createKubeletStreamingHandler } from '../streaming/kubelet-paths.js';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';

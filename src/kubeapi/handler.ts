@@ -4,8 +4,8 @@
 // over the generic registry.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Router, type RouteParams } from '../server/router.js';
-import { notFoundPath, sendJSON } from '../server/status.js';
+import { Router, type RouteParams } from '../http/router.js';
+import { notFoundPath, sendJSON } from '../http/status.js';
 import type { KubeBackend, Storage } from './backend.js';
 import { apiGroup, apiGroupList, apiVersions, openapiV2JSON, openapiV2Protobuf, resourceList, serverVersion } from './discovery.js';
 import type { ApiContext, ResourceDef } from './resource-def.js';

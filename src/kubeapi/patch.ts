@@ -4,7 +4,7 @@
 // $setElementOrder, $retainKeys, $deleteFromPrimitiveList). apimachinery's strategicpatch and
 // apiserver's endpoints/handlers/patch.go.
 
-import { ApiError } from '../server/status.js';
+import { ApiError } from '../http/status.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };

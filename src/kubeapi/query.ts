@@ -4,7 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { IncludeObject } from '../printers/tables.js';
-import { badRequest } from '../server/status.js';
+import { badRequest } from '../http/status.js';
 import type { CreateOptions } from './backend.js';
 
 const trueWords = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYAML } from 'yaml';
 import { typeMetaError } from '../api/decode.js';
 import type { TableOptions } from '../printers/tables.js';
-import { readBody } from '../server/body.js';
+import { readBody } from '../http/body.js';
 import {
   badRequest,
   conflict,
@@ -21,7 +21,7 @@ import {
   sendJSON,
   successStatus,
   unsupportedMediaType,
-} from '../server/status.js';
+} from '../http/status.js';
 import type { DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
 import { applyPatch, objectMetaMergeSchema, patchTypeOf, type PatchType } from './patch.js';
 import { boolParam, dryRunOf, includeObjectOf, intParam, wantsTable, writeOptionsOf } from './query.js';

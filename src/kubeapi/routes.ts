@@ -1,13 +1,11 @@
 // The Kubernetes API's paths on the server's route table: discovery, /version, /openapi/v2, and the
 // resource paths of every group/version (collection, object, subresource; namespaced and cluster-wide),
-// as the apiserver's endpoints/installer.go lays them out. Light on purpose: the API itself (tables,
-// YAML, watches) is loaded on the first request that reaches one of these routes.
+// as the apiserver's endpoints/installer.go lays them out. Light on purpose: what answers them is asked
+// for on each request (mount.ts loads the API on the first).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestURL, type RouteParams, type Router } from '../server/router.js';
-import { notFoundPath } from '../server/status.js';
-import type { KubeBackend } from './backend.js';
-import type { KubeApiOptions } from './handler.js';
+import { requestURL, type RouteParams, type Router } from '../http/router.js';
+import { notFoundPath } from '../http/status.js';
 
 export type KubeApiEndpoint = 'version' | 'openapi' | 'apiVersions' | 'groupList' | 'group' | 'resourceList' | 'collection' | 'item' | 'subresource';
 
@@ -53,10 +51,4 @@ export function registerKubeApiRoutes(router: Router, api: () => Promise<KubeApi
     req.resume();
     throw notFoundPath();
   });
-}
-
-/** Mounts the Kubernetes API over a backend, loaded on its first request: an agent driven only through the kubelet routes never loads it. */
-export function mountKubeApi(router: Router, backend: KubeBackend, opts: KubeApiOptions = {}): void {
-  let api: Promise<KubeApi> | undefined;
-  registerKubeApiRoutes(router, () => (api ??= import('./handler.js').then((m) => m.createKubeApi(backend, opts))));
 }

@@ -1,7 +1,7 @@
 // Label and field selectors as apimachinery parses them: `a=b`, `a==b`, `a!=b`, `a in (x,y)`,
 // `a notin (x)`, `a`, `!a` for labels; `path=value`, `path!=value` over a fixed set of fields.
 
-import { badRequest } from '../server/status.js';
+import { badRequest } from '../http/status.js';
 
 type Requirement = (labels: Record<string, string>) => boolean;
 

@@ -3,7 +3,7 @@
 // timeoutSeconds end or mark the stream; an expired resourceVersion is an ERROR event with a 410 Status.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { statusOf } from '../server/status.js';
+import { statusOf } from '../http/status.js';
 import type { Watch, WatchEvent } from './backend.js';
 import { setLongTimeout, type LongTimer } from '../util/timer.js';
 

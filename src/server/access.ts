@@ -5,8 +5,8 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { requestURL, type RequestInfo } from './router.js';
-import { statusBody, type Status } from './status.js';
+import { requestURL, type RequestInfo } from '../http/router.js';
+import { statusBody, type Status } from '../http/status.js';
 
 export type AccessPolicy =
   | { kind: 'unix' }

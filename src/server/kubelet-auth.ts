@@ -5,7 +5,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Decision, KubeletRequestAttributes } from './auth-webhook.js';
-import { requestURL } from './router.js';
+import { requestURL } from '../http/router.js';
 import { x509User, type UserInfo } from './x509-auth.js';
 
 export interface KubeletAuthOptions {

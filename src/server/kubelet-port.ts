@@ -6,7 +6,7 @@ import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { checkKubeletRequest, type AuthOutcome, type KubeletAuthOptions } from './kubelet-auth.js';
-import { setRequestInfo, type Router } from './router.js';
+import { setRequestInfo, type Router } from '../http/router.js';
 
 export interface KubeletPortOptions {
   router: Router;

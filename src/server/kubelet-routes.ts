@@ -7,8 +7,9 @@ import type { Readable } from 'node:stream';
 import type { Pod } from '../api/types.js';
 import type { LogOptions } from '../runtime/streams.js';
 import { checkPathName } from './names.js';
-import type { Router } from './router.js';
-import { ApiError, sendJSON, sendText } from './status.js';
+import type { Router } from '../http/router.js';
+import { ApiError, sendJSON, sendText } from '../http/status.js';
+import { pipeLog } from '../http/log-stream.js';
 
 /** PodLogOptions as the kubelet reads them from a /containerLogs query (the container is in the path). */
 export type ContainerLogQuery = Omit<LogOptions, 'container'>;
@@ -70,17 +71,6 @@ export function parseLogQuery(params: URLSearchParams): ContainerLogQuery {
   const limitBytes = int('limitBytes', params.get('limitBytes'), 1);
   if (limitBytes !== undefined) q.limitBytes = limitBytes;
   return q;
-}
-
-/** Streams a log (chunked text) until it ends or the client goes away. */
-export function pipeLog(req: IncomingMessage, res: ServerResponse, stream: Readable): void {
-  res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
-  res.flushHeaders();
-  const stop = () => stream.destroy();
-  req.on('close', stop);
-  res.on('close', stop);
-  stream.on('error', () => res.destroy());
-  stream.pipe(res);
 }
 
 export function registerKubeletRoutes(router: Router, view: KubeletView): void {

@@ -7,8 +7,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { authorize, type AccessPolicy } from './access.js';
-import { setRequestInfo, type Router } from './router.js';
-import { rawStatusResponse, sendStatus } from './status.js';
+import { setRequestInfo, type Router } from '../http/router.js';
+import { rawStatusResponse, sendStatus } from '../http/status.js';
 
 export const SOCKET_NAME = 'podvisor.sock';
 

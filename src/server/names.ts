@@ -2,7 +2,7 @@
 // up or builds a path from them: DNS-1123 as the API server requires, so no `..`, `/` or NUL gets through.
 
 import { isDNS1123Label, isDNS1123Subdomain } from '../api/validation/names.js';
-import { ApiError } from './status.js';
+import { ApiError } from '../http/status.js';
 
 export type PathName = 'namespace' | 'pod' | 'container';
 

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { KubeBackend } from '../kubeapi/backend.js';
-import { ApiError, rawStatusResponse, statusOf } from '../server/status.js';
+import { ApiError, rawStatusResponse, statusOf } from '../http/status.js';
 import { execOptions } from './remotecommand.js';
 import { negotiate, portForwardProtocol, spdyExec, spdyExecProtocols, spdyPortForward, switchToSpdy } from './spdy-handlers.js';
 import { wsExec, wsPortForward } from './websocket-handlers.js';

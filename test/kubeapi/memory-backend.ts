@@ -9,7 +9,7 @@ import { PassThrough, Readable, type Duplex } from 'node:stream';
 import type { Pod } from '../../src/api/types.js';
 import type { Event } from '../../src/api/types.js';
 import type { CreateOptions, DeleteOptions, KubeBackend, ListResult, StreamOptions, Watch, WatchEvent } from '../../src/kubeapi/backend.js';
-import { ApiError } from '../../src/server/status.js';
+import { ApiError } from '../../src/http/status.js';
 import type { ExecSession, LogOptions } from '../../src/runtime/streams.js';
 
 type Listener<T> = (ev: WatchEvent<T>) => void;

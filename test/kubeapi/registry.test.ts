@@ -9,7 +9,7 @@ import type { KubeObject, ListResult, Storage, Watch, WatchEvent } from '../../s
 import { mergeSchema } from '../../src/kubeapi/patch.js';
 import { resource } from '../../src/kubeapi/resource-def.js';
 import { resourceTable } from '../../src/kubeapi/resource-table.js';
-import { alreadyExists, conflict, notFound, staleObject } from '../../src/server/status.js';
+import { alreadyExists, conflict, notFound, staleObject } from '../../src/http/status.js';
 import { startApiServer, type ApiServer } from './harness.js';
 import { MemoryBackend } from './memory-backend.js';
 

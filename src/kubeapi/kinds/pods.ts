@@ -5,8 +5,8 @@
 import type { Pod } from '../../api/types.js';
 import { podTable } from '../../printers/tables.js';
 import type { LogOptions } from '../../runtime/streams.js';
-import { pipeLog } from '../../server/kubelet-routes.js';
-import { ApiError, badRequest } from '../../server/status.js';
+import { pipeLog } from '../../http/log-stream.js';
+import { ApiError, badRequest } from '../../http/status.js';
 import type { KubeBackend, Storage } from '../backend.js';
 import { mergeSchema } from '../patch.js';
 import { boolParam, intParam } from '../query.js';

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { Router } from '../../src/server/router.js';
-import { ApiError, conflict, invalid, notFound, rawStatusResponse, statusOf } from '../../src/server/status.js';
+import { Router } from '../../src/http/router.js';
+import { ApiError, conflict, invalid, notFound, rawStatusResponse, statusOf } from '../../src/http/status.js';
 
 describe('Status', () => {
   test('an ApiError keeps its code, reason and details; a foreign error with a code and reason too; anything else is 500', () => {
