@@ -32,7 +32,7 @@ const floors = [
   {
     name: 'http',
     folders: ['http'],
-    role: "the HTTP plumbing the servers share: the route table, the one v1 Status module and error type, request bodies, streamed logs",
+    role: 'the HTTP plumbing the servers share: the route table, the one v1 Status module and error type, request bodies, streamed logs',
   },
   {
     name: 'serving',

@@ -1,7 +1,21 @@
 // Command-line options of `npm run bench`: which scenarios, which sizes, how long to measure, and
 // where to write the results.
 
-export const SCENARIOS = ['probe-load', 'exec-probes', 'pod-start', 'failure-detection', 'idle', 'manifest-parse', 'startup', 'runtime-service', 'agent', 'agent-restart', 'kube-api', 'cluster', 'containerd'] as const;
+export const SCENARIOS = [
+  'probe-load',
+  'exec-probes',
+  'pod-start',
+  'failure-detection',
+  'idle',
+  'manifest-parse',
+  'startup',
+  'runtime-service',
+  'agent',
+  'agent-restart',
+  'kube-api',
+  'cluster',
+  'containerd',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export interface BenchOptions {

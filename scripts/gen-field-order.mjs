@@ -95,7 +95,11 @@ while (queue.length) {
   types[t] = jsonFields(t);
   for (const f of types[t]) if (f[1] && !types[f[1]]) queue.push(f[1]);
 }
-const sorted = Object.fromEntries(Object.keys(types).sort().map((k) => [k, types[k]]));
+const sorted = Object.fromEntries(
+  Object.keys(types)
+    .sort()
+    .map((k) => [k, types[k]]),
+);
 const text = `${JSON.stringify({ source: 'k8s.io/api core/v1, k8s.io/apimachinery meta/v1 (Go struct field order)', roots, types: sorted })}\n`;
 if (check) {
   const old = readFileSync(outFile, 'utf8');

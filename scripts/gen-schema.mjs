@@ -112,7 +112,11 @@ export function generateSchema() {
       fields[m.name.getText().replace(/^"|"$/g, '')] = m.questionToken ? ft : { ...ft, required: true };
     }
   }
-  const sorted = Object.fromEntries(Object.keys(types).sort().map((k) => [k, types[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(types)
+      .sort()
+      .map((k) => [k, types[k]]),
+  );
   const pkg = JSON.parse(readFileSync(join(typesDir, 'package.json'), 'utf8'));
   return { source: `kubernetes-types ${pkg.version}`, roots, types: sorted };
 }

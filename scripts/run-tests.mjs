@@ -62,9 +62,5 @@ if (listOnly) {
   console.log(files.join('\n'));
   process.exit(0);
 }
-const res = spawnSync(
-  process.execPath,
-  ['--test', '--test-concurrency=2', '--test-timeout=180000', ...files],
-  { stdio: 'inherit' },
-);
+const res = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=180000', ...files], { stdio: 'inherit' });
 process.exit(res.status ?? 1);

@@ -8,9 +8,7 @@ export interface CallMessage {
   params?: unknown;
 }
 
-export type ReplyMessage =
-  | { kind: 'reply'; id: number; ok: true; result: unknown }
-  | { kind: 'reply'; id: number; ok: false; error: string };
+export type ReplyMessage = { kind: 'reply'; id: number; ok: true; result: unknown } | { kind: 'reply'; id: number; ok: false; error: string };
 
 export interface NoteMessage {
   kind: 'note';

@@ -13,16 +13,19 @@ export function runSlots(n: number, periodMs: number, act: (slot: number) => voi
   let stopped = false;
   const t0 = Date.now() + 10;
   const arm = (slot: number, due: number) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      if (stopped) return;
-      const now = Date.now();
-      late(now - due);
-      act(slot);
-      let next = due + periodMs;
-      while (next <= now) next += periodMs;
-      arm(slot, next);
-    }, Math.max(0, due - Date.now()));
+    const t = setTimeout(
+      () => {
+        timers.delete(t);
+        if (stopped) return;
+        const now = Date.now();
+        late(now - due);
+        act(slot);
+        let next = due + periodMs;
+        while (next <= now) next += periodMs;
+        arm(slot, next);
+      },
+      Math.max(0, due - Date.now()),
+    );
     timers.add(t);
   };
   for (let i = 0; i < n; i++) arm(i, t0 + Math.round((i * periodMs) / n));

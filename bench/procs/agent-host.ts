@@ -162,7 +162,11 @@ async function main(): Promise<void> {
     const { kubelet } = agent;
     const t0 = preciseNow();
     // As `podvisor up -f DIR` does: load, stamp, admit in order, start the admitted.
-    const loaded = await loadManifests([p.manifestDir], { validate: 'strict', extraValidation: runtimePodRules(agent.runtime.capabilities), nodeName: defaultNodeName() });
+    const loaded = await loadManifests([p.manifestDir], {
+      validate: 'strict',
+      extraValidation: runtimePodRules(agent.runtime.capabilities),
+      nodeName: defaultNodeName(),
+    });
     latest = loaded;
     const loadMs = preciseNow() - t0;
     stampCreation(loaded.pods, Date.now());

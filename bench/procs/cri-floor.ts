@@ -43,8 +43,10 @@ async function main(): Promise<void> {
   let slots: Slots | undefined;
   let rt: grpc.Client | undefined;
   const containers: string[] = [];
-  const call = (method: string): Call => (req) =>
-    new Promise((resolve, reject) => (rt as any)[method](req, (err: Error | null, res: unknown) => (err ? reject(err) : resolve(res))));
+  const call =
+    (method: string): Call =>
+    (req) =>
+      new Promise((resolve, reject) => (rt as any)[method](req, (err: Error | null, res: unknown) => (err ? reject(err) : resolve(res))));
 
   function connect(endpoint: string): void {
     const def = protoLoader.loadSync(protoPath(), { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });

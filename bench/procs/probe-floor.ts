@@ -62,7 +62,12 @@ async function main(): Promise<void> {
         window.begin();
         const n = p.paths.length;
         // Slots 0..n-1 are the HTTP GETs, n..2n-1 the TCP connects, interleaved over the period.
-        slots = runSlots(2 * n, p.periodMs, (slot) => (slot % 2 === 0 ? httpGet(p, p.paths[slot / 2]!) : tcpConnect(p)), (ms) => window.late(ms));
+        slots = runSlots(
+          2 * n,
+          p.periodMs,
+          (slot) => (slot % 2 === 0 ? httpGet(p, p.paths[slot / 2]!) : tcpConnect(p)),
+          (ms) => window.late(ms),
+        );
         return null;
       },
       begin: () => window.begin(),

@@ -68,10 +68,14 @@ async function main(): Promise<void> {
             run(p.command, () => {
               running.push(preciseNow() - t0);
               if (!p.readyCommand) return resolve();
-              run(p.readyCommand, () => {}, () => {
-                ready.push(preciseNow() - t0);
-                resolve();
-              });
+              run(
+                p.readyCommand,
+                () => {},
+                () => {
+                  ready.push(preciseNow() - t0);
+                  resolve();
+                },
+              );
             });
           }),
       ),

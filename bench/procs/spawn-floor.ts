@@ -46,7 +46,12 @@ async function main(): Promise<void> {
       start: async (p: SpawnFloorParams) => {
         await prime(p.command);
         window.begin();
-        slots = runSlots(p.count, p.periodMs, () => exec(p.command), (ms) => window.late(ms));
+        slots = runSlots(
+          p.count,
+          p.periodMs,
+          () => exec(p.command),
+          (ms) => window.late(ms),
+        );
         return null;
       },
       begin: () => window.begin(),

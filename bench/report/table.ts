@@ -22,7 +22,10 @@ function statusText(f: Figure, size: number): string {
 }
 
 function pad(cells: string[], widths: number[]): string {
-  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return cells
+    .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+    .join('  ')
+    .trimEnd();
 }
 
 export function renderTable(results: ScenarioResult[]): string {

@@ -89,7 +89,9 @@ export const agentRestart: Scenario = {
 
     const d = distribution([...firstCurrent.values()]);
     const notes = [
-      svcBefore ? `pods run through the runtime service (pid ${svcBefore}${svcAfter === svcBefore ? ', the same one after the restart' : ''})` : 'the agent ran its pods on the in-process runtime (no runtime service for the root dir)',
+      svcBefore
+        ? `pods run through the runtime service (pid ${svcBefore}${svcAfter === svcBefore ? ', the same one after the restart' : ''})`
+        : 'the agent ran its pods on the in-process runtime (no runtime service for the root dir)',
       `times from spawning the new agent; /pods polled every ${POLL_MS} ms over the unix socket (a pod counts once every container shows Running)`,
       `floor: the first agent's start on the same, empty root dir, spawn to /healthz answering`,
     ];

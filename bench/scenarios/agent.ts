@@ -67,7 +67,11 @@ export const agent: Scenario = {
     const up = await podvisor(['up', '-d', '-f', ws.manifestDir, '--root-dir', ws.rootDir, '--timeout', '10m'], 15 * 60_000);
     if (up.code !== 0) throw new Error(`podvisor up -d exited ${up.code}: ${up.stderr.slice(-2000)}`);
     const svcPid = runtimeServicePid(ws.rootDir);
-    notes.push(svcPid ? `the agent runs its pods through the runtime service (pid ${svcPid}); its CPU and RSS are reported on their own rows` : 'the agent runs its pods on the in-process runtime (no runtime service found for the root dir)');
+    notes.push(
+      svcPid
+        ? `the agent runs its pods through the runtime service (pid ${svcPid}); its CPU and RSS are reported on their own rows`
+        : 'the agent runs its pods on the in-process runtime (no runtime service found for the root dir)',
+    );
 
     // Give every container time to write its 100 lines, then read the pod list once.
     await sleep(2_000);
@@ -188,7 +192,20 @@ export const agent: Scenario = {
       size: n,
       figures,
       notes,
-      raw: { up: up.wallMs, floorStart: sf, podsLat, logsLat, cli, agentCpu: [a0, a1], serviceCpu: [s0, s1], agentMem, svcMem, floorMem, daemonReadyMs: daemon.readyMs, cliPath },
+      raw: {
+        up: up.wallMs,
+        floorStart: sf,
+        podsLat,
+        logsLat,
+        cli,
+        agentCpu: [a0, a1],
+        serviceCpu: [s0, s1],
+        agentMem,
+        svcMem,
+        floorMem,
+        daemonReadyMs: daemon.readyMs,
+        cliPath,
+      },
     };
   },
 };

@@ -134,7 +134,7 @@ export const cluster: Scenario = {
     const s = distribution(Object.values(sr.times));
     const notes = [
       'kube-apiserver 1.20.2 and etcd from ../shared/tools/kube-control-plane on 127.0.0.1 (no scheduler: pods are created with spec.nodeName, bound from their creation)',
-      'bound → Running: from the create reply to the first event of a watch (admin client, fieldSelector spec.nodeName) showing every container Running; the floor column is the standalone agent\'s own to-Running p50/p99 for the same pods, from reading the manifests',
+      "bound → Running: from the create reply to the first event of a watch (admin client, fieldSelector spec.nodeName) showing every container Running; the floor column is the standalone agent's own to-Running p50/p99 for the same pods, from reading the manifests",
       `requests per pod start: the node's API client's count from the first create until all were Running plus ${SETTLE_MS / 1000} s, minus its idle rate (${(baselinePerMs * 1000).toFixed(2)}/s: lease, node status) over that time; by verb: ${JSON.stringify(startReqs)}`,
       `CPU and RSS: the joined agent process and the standalone agent host with the same ${n} sleeping pods, each over ${idleMs / 1000} s after start`,
     ];
@@ -144,13 +144,28 @@ export const cluster: Scenario = {
       size: n,
       figures: [
         figure('bound_running_p50_ms', 'pod bound → Running in the API server p50', 'ms', d.p50, s.p50),
-        figure('bound_running_p99_ms', 'pod bound → Running in the API server p99', 'ms', d.p99, s.p99, { text: '≤ 5000 ms (SLO)', on: 'agent', op: '<=', value: 5000 }),
+        figure('bound_running_p99_ms', 'pod bound → Running in the API server p99', 'ms', d.p99, s.p99, {
+          text: '≤ 5000 ms (SLO)',
+          on: 'agent',
+          op: '<=',
+          value: 5000,
+        }),
         figure('requests_per_pod', 'API server requests per pod start', 'count', perPod, null),
         figure('cpu_pct', `agent CPU with ${n} pods, joined vs standalone`, '%', (100 * jw.cpuS) / (jw.wallMs / 1000), (100 * sw.cpuS) / (sw.wallMs / 1000)),
         figure('rss_mb', `agent RSS with ${n} pods, joined vs standalone`, 'MB', mb(joinedMem.rss), mb(soloMem.rss)),
       ],
       notes,
-      raw: { lat, standaloneRunning: sr.times, startReqs, baselinePerMs, joinedWindow: jw, joinedProcCpuS: j1.self - j0.self, soloWindow: sw, joinedMem, soloMem },
+      raw: {
+        lat,
+        standaloneRunning: sr.times,
+        startReqs,
+        baselinePerMs,
+        joinedWindow: jw,
+        joinedProcCpuS: j1.self - j0.self,
+        soloWindow: sw,
+        joinedMem,
+        soloMem,
+      },
     };
   },
 };

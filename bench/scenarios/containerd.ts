@@ -104,7 +104,14 @@ export const containerd: Scenario = {
     ctx.defer(() => floor.kill());
     mkdirSync(join(ws.rootDir, 'floor'), { recursive: true });
     ctx.log(`containerd N=${n}: floor starts ${n} pods`);
-    const start: CriFloorStartParams = { endpoint: env.endpoint, image, count: n, command: SLEEP_COMMAND, readyCommand: READY_COMMAND, logDir: join(ws.rootDir, 'floor') };
+    const start: CriFloorStartParams = {
+      endpoint: env.endpoint,
+      image,
+      count: n,
+      command: SLEEP_COMMAND,
+      readyCommand: READY_COMMAND,
+      logDir: join(ws.rootDir, 'floor'),
+    };
     const fs = await floor.call<CriFloorStartResult>('start', start, 60_000 + n * 2_000);
     const exec: CriFloorExecParams = { count: n, periodMs: PERIOD_S * 1000, command: READY_COMMAND };
     await floor.call('exec', exec);
@@ -124,7 +131,9 @@ export const containerd: Scenario = {
     let podman: number | null = null;
     if (await podmanAvailable()) {
       const file = join(ws.rootDir, 'podman.yaml');
-      const docs = ws.names.map((name) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'main', image, command: SLEEP_COMMAND }] } }));
+      const docs = ws.names.map((name) =>
+        JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'main', image, command: SLEEP_COMMAND }] } }),
+      );
       writeFileSync(file, docs.join('\n---\n'));
       const r = await podmanKubePlay(file);
       if (typeof r === 'number') podman = r;
@@ -147,7 +156,14 @@ export const containerd: Scenario = {
         figure('ready_all_ms', `all ${n} Ready`, 'ms', ar.max, fr.max),
         figure('podman_kube_play_ms', `podman kube play of the ${n} pods (against the agent's all Running)`, 'ms', a.max, podman),
         figure('execs_per_s', 'exec probes/s', '1/s', execs / (aw.wallMs / 1000), floorExecs / (fw.wallMs / 1000)),
-        figure('cpu_ms_per_exec', 'CPU per exec probe', 'ms', execs ? (1000 * aw.cpuS) / execs : null, floorExecs ? (1000 * fw.cpuS) / floorExecs : null, targets.execCpuRatio),
+        figure(
+          'cpu_ms_per_exec',
+          'CPU per exec probe',
+          'ms',
+          execs ? (1000 * aw.cpuS) / execs : null,
+          floorExecs ? (1000 * fw.cpuS) / floorExecs : null,
+          targets.execCpuRatio,
+        ),
         figure('exec_errors', 'exec errors', 'count', aw.counters['probe_errored'] ?? 0, fw.counters['errors'] ?? 0, targets.probeErrors),
       ],
       notes,

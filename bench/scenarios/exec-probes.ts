@@ -54,7 +54,9 @@ export const execProbes: Scenario = {
 
     const agentExecs = aw.counters['probes'] ?? 0;
     const floorExecs = (fw.counters['ok'] ?? 0) + (fw.counters['failed'] ?? 0);
-    const notes = [`expected ${(n / PERIOD_S).toFixed(1)} execs/s (one per pod per ${PERIOD_S} s); the CPU of \`true\` itself is the child's, in neither figure`];
+    const notes = [
+      `expected ${(n / PERIOD_S).toFixed(1)} execs/s (one per pod per ${PERIOD_S} s); the CPU of \`true\` itself is the child's, in neither figure`,
+    ];
     if (agentExecs === 0) notes.push('no probe starts reported by the prober: CPU per exec cannot be computed');
 
     return {
@@ -62,7 +64,14 @@ export const execProbes: Scenario = {
       size: n,
       figures: [
         figure('execs_per_s', 'execs/s', '1/s', agentExecs / (aw.wallMs / 1000), floorExecs / (fw.wallMs / 1000)),
-        figure('cpu_ms_per_exec', 'CPU per exec', 'ms', agentExecs ? (1000 * aw.cpuS) / agentExecs : null, floorExecs ? (1000 * fw.cpuS) / floorExecs : null, targets.execCpuRatio),
+        figure(
+          'cpu_ms_per_exec',
+          'CPU per exec',
+          'ms',
+          agentExecs ? (1000 * aw.cpuS) / agentExecs : null,
+          floorExecs ? (1000 * fw.cpuS) / floorExecs : null,
+          targets.execCpuRatio,
+        ),
         figure('cpu_pct_core', 'CPU of one core', '%', (100 * aw.cpuS) / (aw.wallMs / 1000), (100 * fw.cpuS) / (fw.wallMs / 1000)),
         figure('rss_mb', 'RSS at end', 'MB', mb(agentMem.rss), mb(floorMem.rss)),
         figure('lateness_p50_ms', 'schedule lateness p50', 'ms', aw.lateness.p50, fw.lateness.p50),

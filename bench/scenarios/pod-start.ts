@@ -93,7 +93,7 @@ export const podStart: Scenario = {
         figure('overhead_p99_ms', 'overhead per pod p99 (agent − floor)', 'ms', a.p99 - f.p99, 0),
         // Pods start together on one event loop, so a pod's latency includes the work of the pods
         // ahead of it; the slowest pod's excess spread over all pods is the extra work per pod.
-        figure('overhead_amortized_ms', 'extra work per pod (slowest − floor\'s) / N', 'ms', (mean(slowest) - mean(floorSlowest)) / n, 0),
+        figure('overhead_amortized_ms', "extra work per pod (slowest − floor's) / N", 'ms', (mean(slowest) - mean(floorSlowest)) / n, 0),
         figure('ready_p50_ms', 'to Ready p50', 'ms', ar.p50, fr.p50),
         figure('ready_p99_ms', 'to Ready p99', 'ms', ar.p99, fr.p99),
         figure('read_ms_per_pod', 'manifest reading per pod', 'ms', loadMs / a.n, floorReadMs / f.n),

@@ -68,7 +68,7 @@ export const probeLoad: Scenario = {
     const floorRequests = f1.http + f1.tcp - (f0.http + f0.tcp);
     const agentS = (c1.at - c0.at) / 1000;
     const floorS = (f1.at - f0.at) / 1000;
-        const notes = [`expected ${2 * n} probes/s (2 probes per pod per ${PERIOD_S} s)`];
+    const notes = [`expected ${2 * n} probes/s (2 probes per pod per ${PERIOD_S} s)`];
     const killed = aw.events['Killing'] ?? 0;
     if (killed) notes.push(`${killed} containers were killed during the window (failed liveness)`);
     if (aw.lateness.n === 0) notes.push('no lateness samples: the prober did not report probe starts');

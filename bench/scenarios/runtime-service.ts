@@ -116,8 +116,21 @@ export const runtimeService: Scenario = {
       figures: [
         figure('running_p50_ms', 'to Running p50 (through the service)', 'ms', a.p50, f.p50, { text: '≤ 1.5× floor', on: 'ratio', op: '<=', value: 1.5 }),
         figure('running_p99_ms', 'to Running p99 (through the service)', 'ms', a.p99, f.p99),
-        figure('cpu_ms_per_exec', 'CPU per exec, agent + service', 'ms', execs ? (1000 * (aw.cpuS + serviceCpuS)) / execs : null, floorExecs ? (1000 * fw.cpuS) / floorExecs : null, targets.execCpuRatio),
-        figure('agent_cpu_ms_per_exec', 'CPU per exec, agent alone', 'ms', execs ? (1000 * aw.cpuS) / execs : null, floorExecs ? (1000 * fw.cpuS) / floorExecs : null),
+        figure(
+          'cpu_ms_per_exec',
+          'CPU per exec, agent + service',
+          'ms',
+          execs ? (1000 * (aw.cpuS + serviceCpuS)) / execs : null,
+          floorExecs ? (1000 * fw.cpuS) / floorExecs : null,
+          targets.execCpuRatio,
+        ),
+        figure(
+          'agent_cpu_ms_per_exec',
+          'CPU per exec, agent alone',
+          'ms',
+          execs ? (1000 * aw.cpuS) / execs : null,
+          floorExecs ? (1000 * fw.cpuS) / floorExecs : null,
+        ),
         figure('lateness_p99_ms', 'probe schedule lateness p99', 'ms', aw.lateness.p99, fw.lateness.p99, { text: '≤ 20 ms', on: 'agent', op: '<=', value: 20 }),
         figure('agent_rss_mb', `agent RSS with ${n} pods`, 'MB', mb(agentRss), mb(floorRss)),
         figure('service_rss_mb', `runtime service RSS with ${n} containers`, 'MB', mb(serviceRss), mb(floorRss)),

@@ -60,7 +60,7 @@ export const startup: Scenario = {
         figure('validate_wall', '`validate -f examples/` wall (median)', 'ms', m('validate', 'wall'), m('floor', 'wall'), target),
         figure('validate_cpu', '`validate -f examples/` CPU (median)', 'ms', m('validate', 'cpu'), m('floor', 'cpu'), target),
       ],
-      notes: ['floor: `node -e 0`, run alternately with the commands; CPU is the child\'s user + system time (getrusage, via bash `time`)'],
+      notes: ["floor: `node -e 0`, run alternately with the commands; CPU is the child's user + system time (getrusage, via bash `time`)"],
       raw: runs,
     };
   },

@@ -11,7 +11,12 @@ import type { Logger } from '../util/logger.js';
  * Takes the root dir's lock, then connects the runtime. Undefined when another agent holds the dir or
  * the runtime does not connect (said on stderr; the lock is released again); other errors are thrown.
  */
-export async function lockAndConnect<T>(rootDir: string, stderr: NodeJS.WritableStream, log: Logger, connect: () => Promise<T>): Promise<{ lock: RootDirLock; connected: T } | undefined> {
+export async function lockAndConnect<T>(
+  rootDir: string,
+  stderr: NodeJS.WritableStream,
+  log: Logger,
+  connect: () => Promise<T>,
+): Promise<{ lock: RootDirLock; connected: T } | undefined> {
   let lock: RootDirLock;
   try {
     lock = lockRootDir(rootDir, 'agent');

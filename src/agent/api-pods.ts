@@ -32,7 +32,8 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
   const meta = (obj.metadata ?? {}) as Record<string, unknown>;
   // Server-set fields a client may send back are dropped before decoding, as the API server resets them.
   delete obj.status;
-  for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink']) delete meta[k];
+  for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink'])
+    delete meta[k];
   obj.metadata = meta;
   const decoded = strictDecode<Pod>(obj, kindTypes.Pod);
   const warnings: string[] = [];

@@ -45,7 +45,12 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   }
 
   async createPod(raw: Pod, opts: CreateOptions = {}): Promise<Pod> {
-    const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, capabilities: this.d.runtimeCapabilities, uid: randomUUID(), ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
+    const { pod } = decodeAPIPod(raw, {
+      nodeName: this.nodeName,
+      capabilities: this.d.runtimeCapabilities,
+      uid: randomUUID(),
+      ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}),
+    });
     const name = pod.metadata?.name ?? '';
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
@@ -67,7 +72,12 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     if (this.d.registry.origin(ns, name)?.source !== 'api') {
       throw new ApiError(403, 'Forbidden', `pods ${JSON.stringify(name)} is forbidden: a static pod is changed through its source`, { name, kind: 'pods' });
     }
-    const { pod } = decodeAPIPod(raw, { nodeName: this.nodeName, capabilities: this.d.runtimeCapabilities, uid: current.metadata!.uid!, ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}) });
+    const { pod } = decodeAPIPod(raw, {
+      nodeName: this.nodeName,
+      capabilities: this.d.runtimeCapabilities,
+      uid: current.metadata!.uid!,
+      ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}),
+    });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     const errs = validatePodUpdate(pod, current);
     if (errs.length > 0) throw invalid('Pod', name, errs);

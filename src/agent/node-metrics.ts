@@ -85,22 +85,47 @@ export function resourceMetricsText(s: UsageSample): string {
   const family = (name: string, type: string, help: string, lines: string[]) => {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...lines);
   };
-  const cl = (p: { namespace: string; name: string }, c: { name: string }) => `{container="${esc(c.name)}",namespace="${esc(p.namespace)}",pod="${esc(p.name)}"}`;
+  const cl = (p: { namespace: string; name: string }, c: { name: string }) =>
+    `{container="${esc(c.name)}",namespace="${esc(p.namespace)}",pod="${esc(p.name)}"}`;
   const pl = (p: { namespace: string; name: string }) => `{namespace="${esc(p.namespace)}",pod="${esc(p.name)}"}`;
-  family('container_cpu_usage_seconds_total', 'counter', '[STABLE] Cumulative cpu time consumed by the container in core-seconds',
-    s.pods.flatMap((p) => p.containers.map((c) => `container_cpu_usage_seconds_total${cl(p, c)} ${c.cpuNanos / 1e9} ${ts}`)));
-  family('container_memory_working_set_bytes', 'gauge', '[STABLE] Current working set of the container in bytes',
-    s.pods.flatMap((p) => p.containers.map((c) => `container_memory_working_set_bytes${cl(p, c)} ${c.memoryBytes} ${ts}`)));
-  family('container_start_time_seconds', 'gauge', '[STABLE] Start time of the container since unix epoch in seconds',
-    s.pods.flatMap((p) => p.containers.map((c) => `container_start_time_seconds${cl(p, c)} ${c.startedAt / 1000} ${ts}`)));
+  family(
+    'container_cpu_usage_seconds_total',
+    'counter',
+    '[STABLE] Cumulative cpu time consumed by the container in core-seconds',
+    s.pods.flatMap((p) => p.containers.map((c) => `container_cpu_usage_seconds_total${cl(p, c)} ${c.cpuNanos / 1e9} ${ts}`)),
+  );
+  family(
+    'container_memory_working_set_bytes',
+    'gauge',
+    '[STABLE] Current working set of the container in bytes',
+    s.pods.flatMap((p) => p.containers.map((c) => `container_memory_working_set_bytes${cl(p, c)} ${c.memoryBytes} ${ts}`)),
+  );
+  family(
+    'container_start_time_seconds',
+    'gauge',
+    '[STABLE] Start time of the container since unix epoch in seconds',
+    s.pods.flatMap((p) => p.containers.map((c) => `container_start_time_seconds${cl(p, c)} ${c.startedAt / 1000} ${ts}`)),
+  );
   if (s.node) {
-    family('node_cpu_usage_seconds_total', 'counter', '[STABLE] Cumulative cpu time consumed by the node in core-seconds', [`node_cpu_usage_seconds_total ${s.node.cpuNanos / 1e9} ${ts}`]);
-    family('node_memory_working_set_bytes', 'gauge', '[STABLE] Current working set of the node in bytes', [`node_memory_working_set_bytes ${s.node.memoryBytes} ${ts}`]);
+    family('node_cpu_usage_seconds_total', 'counter', '[STABLE] Cumulative cpu time consumed by the node in core-seconds', [
+      `node_cpu_usage_seconds_total ${s.node.cpuNanos / 1e9} ${ts}`,
+    ]);
+    family('node_memory_working_set_bytes', 'gauge', '[STABLE] Current working set of the node in bytes', [
+      `node_memory_working_set_bytes ${s.node.memoryBytes} ${ts}`,
+    ]);
   }
-  family('pod_cpu_usage_seconds_total', 'counter', '[STABLE] Cumulative cpu time consumed by the pod in core-seconds',
-    s.pods.map((p) => `pod_cpu_usage_seconds_total${pl(p)} ${p.containers.reduce((a, c) => a + c.cpuNanos, 0) / 1e9} ${ts}`));
-  family('pod_memory_working_set_bytes', 'gauge', '[STABLE] Current working set of the pod in bytes',
-    s.pods.map((p) => `pod_memory_working_set_bytes${pl(p)} ${p.containers.reduce((a, c) => a + c.memoryBytes, 0)} ${ts}`));
+  family(
+    'pod_cpu_usage_seconds_total',
+    'counter',
+    '[STABLE] Cumulative cpu time consumed by the pod in core-seconds',
+    s.pods.map((p) => `pod_cpu_usage_seconds_total${pl(p)} ${p.containers.reduce((a, c) => a + c.cpuNanos, 0) / 1e9} ${ts}`),
+  );
+  family(
+    'pod_memory_working_set_bytes',
+    'gauge',
+    '[STABLE] Current working set of the pod in bytes',
+    s.pods.map((p) => `pod_memory_working_set_bytes${pl(p)} ${p.containers.reduce((a, c) => a + c.memoryBytes, 0)} ${ts}`),
+  );
   family('scrape_error', 'gauge', '[ALPHA] 1 if there was an error while getting container metrics, 0 otherwise', ['scrape_error 0']);
   return out.join('\n') + '\n';
 }
@@ -110,7 +135,11 @@ const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 
 /** stats/v1alpha1 Summary (CPU and memory; the process runtime measures nothing else). */
 export function statsSummary(s: UsageSample, nodeName: string, nodeStart: number): unknown {
   const time = rfc3339(s.time);
-  const cpu = (nanos: number, cores?: number) => ({ time, ...(cores !== undefined ? { usageNanoCores: Math.round(cores * 1e9) } : {}), usageCoreNanoSeconds: Math.round(nanos) });
+  const cpu = (nanos: number, cores?: number) => ({
+    time,
+    ...(cores !== undefined ? { usageNanoCores: Math.round(cores * 1e9) } : {}),
+    usageCoreNanoSeconds: Math.round(nanos),
+  });
   const mem = (bytes: number) => ({ time, usageBytes: bytes, workingSetBytes: bytes, rssBytes: bytes });
   return {
     node: {
@@ -125,7 +154,10 @@ export function statsSummary(s: UsageSample, nodeName: string, nodeStart: number
         podRef: { name: p.name, namespace: p.namespace, uid: p.uid },
         startTime: rfc3339(started),
         containers: p.containers.map((c) => ({ name: c.name, startTime: rfc3339(c.startedAt), cpu: cpu(c.cpuNanos, c.cpuCores), memory: mem(c.memoryBytes) })),
-        cpu: cpu(p.containers.reduce((a, c) => a + c.cpuNanos, 0), sumCores),
+        cpu: cpu(
+          p.containers.reduce((a, c) => a + c.cpuNanos, 0),
+          sumCores,
+        ),
         memory: mem(p.containers.reduce((a, c) => a + c.memoryBytes, 0)),
       };
     }),

@@ -12,7 +12,18 @@ import { join } from 'node:path';
 import type { ConfigMap, Secret } from '../api/types.js';
 import { strictDecode, typeMetaError } from '../api/decode.js';
 import { canonicalJSON, defaultNamespace } from '../api/defaults.js';
-import type { CreateOptions, DeleteOptions, KubeObject, ListResult, ObjectsBackend, ObjectStrategy, Storage, Watch, WatchEvent, WritableObjectMeta } from '../kubeapi/backend.js';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  KubeObject,
+  ListResult,
+  ObjectsBackend,
+  ObjectStrategy,
+  Storage,
+  Watch,
+  WatchEvent,
+  WritableObjectMeta,
+} from '../kubeapi/backend.js';
 import { objectStrategies } from '../kubeapi/strategies.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../http/status.js';
 import { syncDir, writeFileAtomic } from '../util/atomic-write.js';

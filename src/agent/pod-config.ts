@@ -45,7 +45,12 @@ export class PodConfig {
       state.error = u.error;
       this.manifests.set(u.origin, state);
       this.logger.error('Could not load a pod manifest; its pods (if any) keep running as they were', { path: u.origin, err: u.error });
-      this.recorder.event({ kind: 'Node', namespace: 'default', name: this.nodeName, uid: this.nodeName }, 'Warning', 'FailedToLoadManifest', `${u.origin}: ${u.error}`);
+      this.recorder.event(
+        { kind: 'Node', namespace: 'default', name: this.nodeName, uid: this.nodeName },
+        'Warning',
+        'FailedToLoadManifest',
+        `${u.origin}: ${u.error}`,
+      );
       return;
     }
     const pods = u.kind === 'removed' ? [] : u.pods;
@@ -67,7 +72,12 @@ export class PodConfig {
       const key = podKey(old.metadata!.namespace!, old.metadata!.name!);
       const replacement = pods.find((p) => podKey(p.metadata!.namespace!, p.metadata!.name!) === key);
       if (replacement) {
-        this.logger.info('Static pod changed: terminating the old version, then starting the new one', { pod: key, oldUID: uid, newUID: uidOf(replacement), source: origin.from });
+        this.logger.info('Static pod changed: terminating the old version, then starting the new one', {
+          pod: key,
+          oldUID: uid,
+          newUID: uidOf(replacement),
+          source: origin.from,
+        });
         this.registry.replace(uid, replacement, origin);
       } else {
         this.logger.info('Static pod removed from its source: terminating it', { pod: key, source: origin.from });

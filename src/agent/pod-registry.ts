@@ -199,7 +199,12 @@ export class PodRegistry {
       throw conflict('pods', name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${e.rv}`);
     }
     if (!internal && e.origin.source !== 'api') {
-      throw new ApiError(403, 'Forbidden', `pods ${JSON.stringify(name)} is forbidden: a static pod from ${e.origin.from} is removed by removing it from its source`, { name, kind: 'pods' });
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `pods ${JSON.stringify(name)} is forbidden: a static pod from ${e.origin.from} is removed by removing it from its source`,
+        { name, kind: 'pods' },
+      );
     }
     if (opts.dryRun) return this.view(e);
     const uid = uidOf(e.pod);
@@ -305,7 +310,14 @@ export class PodRegistry {
     }
     return {
       ...ev,
-      metadata: { ...ev.metadata, name, namespace: ev.metadata?.namespace ?? 'default', resourceVersion: String(meta.rv), uid: meta.uid, creationTimestamp: ev.firstTimestamp ?? undefined },
+      metadata: {
+        ...ev.metadata,
+        name,
+        namespace: ev.metadata?.namespace ?? 'default',
+        resourceVersion: String(meta.rv),
+        uid: meta.uid,
+        creationTimestamp: ev.firstTimestamp ?? undefined,
+      },
     };
   }
 

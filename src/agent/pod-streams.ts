@@ -112,7 +112,11 @@ export class PodStreams {
   async exec(pod: Pod, opts: StreamOptions): Promise<ExecSession> {
     const id = this.runningContainer(pod, opts.container);
     if (!this.runtime.capabilities.streaming.exec) {
-      throw new ApiError(500, 'InternalError', `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`);
+      throw new ApiError(
+        500,
+        'InternalError',
+        `interactive exec is not supported by this runtime (${this.runtime.name}); use probes' ExecSync or the runtime's own tools`,
+      );
     }
     return this.viaRuntime(() => this.runtime.exec({ containerId: id, cmd: opts.command, ...criStreams(opts) }), opts);
   }
@@ -150,7 +154,13 @@ export class PodStreams {
         resolve(sock);
       });
       sock.once('error', (err) =>
-        reject(new ApiError(500, 'InternalError', `error forwarding port ${port} to pod ${pod.metadata?.name ?? ''}, uid ${pod.metadata?.uid ?? ''}: ${err.message}`)),
+        reject(
+          new ApiError(
+            500,
+            'InternalError',
+            `error forwarding port ${port} to pod ${pod.metadata?.name ?? ''}, uid ${pod.metadata?.uid ?? ''}: ${err.message}`,
+          ),
+        ),
       );
     });
   }

@@ -151,7 +151,19 @@ export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO):
       probeRegistry,
       agentRegistry: metrics.registry,
       startedAt,
-      configz: () => ({ nodeName: cfg.nodeName, rootDirectory: cfg.rootDir, staticPodPath: cfg.podManifestPath ?? '', port: cfg.port, address: cfg.address, authorization: { mode: cfg.authorizationMode }, authentication: { anonymous: { enabled: cfg.anonymousAuth }, webhook: { enabled: cfg.authenticationTokenWebhook }, x509: { clientCAFile: cfg.clientCAFile ?? '' } } }),
+      configz: () => ({
+        nodeName: cfg.nodeName,
+        rootDirectory: cfg.rootDir,
+        staticPodPath: cfg.podManifestPath ?? '',
+        port: cfg.port,
+        address: cfg.address,
+        authorization: { mode: cfg.authorizationMode },
+        authentication: {
+          anonymous: { enabled: cfg.anonymousAuth },
+          webhook: { enabled: cfg.authenticationTokenWebhook },
+          x509: { clientCAFile: cfg.clientCAFile ?? '' },
+        },
+      }),
     });
     const router = new Router();
     registerKubeletRoutes(router, pods);

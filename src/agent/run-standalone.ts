@@ -100,8 +100,24 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     listen: listenInfo,
     sources: [
       { kind: 'api', location: store.dir },
-      ...(cfg.podManifestPath ? [{ kind: 'file', location: cfg.podManifestPath, ...(podConfig.sourceErrors.get(cfg.podManifestPath) ? { error: podConfig.sourceErrors.get(cfg.podManifestPath) } : {}) }] : []),
-      ...(cfg.manifestURL ? [{ kind: 'http', location: cfg.manifestURL, ...(podConfig.sourceErrors.get(cfg.manifestURL) ? { error: podConfig.sourceErrors.get(cfg.manifestURL) } : {}) }] : []),
+      ...(cfg.podManifestPath
+        ? [
+            {
+              kind: 'file',
+              location: cfg.podManifestPath,
+              ...(podConfig.sourceErrors.get(cfg.podManifestPath) ? { error: podConfig.sourceErrors.get(cfg.podManifestPath) } : {}),
+            },
+          ]
+        : []),
+      ...(cfg.manifestURL
+        ? [
+            {
+              kind: 'http',
+              location: cfg.manifestURL,
+              ...(podConfig.sourceErrors.get(cfg.manifestURL) ? { error: podConfig.sourceErrors.get(cfg.manifestURL) } : {}),
+            },
+          ]
+        : []),
     ],
     manifests: podConfig.states(),
   }));
@@ -151,7 +167,9 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     if (recovered.adopted || recovered.terminated) log.info('Took over the pods the runtime still runs', recovered);
 
     for (const pod of restored) {
-      await agent.registry.add(pod, { source: 'api', from: 'api' }).catch((err: Error) => log.error('Failed to restore pod', { pod: pod.metadata?.name, err: err.message }));
+      await agent.registry
+        .add(pod, { source: 'api', from: 'api' })
+        .catch((err: Error) => log.error('Failed to restore pod', { pod: pod.metadata?.name, err: err.message }));
     }
     if (restored.length) log.info('Restored pods applied through the API', { count: restored.length });
     gathering = undefined;

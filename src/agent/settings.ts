@@ -76,7 +76,8 @@ function podMaxPidsSetting(flags: FlagValues): number | undefined {
   const raw = flags['pod-max-pids'];
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!/^-?[0-9]+$/.test(String(raw)) || !Number.isSafeInteger(n) || n < -1 || n === 0) throw invalid(raw, 'pod-max-pids', 'must be -1 or a whole number greater than 0');
+  if (!/^-?[0-9]+$/.test(String(raw)) || !Number.isSafeInteger(n) || n < -1 || n === 0)
+    throw invalid(raw, 'pod-max-pids', 'must be -1 or a whole number greater than 0');
   return n;
 }
 
@@ -120,11 +121,7 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
   const rootFlag = flags['root-dir'];
   const rootDir = rootFlag ? resolve(place.cwd, String(rootFlag)) : defaultRootDir(place.env);
   const endpointFlag = flags['container-runtime-endpoint'];
-  const runtimeEndpoint = endpointFlag
-    ? String(endpointFlag)
-    : runtime === 'containerd'
-      ? DEFAULT_CONTAINER_RUNTIME_ENDPOINT
-      : defaultRuntimeEndpoint(rootDir);
+  const runtimeEndpoint = endpointFlag ? String(endpointFlag) : runtime === 'containerd' ? DEFAULT_CONTAINER_RUNTIME_ENDPOINT : defaultRuntimeEndpoint(rootDir);
   try {
     criTarget(runtimeEndpoint);
   } catch (err) {
@@ -138,7 +135,10 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
   const cniDir = flags['cni-conf-dir'];
   const cidr = flags['pod-cidr'];
   if (runtime !== 'containerd') {
-    for (const [name, v] of [['cni-conf-dir', cniDir], ['pod-cidr', cidr]] as const) {
+    for (const [name, v] of [
+      ['cni-conf-dir', cniDir],
+      ['pod-cidr', cidr],
+    ] as const) {
       if (v !== undefined && v !== '') throw new InvalidSettingError(`flag "--${name}" needs --runtime=containerd`);
     }
     return settings;

@@ -77,7 +77,11 @@ export class StandaloneAgent implements KubeletView {
     // ConfigMaps and Secrets applied through the API; pods' env and volumes resolve against them.
     const objects = new ObjectStore({ dir: objectStoreDir(opts.rootDir), now: () => opts.clock.now() });
     this.kubelet = assembleKubelet({
-      settings: { rootDir: opts.rootDir, node: opts.nodeAllocatable, ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}) },
+      settings: {
+        rootDir: opts.rootDir,
+        node: opts.nodeAllocatable,
+        ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}),
+      },
       runtime: this.runtime,
       clock: opts.clock,
       logger: opts.logger,

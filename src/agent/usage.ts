@@ -87,7 +87,13 @@ export class UsageCollector {
       }
       const u = usage.get(pgidOf.get(c.id) ?? -1) ?? { cpuNanos: 0, rssBytes: 0 };
       const prev = this.prevCpu.get(c.id);
-      const cu: ContainerUsage = { name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata.name, id: c.id, startedAt: c.startedAt, cpuNanos: u.cpuNanos, memoryBytes: u.rssBytes };
+      const cu: ContainerUsage = {
+        name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata.name,
+        id: c.id,
+        startedAt: c.startedAt,
+        cpuNanos: u.cpuNanos,
+        memoryBytes: u.rssBytes,
+      };
       if (prev && now > prev.t) cu.cpuCores = Math.max(0, (u.cpuNanos - prev.cpu) / ((now - prev.t) * 1e6));
       this.prevCpu.set(c.id, { t: now, cpu: u.cpuNanos });
       seen.add(c.id);

@@ -3,16 +3,7 @@
 
 import { goQuote } from '../util/go-format.js';
 
-export type FieldErrorType =
-  | 'Required'
-  | 'Forbidden'
-  | 'Invalid'
-  | 'NotSupported'
-  | 'Duplicate'
-  | 'NotFound'
-  | 'TooLong'
-  | 'TooMany'
-  | 'Internal';
+export type FieldErrorType = 'Required' | 'Forbidden' | 'Invalid' | 'NotSupported' | 'Duplicate' | 'NotFound' | 'TooLong' | 'TooMany' | 'Internal';
 
 export interface FieldError {
   type: FieldErrorType;
@@ -109,7 +100,6 @@ const typeText: Record<FieldErrorType, string> = {
   TooMany: 'Too many',
   Internal: 'Internal error',
 };
-
 
 /** Renders a bad value as the API server does: numbers and booleans bare, strings %q, nil `null`. */
 export function formatValue(v: unknown): string {

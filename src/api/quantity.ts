@@ -1,8 +1,7 @@
 // Kubernetes' resource.Quantity: the grammar of apimachinery's ParseQuantity (sign, digits, optional
 // fraction, then a binary/decimal SI suffix or an exponent), held exactly as a rational number.
 
-const formatWrong =
-  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const formatWrong = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const suffixWrong = "unable to parse quantity's suffix";
 
 export class QuantityError extends Error {

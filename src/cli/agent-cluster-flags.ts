@@ -7,14 +7,41 @@ import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './ar
 import { durationFlag } from './duration.js';
 
 export const clusterFlagSpecs: FlagSpec[] = [
-  { name: 'kubeconfig', type: 'string', valueName: 'FILE', usage: 'Join the cluster of this kubeconfig as a node (user system:node:<node-name>); see docs/cluster.md.' },
+  {
+    name: 'kubeconfig',
+    type: 'string',
+    valueName: 'FILE',
+    usage: 'Join the cluster of this kubeconfig as a node (user system:node:<node-name>); see docs/cluster.md.',
+  },
   { name: 'node-labels', type: 'string', valueName: 'K=V,…', usage: 'With --kubeconfig: labels to register the node with.' },
   { name: 'register-with-taints', type: 'string', valueName: 'K=V:EFFECT,…', usage: 'With --kubeconfig: taints to register the node with.' },
-  { name: 'node-status-update-frequency', type: 'string', default: '10s', valueName: 'DURATION', usage: 'With --kubeconfig: how often the node status is posted.' },
+  {
+    name: 'node-status-update-frequency',
+    type: 'string',
+    default: '10s',
+    valueName: 'DURATION',
+    usage: 'With --kubeconfig: how often the node status is posted.',
+  },
   { name: 'node-ip', type: 'string', valueName: 'IP', usage: "With --kubeconfig: the node's InternalIP (default: the first non-loopback IPv4 address)." },
-  { name: 'client-ca-file', type: 'string', valueName: 'FILE', usage: 'With --kubeconfig: CA bundle that client certificates on the kubelet port must chain to (the API server\'s kubelet client certificate).' },
-  { name: 'authentication-token-webhook', type: 'boolean', default: true, usage: 'With --kubeconfig: authenticate bearer tokens on the kubelet port with TokenReview.' },
-  { name: 'authorization-mode', type: 'string', values: ['Webhook', 'AlwaysAllow'], default: 'Webhook', usage: 'With --kubeconfig: authorise kubelet-port requests with SubjectAccessReview (Webhook) or not at all (AlwaysAllow).' },
+  {
+    name: 'client-ca-file',
+    type: 'string',
+    valueName: 'FILE',
+    usage: "With --kubeconfig: CA bundle that client certificates on the kubelet port must chain to (the API server's kubelet client certificate).",
+  },
+  {
+    name: 'authentication-token-webhook',
+    type: 'boolean',
+    default: true,
+    usage: 'With --kubeconfig: authenticate bearer tokens on the kubelet port with TokenReview.',
+  },
+  {
+    name: 'authorization-mode',
+    type: 'string',
+    values: ['Webhook', 'AlwaysAllow'],
+    default: 'Webhook',
+    usage: 'With --kubeconfig: authorise kubelet-port requests with SubjectAccessReview (Webhook) or not at all (AlwaysAllow).',
+  },
 ];
 
 /** Cluster-mode settings from the flags, or undefined without --kubeconfig. */
@@ -22,7 +49,20 @@ export function clusterSettings(
   parsed: ParsedArgs,
   io: Pick<CommandIO, 'cwd'>,
   base: { port?: number; readOnlyPort: number; manifestURL?: string; anonymousAuth: boolean },
-): Pick<ClusterNodeConfig, 'kubeconfig' | 'nodeLabels' | 'registerWithTaints' | 'nodeStatusUpdateFrequencyMs' | 'nodeIP' | 'clientCAFile' | 'authenticationTokenWebhook' | 'authorizationMode' | 'port'> | undefined {
+):
+  | Pick<
+      ClusterNodeConfig,
+      | 'kubeconfig'
+      | 'nodeLabels'
+      | 'registerWithTaints'
+      | 'nodeStatusUpdateFrequencyMs'
+      | 'nodeIP'
+      | 'clientCAFile'
+      | 'authenticationTokenWebhook'
+      | 'authorizationMode'
+      | 'port'
+    >
+  | undefined {
   const kubeconfig = parsed.flags.kubeconfig as string | undefined;
   if (!kubeconfig) {
     for (const name of ['node-labels', 'register-with-taints', 'node-ip', 'client-ca-file']) {
@@ -33,9 +73,13 @@ export function clusterSettings(
   if (base.manifestURL) throw new UsageError('--manifest-url is not supported with --kubeconfig');
   if (base.readOnlyPort !== 0) throw new UsageError('--read-only-port is not supported with --kubeconfig');
   const authorizationMode = parsed.flags['authorization-mode'] as 'Webhook' | 'AlwaysAllow';
-  if (base.anonymousAuth && authorizationMode === 'AlwaysAllow') throw new UsageError('--anonymous-auth=true with --kubeconfig needs --authorization-mode=Webhook');
+  if (base.anonymousAuth && authorizationMode === 'AlwaysAllow')
+    throw new UsageError('--anonymous-auth=true with --kubeconfig needs --authorization-mode=Webhook');
   const freq = durationFlag(parsed, 'node-status-update-frequency') ?? 10_000;
-  if (freq < 1000) throw new UsageError(`invalid argument "${String(parsed.flags['node-status-update-frequency'])}" for "--node-status-update-frequency" flag: must be at least 1s`);
+  if (freq < 1000)
+    throw new UsageError(
+      `invalid argument "${String(parsed.flags['node-status-update-frequency'])}" for "--node-status-update-frequency" flag: must be at least 1s`,
+    );
   const caFile = parsed.flags['client-ca-file'] as string | undefined;
   const out = {
     kubeconfig: resolve(io.cwd, kubeconfig),
@@ -60,7 +104,10 @@ export async function checkClusterInputs(c: { kubeconfig: string; nodeLabels?: s
   } catch (err) {
     throw new UsageError(`invalid argument "${c.kubeconfig}" for "--kubeconfig" flag: ${(err as Error).message}`);
   }
-  for (const [name, v, parse] of [['node-labels', c.nodeLabels, parseNodeLabels], ['register-with-taints', c.registerWithTaints, parseTaints]] as const) {
+  for (const [name, v, parse] of [
+    ['node-labels', c.nodeLabels, parseNodeLabels],
+    ['register-with-taints', c.registerWithTaints, parseTaints],
+  ] as const) {
     if (!v) continue;
     try {
       (parse as (s: string) => unknown)(v);

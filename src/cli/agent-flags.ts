@@ -1,7 +1,14 @@
 // The flags of every command that runs pods (run, up, agent, images), read into the agent's settings
 // (src/agent/settings.ts) with pflag's usage errors; and the hidden flags of test-only knobs.
 
-import { agentSettingsOf, DEFAULT_CONTAINER_RUNTIME_ENDPOINT, InvalidSettingError, maxRestartPeriodSetting, nodeAllocatableSetting, type AgentSettings } from '../agent/settings.js';
+import {
+  agentSettingsOf,
+  DEFAULT_CONTAINER_RUNTIME_ENDPOINT,
+  InvalidSettingError,
+  maxRestartPeriodSetting,
+  nodeAllocatableSetting,
+  type AgentSettings,
+} from '../agent/settings.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 
@@ -20,19 +27,25 @@ export const agentFlagSpecs: FlagSpec[] = [
     name: 'cni-conf-dir',
     type: 'string',
     valueName: 'DIR',
-    usage: "With --runtime=containerd: write podvisor's pod network (a bridge with host-local addresses and portmap) into this CNI configuration directory, the runtime's.",
+    usage:
+      "With --runtime=containerd: write podvisor's pod network (a bridge with host-local addresses and portmap) into this CNI configuration directory, the runtime's.",
   },
   { name: 'pod-cidr', type: 'string', valueName: 'CIDR', usage: 'The pod network range with --cni-conf-dir (default 10.85.0.0/16).' },
-  { name: 'root-dir', type: 'string', valueName: 'DIR', usage: 'Directory for pod sandboxes and logs (default /var/lib/podvisor as root, else $XDG_STATE_HOME/podvisor).' },
+  {
+    name: 'root-dir',
+    type: 'string',
+    valueName: 'DIR',
+    usage: 'Directory for pod sandboxes and logs (default /var/lib/podvisor as root, else $XDG_STATE_HOME/podvisor).',
+  },
   { name: 'node-cpu', type: 'string', valueName: 'QUANTITY', usage: "CPU allocatable to pods, e.g. 2 or 1500m (default: the host's CPUs)." },
   { name: 'node-memory', type: 'string', valueName: 'QUANTITY', usage: "Memory allocatable to pods, e.g. 4Gi (default: the host's memory)." },
   {
     name: 'max-container-restart-period',
     type: 'string',
     valueName: 'DURATION',
-    usage: 'Cap of the CrashLoopBackOff delay, as the kubelet\'s crashLoopBackOff.maxContainerRestartPeriod (default 5m0s).',
+    usage: "Cap of the CrashLoopBackOff delay, as the kubelet's crashLoopBackOff.maxContainerRestartPeriod (default 5m0s).",
   },
-  { name: 'max-pods', type: 'string', valueName: 'N', usage: 'Number of pods the node admits, as the kubelet\'s --max-pods (default 110).' },
+  { name: 'max-pods', type: 'string', valueName: 'N', usage: "Number of pods the node admits, as the kubelet's --max-pods (default 110)." },
   {
     name: 'pod-max-pids',
     type: 'string',

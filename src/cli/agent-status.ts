@@ -10,10 +10,7 @@ export const agentStatusCommand = defineCommand({
   name: 'agent status',
   summary: 'Show what the agent of a root dir runs',
   usage: 'podvisor agent status [--root-dir DIR] [-o json]',
-  flags: [
-    rootDirFlag,
-    { name: 'output', short: 'o', type: 'string', values: ['json'], usage: 'Print the status as JSON.' },
-  ],
+  flags: [rootDirFlag, { name: 'output', short: 'o', type: 'string', values: ['json'], usage: 'Print the status as JSON.' }],
   run: (parsed, io) => {
     const rootDir = rootDirOf(parsed, io);
     return withAgent(io, async () => {
@@ -52,7 +49,10 @@ function duration(s: number): string {
 
 function formatStatus(st: AgentStatus): string {
   const pods = st.pods;
-  const byPhase = Object.entries(pods).filter(([k]) => k !== 'total').map(([k, v]) => `${v} ${k}`).join(', ');
+  const byPhase = Object.entries(pods)
+    .filter(([k]) => k !== 'total')
+    .map(([k, v]) => `${v} ${k}`)
+    .join(', ');
   const lines = [
     `pid:       ${st.pid}`,
     `version:   ${st.version}`,
@@ -72,4 +72,3 @@ function formatStatus(st: AgentStatus): string {
   }
   return `${lines.join('\n')}\n`;
 }
-

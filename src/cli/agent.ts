@@ -17,7 +17,8 @@ function portFlag(parsed: ParsedArgs, name: string): number | undefined {
   const raw = parsed.flags[name];
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!/^[0-9]+$/.test(String(raw)) || n > 65535) throw new UsageError(`invalid argument "${String(raw)}" for "--${name}" flag: must be a port number (0-65535)`);
+  if (!/^[0-9]+$/.test(String(raw)) || n > 65535)
+    throw new UsageError(`invalid argument "${String(raw)}" for "--${name}" flag: must be a port number (0-65535)`);
   return n;
 }
 
@@ -33,7 +34,8 @@ const foreground = (flags: typeof import('./agent-flags.js')) =>
   defineCommand({
     name,
     summary,
-    usage: 'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent --kubeconfig FILE [--node-name N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]',
+    usage:
+      'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent --kubeconfig FILE [--node-name N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]',
     description:
       'Run podvisor as a node agent in the foreground, as the kubelet runs. Pods come from a static-pod\n' +
       'directory (--pod-manifest-path, watched and re-read every 20s), a manifest URL (--manifest-url,\n' +
@@ -49,17 +51,34 @@ const foreground = (flags: typeof import('./agent-flags.js')) =>
       'With --kubeconfig the agent joins that cluster as a node: it registers the Node and its Lease, runs\n' +
       'the pods bound to it and the static pods (mirrored), and serves the kubelet port (--port, default\n' +
       '10250) with TLS, client certificates (--client-ca-file), TokenReview and SubjectAccessReview.',
-    examples: ['podvisor agent --pod-manifest-path /etc/podvisor/manifests', 'podvisor agent --port 10250 --logging-format json', 'podvisor agent --kubeconfig /etc/podvisor/node.kubeconfig --client-ca-file /etc/kubernetes/pki/ca.crt', 'podvisor agent status'],
+    examples: [
+      'podvisor agent --pod-manifest-path /etc/podvisor/manifests',
+      'podvisor agent --port 10250 --logging-format json',
+      'podvisor agent --kubeconfig /etc/podvisor/node.kubeconfig --client-ca-file /etc/kubernetes/pki/ca.crt',
+      'podvisor agent status',
+    ],
     flags: [
       ...flags.agentFlagSpecs,
-      { name: 'pod-manifest-path', type: 'string', valueName: 'DIR', usage: 'Directory of static pod manifests, as the kubelet\'s staticPodPath.' },
-      { name: 'manifest-url', type: 'string', valueName: 'URL', usage: 'URL of a pod manifest to poll, as the kubelet\'s staticPodURL.' },
-      { name: 'file-check-frequency', type: 'string', default: '20s', valueName: 'DURATION', usage: 'How often the static pod directory is re-read besides change notifications.' },
+      { name: 'pod-manifest-path', type: 'string', valueName: 'DIR', usage: "Directory of static pod manifests, as the kubelet's staticPodPath." },
+      { name: 'manifest-url', type: 'string', valueName: 'URL', usage: "URL of a pod manifest to poll, as the kubelet's staticPodURL." },
+      {
+        name: 'file-check-frequency',
+        type: 'string',
+        default: '20s',
+        valueName: 'DURATION',
+        usage: 'How often the static pod directory is re-read besides change notifications.',
+      },
       { name: 'http-check-frequency', type: 'string', default: '20s', valueName: 'DURATION', usage: 'How often the manifest URL is fetched.' },
       { name: 'node-name', type: 'string', valueName: 'NAME', usage: "The node's name (default: this host's name, lowercased)." },
       { name: 'address', type: 'string', default: '0.0.0.0', valueName: 'IP', usage: 'IP address the TCP listeners bind.' },
       { name: 'port', type: 'string', valueName: 'N', usage: 'Serve HTTPS (TLS and bearer token) on this port; unset: only the unix socket.' },
-      { name: 'read-only-port', type: 'string', default: '0', valueName: 'N', usage: 'Unauthenticated read-only port (health, pods, stats, metrics); 0 disables it.' },
+      {
+        name: 'read-only-port',
+        type: 'string',
+        default: '0',
+        valueName: 'N',
+        usage: 'Unauthenticated read-only port (health, pods, stats, metrics); 0 disables it.',
+      },
       { name: 'tls-cert-file', type: 'string', valueName: 'FILE', usage: 'Serving certificate (default: one generated into <root>/pki).' },
       { name: 'tls-private-key-file', type: 'string', valueName: 'FILE', usage: 'Private key of --tls-cert-file.' },
       { name: 'anonymous-auth', type: 'boolean', default: false, usage: 'Serve TCP requests without a token (only with a loopback --address).' },

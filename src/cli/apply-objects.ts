@@ -39,7 +39,12 @@ const singular: Record<string, string> = { pods: 'pod', configmaps: 'configmap',
  * Applies one object: POST, and on AlreadyExists a PUT at the current resourceVersion. Returns the
  * exit code it contributes (0, 1 server failure, 2 invalid).
  */
-async function applyOne(root: string, resource: CoreResource, obj: { metadata?: { name?: string; namespace?: string } }, io: Pick<CommandIO, 'stdout' | 'stderr'>): Promise<number> {
+async function applyOne(
+  root: string,
+  resource: CoreResource,
+  obj: { metadata?: { name?: string; namespace?: string } },
+  io: Pick<CommandIO, 'stdout' | 'stderr'>,
+): Promise<number> {
   const ns = obj.metadata?.namespace ?? 'default';
   const name = obj.metadata?.name ?? '';
   const created = await agentRequest(root, 'POST', apiPath(resource, ns), obj);
@@ -82,7 +87,8 @@ export async function applyObjects(
   io: Pick<CommandIO, 'stdout' | 'stderr'>,
 ): Promise<{ code: number; pods: AppliedObject[] }> {
   let code = 0;
-  for (const cm of objs.configMaps ?? []) code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io));
+  for (const cm of objs.configMaps ?? [])
+    code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io));
   for (const s of objs.secrets ?? []) code = Math.max(code, await applyOne(root, 'secrets', { apiVersion: 'v1', kind: 'Secret', ...s } as Secret, io));
   const pods: AppliedObject[] = [];
   for (const [i, pod] of objs.pods.entries()) {

@@ -87,9 +87,7 @@ function setFlag(spec: FlagSpec, raw: string | undefined, out: Record<string, Fl
     }
     case 'string': {
       if (spec.values && !spec.values.includes(raw ?? '')) {
-        throw new UsageError(
-          `invalid argument "${raw ?? ''}" for "${shown}" flag: must be one of: ${spec.values.join(', ')}`,
-        );
+        throw new UsageError(`invalid argument "${raw ?? ''}" for "${shown}" flag: must be one of: ${spec.values.join(', ')}`);
       }
       out[spec.name] = raw ?? '';
       return;
@@ -182,7 +180,7 @@ export interface CommandDefinition {
 }
 
 function flagLine(s: FlagSpec): [string, string] {
-  const value = s.type === 'boolean' ? '' : s.type === 'int' ? 'int' : s.valueName ?? (s.type === 'strings' ? 'strings' : 'string');
+  const value = s.type === 'boolean' ? '' : s.type === 'int' ? 'int' : (s.valueName ?? (s.type === 'strings' ? 'strings' : 'string'));
   const left = `${s.short ? `-${s.short}, ` : '    '}--${s.name}${value ? ` ${value}` : ''}`;
   let usage = s.usage;
   if (s.values) usage += ` One of: ${s.values.join('|')}.`;

@@ -28,13 +28,19 @@ export const commands: Command[] = [
   lazyCommand('down', 'Delete pods applied with up -d and wait until they are gone', () => import('./down.js').then((m) => m.downCommand)),
   lazyCommand('logs', 'Print the logs of a container of a pod run by the agent', () => import('./logs.js').then((m) => m.logsCommand)),
   lazyCommand('get', 'List pods or events of the agent, as kubectl get prints them', () => import('./get.js').then((m) => m.getCommand)),
-  lazyCommand('describe', 'Show a pod in detail: containers, conditions, events (kubectl describe)', () => import('./describe.js').then((m) => m.describeCommand)),
+  lazyCommand('describe', 'Show a pod in detail: containers, conditions, events (kubectl describe)', () =>
+    import('./describe.js').then((m) => m.describeCommand),
+  ),
   lazyCommand('apply', 'Create or update pods, ConfigMaps and Secrets on the agent, as kubectl apply', () => import('./apply.js').then((m) => m.applyCommand)),
-  lazyCommand('delete', 'Delete pods (or ConfigMaps, Secrets) from the agent and wait until they are gone', () => import('./delete.js').then((m) => m.deleteCommand)),
+  lazyCommand('delete', 'Delete pods (or ConfigMaps, Secrets) from the agent and wait until they are gone', () =>
+    import('./delete.js').then((m) => m.deleteCommand),
+  ),
   lazyCommand('exec', 'Run a command in a container of a pod run by the agent', () => import('./exec.js').then((m) => m.execCommand)),
   lazyCommand('port-forward', 'Forward local ports to a pod run by the agent', () => import('./port-forward.js').then((m) => m.portForwardCommand)),
   lazyCommand('top', 'Show the CPU and memory use of pods run by the agent', () => import('./top.js').then((m) => m.topCommand)),
-  lazyCommand('agent', 'Run the node agent: static pods, pods applied with up -d, the kubelet HTTP API', () => import('./agent.js').then((m) => m.agentCommand)),
+  lazyCommand('agent', 'Run the node agent: static pods, pods applied with up -d, the kubelet HTTP API', () =>
+    import('./agent.js').then((m) => m.agentCommand),
+  ),
 ];
 
 /** The command named name, if any. */

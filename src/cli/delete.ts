@@ -11,9 +11,14 @@ import { reportLoadError } from './output.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 
 const resources: Record<string, CoreResource> = {
-  pod: 'pods', pods: 'pods', po: 'pods',
-  configmap: 'configmaps', configmaps: 'configmaps', cm: 'configmaps',
-  secret: 'secrets', secrets: 'secrets',
+  pod: 'pods',
+  pods: 'pods',
+  po: 'pods',
+  configmap: 'configmaps',
+  configmaps: 'configmaps',
+  cm: 'configmaps',
+  secret: 'secrets',
+  secrets: 'secrets',
 };
 const singular: Record<string, string> = { pods: 'pod', configmaps: 'configmap', secrets: 'secret' };
 
@@ -53,9 +58,20 @@ async function targetsOf(parsed: ParsedArgs, io: CommandIO): Promise<Target[] | 
   const files = parsed.flags.filename as string[];
   const ns = String(parsed.flags.namespace);
   if (files.length > 0) {
-    if (parsed.args.length > 0) return usageFailure(io, 'there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. \'podvisor delete pod/web\') or with -f', 'delete');
+    if (parsed.args.length > 0)
+      return usageFailure(
+        io,
+        "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'podvisor delete pod/web') or with -f",
+        'delete',
+      );
     try {
-      const loaded = await loadManifests(files, { stdin: () => io.stdin, cwd: io.cwd, validate: 'ignore', nodeName: defaultNodeName(), recursive: parsed.flags.recursive === true });
+      const loaded = await loadManifests(files, {
+        stdin: () => io.stdin,
+        cwd: io.cwd,
+        validate: 'ignore',
+        nodeName: defaultNodeName(),
+        recursive: parsed.flags.recursive === true,
+      });
       const of = (resource: CoreResource, objs: Array<{ metadata?: { name?: string; namespace?: string } }>) =>
         objs.map((o) => ({ resource, ns: o.metadata?.namespace ?? ns, name: o.metadata?.name ?? '' }));
       return [...of('pods', loaded.pods), ...of('configmaps', loaded.configMaps), ...of('secrets', loaded.secrets)];

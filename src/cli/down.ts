@@ -17,9 +17,9 @@ export const downCommand = defineCommand({
   summary: 'Delete pods applied with up -d and wait until they are gone',
   usage: 'podvisor down (-f FILENAME... | --all) [--grace-period N] [--timeout DURATION] [flags]',
   description:
-    'Delete the pods named in the manifests (or, with --all, every pod applied through the agent\'s API)\n' +
+    "Delete the pods named in the manifests (or, with --all, every pod applied through the agent's API)\n" +
     'from the agent of the root dir, stopping each gracefully, and wait until they are gone.\n' +
-    'Static pods are not deleted this way: remove their manifest from the agent\'s directory.',
+    "Static pods are not deleted this way: remove their manifest from the agent's directory.",
   examples: ['podvisor down -f ci/services.yaml', 'podvisor down --all --grace-period 0'],
   flags: [
     ...manifestFlags,
@@ -47,7 +47,13 @@ async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let targets: Array<{ ns: string; name: string }>;
   try {
     if (files.length > 0) {
-      const loaded = await loadManifests(files, { stdin: () => io.stdin, cwd: io.cwd, validate: 'ignore', recursive: parsed.flags.recursive === true, nodeName: defaultNodeName() });
+      const loaded = await loadManifests(files, {
+        stdin: () => io.stdin,
+        cwd: io.cwd,
+        validate: 'ignore',
+        recursive: parsed.flags.recursive === true,
+        nodeName: defaultNodeName(),
+      });
       targets = loaded.pods.map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
     } else {
       const list = await agentRequest(rootDir, 'GET', '/api/v1/pods');

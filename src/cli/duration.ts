@@ -19,4 +19,3 @@ export function durationFlag(parsed: ParsedArgs, name: string): number | undefin
   if (ms < 0) throw new UsageError(`invalid argument "${String(raw)}" for "--${name}" flag: must not be negative`);
   return ms;
 }
-

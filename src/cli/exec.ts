@@ -16,10 +16,10 @@ export const execCommand = defineCommand({
   usage: 'podvisor exec POD [-c CONTAINER] [-i] [-t] -- COMMAND [ARG...] [flags]',
   description:
     'Run a command in a container of a pod, as kubectl exec does: its output on stdout and stderr,\n' +
-    'stdin passed on with -i (a terminal with -t), and its exit code returned as podvisor\'s.',
+    "stdin passed on with -i (a terminal with -t), and its exit code returned as podvisor's.",
   examples: ['podvisor exec web -- cat /etc/hostname', 'podvisor exec -it web -c main -- sh', 'echo hi | podvisor exec -i web -- cat'],
   flags: [
-    { name: 'container', short: 'c', type: 'string', valueName: 'NAME', usage: 'Container name (default: the pod\'s first container).' },
+    { name: 'container', short: 'c', type: 'string', valueName: 'NAME', usage: "Container name (default: the pod's first container)." },
     { name: 'stdin', short: 'i', type: 'boolean', usage: 'Pass stdin to the command.' },
     { name: 'tty', short: 't', type: 'boolean', usage: 'Stdin is a terminal (with -i, when it is one).' },
     { name: 'quiet', short: 'q', type: 'boolean', usage: 'Print only what the command prints.' },
@@ -31,7 +31,11 @@ export const execCommand = defineCommand({
 });
 
 /** The exit code in an error-channel Status (v4/v5): 0 on Success, the ExitCode cause, or undefined. */
-export function exitCodeOf(status: { status?: string; reason?: string; details?: { causes?: Array<{ reason?: string; message?: string }> } }): number | undefined {
+export function exitCodeOf(status: {
+  status?: string;
+  reason?: string;
+  details?: { causes?: Array<{ reason?: string; message?: string }> };
+}): number | undefined {
   if (status.status === 'Success') return 0;
   if (status.reason !== 'NonZeroExitCode') return undefined;
   const cause = status.details?.causes?.find((c) => c.reason === 'ExitCode');
@@ -59,7 +63,9 @@ async function exec(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     const containers = pod.spec?.containers ?? [];
     container = containers[0]?.name ?? '';
     if (containers.length > 1 && parsed.flags.quiet !== true) {
-      io.stderr.write(`Defaulting container name to ${container}.\nUse 'podvisor describe pod ${podName} -n ${ns}' to see all of the containers in this pod.\n\n`);
+      io.stderr.write(
+        `Defaulting container name to ${container}.\nUse 'podvisor describe pod ${podName} -n ${ns}' to see all of the containers in this pod.\n\n`,
+      );
     }
   }
   const withStdin = parsed.flags.stdin === true;
@@ -77,7 +83,9 @@ async function exec(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   if (withStdin) q.set('stdin', 'true');
   if (tty) q.set('tty', 'true');
 
-  const ws = new WebSocket(`ws+unix://${socketOf(root)}:${apiPath('pods', ns, podName, 'exec')}?${q}`, ['v5.channel.k8s.io', 'v4.channel.k8s.io'], { perMessageDeflate: false });
+  const ws = new WebSocket(`ws+unix://${socketOf(root)}:${apiPath('pods', ns, podName, 'exec')}?${q}`, ['v5.channel.k8s.io', 'v4.channel.k8s.io'], {
+    perMessageDeflate: false,
+  });
   const send = (ch: number, data: Buffer | string) => {
     if (ws.readyState === ws.OPEN) ws.send(framed(ch, data));
   };

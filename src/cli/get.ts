@@ -90,13 +90,16 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const all = parsed.flags['all-namespaces'] === true;
   const ns = all ? undefined : String(parsed.flags.namespace);
   const watch = parsed.flags.watch === true || parsed.flags['watch-only'] === true;
-  if (watch && target.names.length > 1) return usageFailure(io, 'watch is only supported on individual resources and resource collections, but 2 resources were found', 'get');
+  if (watch && target.names.length > 1)
+    return usageFailure(io, 'watch is only supported on individual resources and resource collections, but 2 resources were found', 'get');
   if (all && target.names.length > 0) return usageFailure(io, 'a resource cannot be retrieved by name across all namespaces', 'get');
   const asTable = output === undefined || output === 'wide';
   const headers: Record<string, string> = asTable ? { Accept: tableAccept } : {};
   const selectors = {
     labelSelector: parsed.flags.selector as string | undefined,
-    fieldSelector: [parsed.flags['field-selector'] as string | undefined, watch && target.names[0] ? `metadata.name=${target.names[0]}` : undefined].filter(Boolean).join(','),
+    fieldSelector: [parsed.flags['field-selector'] as string | undefined, watch && target.names[0] ? `metadata.name=${target.names[0]}` : undefined]
+      .filter(Boolean)
+      .join(','),
   };
   const render = { wide: output === 'wide', withNamespace: all, showLabels: parsed.flags['show-labels'] === true };
   const watchEvents = parsed.flags['output-watch-events'] === true;
@@ -150,7 +153,9 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
         io.stderr.write(ns === undefined ? 'No resources found\n' : `No resources found in ${ns} namespace.\n`);
       }
       if (!asTable && output !== 'name' && !watch) {
-        io.stdout.write(await formatObjects([{ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '', selfLink: '' }, items: objects }], output as 'json' | 'yaml'));
+        io.stdout.write(
+          await formatObjects([{ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '', selfLink: '' }, items: objects }], output as 'json' | 'yaml'),
+        );
         return 0;
       }
     }
@@ -194,7 +199,9 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
 async function formatObjects(objs: unknown[], format: 'json' | 'yaml', printed?: { count: number }): Promise<string> {
   // kubectl get prints keys sorted, as its printers see decoded maps.
   const { formatObject } = await import('../printers/json-yaml.js');
-  return objs.map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format, 'sorted')}` : formatObject(o, format, 'sorted'))).join('');
+  return objs
+    .map((o) => (printed && format === 'yaml' && printed.count++ > 0 ? `---\n${formatObject(o, format, 'sorted')}` : formatObject(o, format, 'sorted')))
+    .join('');
 }
 
 /** The objects as one (a List when several), or — under a watch — each on its own, as kubectl -w prints them. */

@@ -45,7 +45,13 @@ export const imagesCommand = defineCommand({
   description: 'List the images of the container runtime (--runtime=containerd), as crictl images does.',
   examples: ['podvisor images --runtime=containerd', 'podvisor images --runtime=containerd -o json'],
   flags: [
-    { name: 'runtime', type: 'string', default: 'containerd', valueName: 'NAME', usage: 'Container runtime whose images to list (only containerd has images).' },
+    {
+      name: 'runtime',
+      type: 'string',
+      default: 'containerd',
+      valueName: 'NAME',
+      usage: 'Container runtime whose images to list (only containerd has images).',
+    },
     { name: 'container-runtime-endpoint', type: 'string', valueName: 'ENDPOINT', usage: 'CRI endpoint (default unix:///run/containerd/containerd.sock).' },
     { name: 'output', short: 'o', type: 'string', values: ['table', 'json'], default: 'table', usage: 'Output format.' },
   ],

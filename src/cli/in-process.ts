@@ -28,7 +28,15 @@ export async function loadAndStartAgent(
   if (typeof loaded === 'number') return loaded;
   await warnUnhonoured(loaded.pods, io.stderr);
   try {
-    const agent = await startInProcessAgent({ settings, lookup: loaded, nodeName, podvisorScript: podvisorExecutable(), stderr: io.stderr, pods: loaded.pods, command });
+    const agent = await startInProcessAgent({
+      settings,
+      lookup: loaded,
+      nodeName,
+      podvisorScript: podvisorExecutable(),
+      stderr: io.stderr,
+      pods: loaded.pods,
+      command,
+    });
     return { agent, loaded };
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);

@@ -16,7 +16,14 @@ export function apiPath(resource: CoreResource, ns: string | undefined, name?: s
   return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
 }
 
-export const namespaceFlag: FlagSpec = { name: 'namespace', short: 'n', type: 'string', default: 'default', valueName: 'NS', usage: 'Namespace of the objects.' };
+export const namespaceFlag: FlagSpec = {
+  name: 'namespace',
+  short: 'n',
+  type: 'string',
+  default: 'default',
+  valueName: 'NS',
+  usage: 'Namespace of the objects.',
+};
 
 /** A failed reply as kubectl prints it: `Error from server (NotFound): …`, or `The Pod "x" is invalid: …`. */
 export function serverErrorText(r: AgentReply): string {

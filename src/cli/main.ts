@@ -19,7 +19,7 @@ export { podvisorVersion };
 export function rootHelp(table: readonly Command[]): string {
   const width = Math.max(...table.map((c) => c.name.length));
   return [
-    'podvisor runs Kubernetes Pod manifests on this host with the kubelet\'s semantics.',
+    "podvisor runs Kubernetes Pod manifests on this host with the kubelet's semantics.",
     '',
     'Commands:',
     ...table.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),

@@ -19,7 +19,7 @@ export const portForwardCommand = defineCommand({
     'Listen on local ports and forward each connection to a port of the pod, as kubectl port-forward.\n' +
     '\n' +
     'Pods of the process runtime share the host network: there is no pod network namespace, so the\n' +
-    'agent connects to 127.0.0.1:REMOTE_PORT on the pod\'s host (its container listens there, as a\n' +
+    "agent connects to 127.0.0.1:REMOTE_PORT on the pod's host (its container listens there, as a\n" +
     'hostNetwork pod would). LOCAL_PORT may be left empty (:REMOTE_PORT) for a free port, and must\n' +
     'differ from REMOTE_PORT when the agent runs on this host and the container already holds it.',
   examples: ['podvisor port-forward web 8080:80', 'podvisor port-forward web :80', 'podvisor port-forward web 9090 --address 0.0.0.0'],
@@ -28,7 +28,12 @@ export const portForwardCommand = defineCommand({
     namespaceFlag,
     rootDirFlag,
   ],
-  checkArgs: (args) => (args.length === 0 ? 'TYPE/NAME and list of ports are required for port-forward' : args.length === 1 ? 'at least 1 PORT is required for port-forward' : undefined),
+  checkArgs: (args) =>
+    args.length === 0
+      ? 'TYPE/NAME and list of ports are required for port-forward'
+      : args.length === 1
+        ? 'at least 1 PORT is required for port-forward'
+        : undefined,
   run: (parsed, io) => withAgent(io, () => portForward(parsed, io)),
 });
 
@@ -44,7 +49,8 @@ export function parsePortPair(spec: string): PortPair | string {
   const [l, r] = parts.length === 2 ? [parts[0]!, parts[1]!] : [parts[0]!, parts[0]!];
   const port = (s: string, what: string): number | string => {
     const n = Number(s);
-    if (!/^[0-9]+$/.test(s) || n < (what === 'local' ? 0 : 1) || n > 65535) return `Error parsing ${what} port '${s}': must be between ${what === 'local' ? 0 : 1} and 65535`;
+    if (!/^[0-9]+$/.test(s) || n < (what === 'local' ? 0 : 1) || n > 65535)
+      return `Error parsing ${what} port '${s}': must be between ${what === 'local' ? 0 : 1} and 65535`;
     return n;
   };
   const local = l === '' ? 0 : port(l, 'local');
@@ -104,7 +110,10 @@ async function portForward(parsed: ParsedArgs, io: CommandIO): Promise<number> {
         return;
       }
       if (ch === 0) conn.write(m.subarray(1));
-      else io.stderr.write(`E ${new Date().toISOString()} portforward: an error occurred forwarding ${pair.local} -> ${pair.remote}: ${m.subarray(1).toString('utf8')}\n`);
+      else
+        io.stderr.write(
+          `E ${new Date().toISOString()} portforward: an error occurred forwarding ${pair.local} -> ${pair.remote}: ${m.subarray(1).toString('utf8')}\n`,
+        );
     });
     ws.on('unexpected-response', (_req, res) => {
       const chunks: Buffer[] = [];

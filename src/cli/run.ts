@@ -52,7 +52,7 @@ function runDefinition(knobs: HiddenKnobs = {}) {
       'wait for each. --wait=auto (the default) waits for what each pod means: a pod with restartPolicy\n' +
       'Never or OnFailure until it has finished (Succeeded is success), a pod with a readiness probe until\n' +
       'it is Ready, any other until its containers have run for 5s without a restart. --wait=running is\n' +
-      'exactly the kubelet\'s run-once rule: every container running (held for 1s), re-checked after 1s,\n' +
+      "exactly the kubelet's run-once rule: every container running (held for 1s), re-checked after 1s,\n" +
       '2s, 4s, … up to 10 retries. --wait=ready and --wait=completed apply one condition to every pod.\n' +
       'Except under --wait=running, a pod that cannot succeed fails at once: CrashLoopBackOff, a\n' +
       'container config error, a container that cannot start, a sandbox that cannot be created. While\n' +
@@ -60,15 +60,17 @@ function runDefinition(knobs: HiddenKnobs = {}) {
       'of failed containers, and stop running pods gracefully.\n\n' +
       'Exit status: 0 when every pod reached the condition (for completed: Succeeded), 1 when any pod\n' +
       'failed or was rejected, 2 for invalid input.',
-    examples: [
-      'podvisor run -f ci/services.yaml',
-      'podvisor run -f ci/ --wait=ready --timeout=2m',
-      'podvisor run -f job.yaml --wait=completed -o json',
-    ],
+    examples: ['podvisor run -f ci/services.yaml', 'podvisor run -f ci/ --wait=ready --timeout=2m', 'podvisor run -f job.yaml --wait=completed -o json'],
     flags: [
       ...manifestFlags,
       { name: 'wait', type: 'string', values: waitModes, default: 'auto', usage: 'What to wait for in each pod.' },
-      { name: 'timeout', type: 'string', valueName: 'DURATION', default: defaultTimeout, usage: 'Give up waiting after this long (e.g. 30s, 2m, 1m30s); 0: only the retry schedule bounds the wait.' },
+      {
+        name: 'timeout',
+        type: 'string',
+        valueName: 'DURATION',
+        default: defaultTimeout,
+        usage: 'Give up waiting after this long (e.g. 30s, 2m, 1m30s); 0: only the retry schedule bounds the wait.',
+      },
       { name: 'output', short: 'o', type: 'string', values: [...outputModes], default: 'table', usage: 'Output format of the pods.' },
       ...agentFlagSpecs,
     ],

@@ -12,17 +12,33 @@ export const runtimeCommand = defineCommand({
   summary: 'Run the process runtime as a CRI service (runtime serve)',
   usage: 'podvisor runtime serve [--root-dir DIR] [--listen unix:///PATH] [flags]',
   description:
-    "Serve the process runtime over the CRI (runtime.v1 RuntimeService and ImageService) on a unix\n" +
+    'Serve the process runtime over the CRI (runtime.v1 RuntimeService and ImageService) on a unix\n' +
     'socket. It owns the containers: they keep running when the agent or this service stops, and a\n' +
     'restarted service takes them back from its state in the root dir. The agent starts it on demand.',
   examples: ['podvisor runtime serve --root-dir /var/lib/podvisor'],
   flags: [
     { name: 'root-dir', type: 'string', valueName: 'DIR', usage: 'Directory for the runtime state, pod sandboxes and logs (default as for run).' },
     { name: 'listen', type: 'string', valueName: 'ENDPOINT', usage: 'CRI endpoint to serve, unix:///path (default unix://<root-dir>/runtime.sock).' },
-    { name: 'pod-max-pids', type: 'string', valueName: 'N', usage: "Processes each pod may run, as the kubelet's podPidsLimit (unset or -1: unlimited; needs root and cgroups)." },
-    { name: 'log-level', type: 'string', values: ['debug', 'info', 'warn', 'error'], default: 'info', usage: 'Minimum level of the log lines written to stderr.' },
+    {
+      name: 'pod-max-pids',
+      type: 'string',
+      valueName: 'N',
+      usage: "Processes each pod may run, as the kubelet's podPidsLimit (unset or -1: unlimited; needs root and cgroups).",
+    },
+    {
+      name: 'log-level',
+      type: 'string',
+      values: ['debug', 'info', 'warn', 'error'],
+      default: 'info',
+      usage: 'Minimum level of the log lines written to stderr.',
+    },
   ],
-  checkArgs: (args) => (args.length === 1 && args[0] === 'serve' ? undefined : args.length === 0 ? 'a subcommand is required: serve' : `unknown subcommand "${args[0]}" (supported: serve)`),
+  checkArgs: (args) =>
+    args.length === 1 && args[0] === 'serve'
+      ? undefined
+      : args.length === 0
+        ? 'a subcommand is required: serve'
+        : `unknown subcommand "${args[0]}" (supported: serve)`,
   async run(parsed, io) {
     const rootFlag = parsed.flags['root-dir'];
     const rootDir = rootFlag ? resolve(io.cwd, String(rootFlag)) : defaultRootDir(io.env);

@@ -59,7 +59,13 @@ async function top(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const ns = String(parsed.flags.namespace);
   const name = parsed.args[1];
   const base = all ? '/apis/metrics.k8s.io/v1beta1/pods' : `/apis/metrics.k8s.io/v1beta1/namespaces/${encodeURIComponent(ns)}/pods`;
-  const r = await agentRequest(root, 'GET', name && !all ? `${base}/${encodeURIComponent(name)}` : withQuery(base, { labelSelector: parsed.flags.selector as string | undefined, fieldSelector: name ? `metadata.name=${name}` : undefined }));
+  const r = await agentRequest(
+    root,
+    'GET',
+    name && !all
+      ? `${base}/${encodeURIComponent(name)}`
+      : withQuery(base, { labelSelector: parsed.flags.selector as string | undefined, fieldSelector: name ? `metadata.name=${name}` : undefined }),
+  );
   if (r.status === 404 && name) {
     io.stderr.write(`Error from server (NotFound): podmetrics.metrics.k8s.io "${ns}/${name}" not found\n`);
     return 1;
@@ -69,7 +75,7 @@ async function top(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     return 1;
   }
   const body = r.json<PodMetrics & { items?: PodMetrics[] }>();
-  const items = name && !all ? [body] : body.items ?? [];
+  const items = name && !all ? [body] : (body.items ?? []);
   if (items.length === 0) {
     io.stderr.write('error: metrics not available yet\n');
     return 1;

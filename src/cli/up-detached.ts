@@ -15,7 +15,13 @@ import { loadFlaggedManifests, noFilenameMessage } from './validate.js';
 /** The flags `up` gains for -d (the foreground `up` ignores them but --grace-period). */
 export const detachFlags = [
   { name: 'detach', short: 'd', type: 'boolean' as const, usage: 'Apply the pods to the agent (started if none runs) and return once --wait holds.' },
-  { name: 'wait', type: 'string' as const, values: ['running', 'ready', 'completed'], valueName: 'CONDITION', usage: 'With -d: what to wait for in each pod (default running).' },
+  {
+    name: 'wait',
+    type: 'string' as const,
+    values: ['running', 'ready', 'completed'],
+    valueName: 'CONDITION',
+    usage: 'With -d: what to wait for in each pod (default running).',
+  },
   { name: 'timeout', type: 'string' as const, valueName: 'DURATION', usage: 'With -d: give up waiting after this long (default 5m).' },
   { name: 'grace-period', type: 'int' as const, usage: 'Seconds each pod gets to stop when it is torn down (default: its terminationGracePeriodSeconds).' },
 ];
@@ -93,7 +99,8 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
     }
     if (pending.size === 0) break;
     if (Date.now() > deadline) {
-      for (const p of pending.values()) io.stderr.write(`pod/${p.name}: not ${wait === 'completed' ? 'completed' : wait} after ${String(parsed.flags.timeout ?? '5m')}\n`);
+      for (const p of pending.values())
+        io.stderr.write(`pod/${p.name}: not ${wait === 'completed' ? 'completed' : wait} after ${String(parsed.flags.timeout ?? '5m')}\n`);
       return 1;
     }
     if (io.signal?.aborted) return 130;

@@ -21,10 +21,11 @@ import { detachFlags, upDetached } from './up-detached.js';
 export const upCommand = defineCommand({
   name: 'up',
   summary: 'Run pods in the foreground until interrupted, streaming their events',
-  usage: 'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]\n  podvisor up -d -f FILENAME... [--wait=running|ready|completed] [--timeout=DURATION] [flags]',
+  usage:
+    'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]\n  podvisor up -d -f FILENAME... [--wait=running|ready|completed] [--timeout=DURATION] [flags]',
   description:
     'Admit and start the pods and keep them going (restarts, back-off, probes), printing to stderr\n' +
-    'their events as `kubectl get events --watch` does and a line for each change of a pod\'s status,\n' +
+    "their events as `kubectl get events --watch` does and a line for each change of a pod's status,\n" +
     'ready containers or restarts. On SIGINT or SIGTERM, once --for has elapsed, or when every pod has\n' +
     'finished for good (all pods have restartPolicy Never or OnFailure and are Succeeded or Failed),\n' +
     'every pod is stopped gracefully and the pod table is printed to stderr; a second SIGINT kills them\n' +
@@ -53,15 +54,18 @@ function streamContainerOutput(agent: InProcessAgent, out: NodeJS.WritableStream
   const nameOf = (id: string) => {
     if (names.has(id) || early.has(id)) return;
     early.set(id, []);
-    void agent.runtime.containerStatus(id).then(
-      (s) => `${s.labels[LABEL_POD_NAME] ?? ''}/${s.labels[LABEL_CONTAINER_NAME] ?? s.metadata.name}`,
-      () => undefined,
-    ).then((name) => {
-      names.set(id, name);
-      const lines = early.get(id) ?? [];
-      early.delete(id);
-      if (name) for (const line of lines) writer.write(`${name} | ${line}\n`);
-    });
+    void agent.runtime
+      .containerStatus(id)
+      .then(
+        (s) => `${s.labels[LABEL_POD_NAME] ?? ''}/${s.labels[LABEL_CONTAINER_NAME] ?? s.metadata.name}`,
+        () => undefined,
+      )
+      .then((name) => {
+        names.set(id, name);
+        const lines = early.get(id) ?? [];
+        early.delete(id);
+        if (name) for (const line of lines) writer.write(`${name} | ${line}\n`);
+      });
   };
   const unsubscribe = agent.onContainerOutput((id: string, _stream: LogStream, line: string) => {
     nameOf(id);

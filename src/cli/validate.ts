@@ -63,17 +63,13 @@ export const validateCommand = defineCommand({
   description:
     'Read Pod manifests (and the ConfigMaps and Secrets beside them), apply v1 defaults and the API\n' +
     "server's validation, and report every problem at once. Nothing is started.",
-  examples: [
-    'podvisor validate -f examples/web.yaml',
-    'podvisor validate -f examples/ -o yaml',
-    'cat pod.yaml | podvisor validate -f -',
-  ],
+  examples: ['podvisor validate -f examples/web.yaml', 'podvisor validate -f examples/ -o yaml', 'cat pod.yaml | podvisor validate -f -'],
   flags: [
     ...manifestFlags,
     { name: 'runtime', type: 'string', values: ['process', 'containerd'], usage: "Also apply this runtime's restrictions." },
     namespaceFlag,
     { name: 'output', short: 'o', type: 'string', values: [...outputFormats], usage: 'Print the defaulted objects instead of a summary.' },
-    { name: 'node-name', type: 'string', usage: 'Node name to default spec.nodeName to (default: this host\'s name).' },
+    { name: 'node-name', type: 'string', usage: "Node name to default spec.nodeName to (default: this host's name)." },
   ],
   async run(parsed, io) {
     const files = parsed.flags.filename as string[];

@@ -280,7 +280,7 @@ export class ClusterNode implements PodHandler {
       const r = await this.o.kubelet.recover([...statics, ...others]);
       if (held.length) this.o.logger.info('Found the pod sandboxes of an earlier run', { sandboxes: held.length, adoptable: r.adopted });
     } catch (err) {
-      this.o.logger.warn('Could not list the runtime\'s pod sandboxes; starting pods afresh', { err: (err as Error).message });
+      this.o.logger.warn("Could not list the runtime's pod sandboxes; starting pods afresh", { err: (err as Error).message });
     }
   }
 

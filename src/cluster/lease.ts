@@ -93,7 +93,10 @@ export class NodeLease {
     if (this.exists) {
       try {
         await client.request<Lease>('PATCH', this.path(nodeName), {
-          body: { ...(owners ? { metadata: { ownerReferences: owners } } : {}), spec: { holderIdentity: nodeName, leaseDurationSeconds: this.durationSeconds, renewTime } },
+          body: {
+            ...(owners ? { metadata: { ownerReferences: owners } } : {}),
+            spec: { holderIdentity: nodeName, leaseDurationSeconds: this.durationSeconds, renewTime },
+          },
           contentType: MERGE_PATCH,
         });
         this.renewed(renewTime);

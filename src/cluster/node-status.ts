@@ -74,7 +74,10 @@ export function systemInfo(kubeletVersion: string, containerRuntimeVersion: stri
  */
 export function parseNodeLabels(spec: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new Error(`invalid label "${part}": must be key=value`);
     out[part.slice(0, eq)] = part.slice(eq + 1);
@@ -87,7 +90,10 @@ const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 /** Parses --register-with-taints (`key=value:Effect,key:Effect`), as taints.ParseTaints does. */
 export function parseTaints(spec: string): Taint[] {
   const out: Taint[] = [];
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const colon = part.lastIndexOf(':');
     if (colon < 0) throw new Error(`invalid taint spec: ${part}`);
     const effect = part.slice(colon + 1);
@@ -168,7 +174,12 @@ export function buildNode(opts: NodeSpecOptions, now: number): Node {
   return node;
 }
 
-export function nodeStatus(opts: NodeSpecOptions, now: number, previous: NodeCondition[] | undefined, ready: { ready: boolean; message?: string }): NonNullable<Node['status']> {
+export function nodeStatus(
+  opts: NodeSpecOptions,
+  now: number,
+  previous: NodeCondition[] | undefined,
+  ready: { ready: boolean; message?: string },
+): NonNullable<Node['status']> {
   return {
     addresses: [
       { type: 'InternalIP', address: opts.internalIP },

@@ -92,7 +92,10 @@ export function parseSource(file: SourceFile): ParsedSource {
     if (!isJSON) {
       const read = readManifestYAML(file.text, maxNestingDepth);
       if (read) {
-        const tooDeepRead = tooDeepValue(file, read.map((d) => d.value));
+        const tooDeepRead = tooDeepValue(
+          file,
+          read.map((d) => d.value),
+        );
         if (tooDeepRead) return tooDeepRead;
         return { documents: read.map(({ index, value }) => ({ file, index, value, locate: locateLater(file, isJSON, index) })), errors: [] };
       }
@@ -233,15 +236,17 @@ export function parseYAML(file: SourceFile, isJSON: boolean): ParsedSource {
       errors.push(`error: ${at(docStart)}: ${text}`);
       return;
     }
-    const locateIn = (root: Node | null, base: readonly PathSegment[]) => (segments: readonly PathSegment[], keyOf = false) => {
-      let offset: number | undefined;
-      try {
-        offset = nodeOffset(root, [...base, ...segments], keyOf);
-      } catch {
-        // An odd node (a merge key where a value belongs) only costs the precise position.
-      }
-      return at(offset ?? docStart);
-    };
+    const locateIn =
+      (root: Node | null, base: readonly PathSegment[]) =>
+      (segments: readonly PathSegment[], keyOf = false) => {
+        let offset: number | undefined;
+        try {
+          offset = nodeOffset(root, [...base, ...segments], keyOf);
+        } catch {
+          // An odd node (a merge key where a value belongs) only costs the precise position.
+        }
+        return at(offset ?? docStart);
+      };
     documents.push({ file, index, value, locate: locateIn(doc.contents as Node, []) });
   });
   return { documents, errors };

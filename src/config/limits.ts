@@ -23,9 +23,24 @@ export interface DepthProblem {
   depth: number;
 }
 
-const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d, HASH = 0x23, DQ = 0x22, SQ = 0x27, BS = 0x5c;
-const LBRACK = 0x5b, RBRACK = 0x5d, LBRACE = 0x7b, RBRACE = 0x7d, COMMA = 0x2c, COLON = 0x3a, DASH = 0x2d, QM = 0x3f;
-const PIPE = 0x7c, GT = 0x3e;
+const SPACE = 0x20,
+  TAB = 0x09,
+  LF = 0x0a,
+  CR = 0x0d,
+  HASH = 0x23,
+  DQ = 0x22,
+  SQ = 0x27,
+  BS = 0x5c;
+const LBRACK = 0x5b,
+  RBRACK = 0x5d,
+  LBRACE = 0x7b,
+  RBRACE = 0x7d,
+  COMMA = 0x2c,
+  COLON = 0x3a,
+  DASH = 0x2d,
+  QM = 0x3f;
+const PIPE = 0x7c,
+  GT = 0x3e;
 
 /**
  * Finds where text nests deeper than limit, or undefined. YAML block structure counts one level per

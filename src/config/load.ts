@@ -154,7 +154,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
     reportDecodeProblems(c.doc, decoded.unknownFields, decoded.typeErrors);
     if (decoded.typeErrors.length) return;
     if (opts.namespace) {
-      const meta = ((decoded.value.metadata ??= {}) as { namespace?: string });
+      const meta = (decoded.value.metadata ??= {}) as { namespace?: string };
       if (meta.namespace && meta.namespace !== opts.namespace) {
         problems.push(
           `error: ${c.doc.locate(['metadata', 'namespace'])}: the namespace from the provided object ${goQuote(meta.namespace)} does not match the namespace ${goQuote(opts.namespace)}. You must pass '--namespace=${meta.namespace}' to perform this operation.`,

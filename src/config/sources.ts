@@ -73,7 +73,9 @@ export async function readSources(sources: readonly string[], opts: ReadSourcesO
   };
 
   const walk = async (name: string, dir: string, descend: boolean): Promise<void> => {
-    const entries = readdirSync(dir, { withFileTypes: true }).filter((e) => !e.name.startsWith('.')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => !e.name.startsWith('.'))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       const p = join(dir, e.name);
       const st = statSync(p, { throwIfNoEntry: false });

@@ -18,9 +18,7 @@ export const SOURCE_RECHECK_MS = 20_000;
 export const MAX_URL_MANIFEST_BYTES = 3 * 1024 * 1024;
 
 export type ManifestUpdate =
-  | { kind: 'pods'; origin: string; pods: Pod[] }
-  | { kind: 'error'; origin: string; error: string }
-  | { kind: 'removed'; origin: string };
+  { kind: 'pods'; origin: string; pods: Pod[] } | { kind: 'error'; origin: string; error: string } | { kind: 'removed'; origin: string };
 
 export interface SourceOptions {
   nodeName: string;
@@ -187,7 +185,13 @@ export class ManifestURLSource {
     try {
       this.opts.onUpdate({ kind: 'pods', origin: this.url, pods: await loadPods(this.url, this.opts, text) });
     } catch (err) {
-      this.opts.onUpdate({ kind: 'error', origin: this.url, error: loadErrorLines(err).map((l) => l.replaceAll('STDIN', this.url)).join('\n') });
+      this.opts.onUpdate({
+        kind: 'error',
+        origin: this.url,
+        error: loadErrorLines(err)
+          .map((l) => l.replaceAll('STDIN', this.url))
+          .join('\n'),
+      });
     }
   }
 }

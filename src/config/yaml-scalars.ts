@@ -59,7 +59,9 @@ export function goNumber(s: string): GoNumber | undefined {
   const int = goIntRe.exec(plain);
   if (int) {
     const body = int[2]!;
-    const magnitude = /^0[0-7]/.test(body) ? BigInt(`0o${body.slice(1)}`) : BigInt(body.length > 1 && body[0] === '0' ? `0${body[1]!.toLowerCase()}${body.slice(2)}` : body);
+    const magnitude = /^0[0-7]/.test(body)
+      ? BigInt(`0o${body.slice(1)}`)
+      : BigInt(body.length > 1 && body[0] === '0' ? `0${body[1]!.toLowerCase()}${body.slice(2)}` : body);
     const n = goInteger(int[1]!, magnitude);
     if (n) return n;
   }

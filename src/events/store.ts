@@ -79,7 +79,13 @@ export class EventStore implements EventRecorder {
 
   private objectOf(e: Event): EventObject {
     const o = e.involvedObject;
-    return { namespace: o.namespace ?? '', name: o.name ?? '', uid: o.uid ?? '', fieldPath: o.fieldPath, ...(o.kind === 'Node' ? { kind: 'Node' as const } : {}) };
+    return {
+      namespace: o.namespace ?? '',
+      name: o.name ?? '',
+      uid: o.uid ?? '',
+      fieldPath: o.fieldPath,
+      ...(o.kind === 'Node' ? { kind: 'Node' as const } : {}),
+    };
   }
 
   private nextName(objectName: string, now: number): string {

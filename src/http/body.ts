@@ -31,6 +31,10 @@ export async function readJSONBody(req: IncomingMessage, limit = MAX_REQUEST_BOD
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (err) {
-    throw new ApiError(400, 'BadRequest', `the body of the request was in an unknown format - accepted media types include: application/json (${(err as Error).message})`);
+    throw new ApiError(
+      400,
+      'BadRequest',
+      `the body of the request was in an unknown format - accepted media types include: application/json (${(err as Error).message})`,
+    );
   }
 }

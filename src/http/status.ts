@@ -107,7 +107,11 @@ export function rawStatusResponse(status: Status): string {
 
 /** `<resource>[.<group>] "<name>" not found`. */
 export const notFound = (resource: string, name: string, group = ''): ApiError =>
-  new ApiError(404, 'NotFound', `${group ? `${resource}.${group}` : resource} ${JSON.stringify(name)} not found`, { name, ...(group ? { group } : {}), kind: resource });
+  new ApiError(404, 'NotFound', `${group ? `${resource}.${group}` : resource} ${JSON.stringify(name)} not found`, {
+    name,
+    ...(group ? { group } : {}),
+    kind: resource,
+  });
 
 /** A path no route serves. */
 export const notFoundPath = (): ApiError => new ApiError(404, 'NotFound', 'the server could not find the requested resource');

@@ -143,5 +143,8 @@ export interface KubeBackend {
   readonly objects?: ObjectsBackend;
 
   /** CPU (cores) and memory (bytes) per container, for metrics.k8s.io; undefined when not measured. */
-  podMetrics(namespace: string, name: string): { timestamp: string; window: string; containers: Array<{ name: string; cpuCores: number; memoryBytes: number }> } | undefined;
+  podMetrics(
+    namespace: string,
+    name: string,
+  ): { timestamp: string; window: string; containers: Array<{ name: string; cpuCores: number; memoryBytes: number }> } | undefined;
 }

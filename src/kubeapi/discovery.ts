@@ -67,7 +67,10 @@ function apiResources(def: ResourceDef): APIResource[] {
 
 /** APIResourceList of one group/version (the core group's has no apiVersion, as the API server's). */
 export function resourceList(index: ResourceIndex, group: string, version: string): unknown {
-  const resources = index.inGroupVersion(group, version).flatMap(apiResources).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const resources = index
+    .inGroupVersion(group, version)
+    .flatMap(apiResources)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const groupVersion = groupVersionOf({ group, version });
   return group ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources } : { kind: 'APIResourceList', groupVersion, resources };
 }

@@ -32,8 +32,12 @@ interface Op {
 
 function pointer(path: string): string[] {
   if (path === '') return [];
-  if (!path.startsWith('/')) throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: invalid JSON pointer "${path}"`);
-  return path.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (!path.startsWith('/'))
+    throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: invalid JSON pointer "${path}"`);
+  return path
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function bad(msg: string): ApiError {

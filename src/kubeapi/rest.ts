@@ -11,17 +11,7 @@ import { parse as parseYAML } from 'yaml';
 import { typeMetaError } from '../api/decode.js';
 import type { TableOptions } from '../printers/tables.js';
 import { readBody } from '../http/body.js';
-import {
-  badRequest,
-  conflict,
-  invalid,
-  methodNotAllowed,
-  notFound,
-  notFoundPath,
-  sendJSON,
-  successStatus,
-  unsupportedMediaType,
-} from '../http/status.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, notFoundPath, sendJSON, successStatus, unsupportedMediaType } from '../http/status.js';
 import type { DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
 import { applyPatch, objectMetaMergeSchema, patchTypeOf, type PatchType } from './patch.js';
 import { boolParam, dryRunOf, includeObjectOf, intParam, wantsTable, writeOptionsOf } from './query.js';
@@ -108,14 +98,17 @@ function checkBody(def: ResourceDef, body: unknown, namespace: string, name?: st
   if (obj.kind !== undefined && obj.kind !== def.kind) {
     throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${gv}) or kind ${obj.kind} is not ${def.kind}`);
   }
-  if (obj.apiVersion !== undefined && obj.apiVersion !== gv) throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${gv})`);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== gv)
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${gv})`);
   obj.metadata ??= {};
   if (def.namespaced) {
-    if (obj.metadata.namespace && obj.metadata.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (obj.metadata.namespace && obj.metadata.namespace !== namespace)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     obj.metadata.namespace = namespace;
   }
   if (name !== undefined) {
-    if (obj.metadata.name && obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    if (obj.metadata.name && obj.metadata.name !== name)
+      throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
     obj.metadata.name = name;
   }
   return obj;
@@ -280,7 +273,8 @@ export class RestHandler {
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { def } = r;
     const { type, patch } = await readPatch(r.req);
-    if (type === 'apply' && !r.query.get('fieldManager')) throw badRequest('PATCH requests with apply-patch content type must have a fieldManager query parameter');
+    if (type === 'apply' && !r.query.get('fieldManager'))
+      throw badRequest('PATCH requests with apply-patch content type must have a fieldManager query parameter');
     const current = r.storage.get(r.namespace ?? '', name) as Obj | undefined;
     if (!current) {
       // Server-side apply of an object that does not exist creates it.
@@ -343,7 +337,11 @@ export class RestHandler {
       throw conflict(def.resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(def.resource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`);
+      throw conflict(
+        def.resource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+      );
     }
     const gone = await del(r.namespace ?? '', name, opts);
     if (def.returnDeletedObject) return sendJSON(r.res, 200, withKind(def, gone));
@@ -393,7 +391,9 @@ export class RestHandler {
     const write = async (scale: KubeObject, obj: Obj): Promise<KubeObject> => {
       const replicas = (scale as { spec?: { replicas?: unknown } }).spec?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-        throw invalid('Scale.autoscaling', name, [{ type: 'Invalid', field: 'spec.replicas', value: replicas ?? null, detail: 'must be greater than or equal to 0' }]);
+        throw invalid('Scale.autoscaling', name, [
+          { type: 'Invalid', field: 'spec.replicas', value: replicas ?? null, detail: 'must be greater than or equal to 0' },
+        ]);
       }
       const next = withReplicas(obj, paths, replicas);
       const sentRV = scale.metadata?.resourceVersion;

@@ -37,7 +37,12 @@ export function parseLabelSelector(sel: string | null | undefined): Requirement 
     let m: RegExpMatchArray | null;
     if ((m = part.match(/^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/))) {
       const key = checkKey(m[1]!, sel);
-      const values = new Set(m[3]!.split(',').map((v) => v.trim()).filter((v) => v !== ''));
+      const values = new Set(
+        m[3]!
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== ''),
+      );
       const notin = m[2] === 'notin';
       reqs.push((l) => (key in l ? values.has(l[key]!) !== notin : notin));
     } else if ((m = part.match(/^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/))) {

@@ -236,9 +236,7 @@ export class PodKubelet implements Kubelet {
 
   /** Removes the sandboxes of pods whose worker finished (their containers stopped for good). */
   async removeFinishedSandboxes(): Promise<void> {
-    await Promise.all(
-      [...this.workers.values()].filter((w) => w.isTerminal && w.sandboxId).map((w) => this.opts.runtime.removePodSandbox(w.sandboxId!)),
-    );
+    await Promise.all([...this.workers.values()].filter((w) => w.isTerminal && w.sandboxId).map((w) => this.opts.runtime.removePodSandbox(w.sandboxId!)));
   }
 
   private async removeOrphan(sb: PodSandboxStatus): Promise<void> {

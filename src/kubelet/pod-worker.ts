@@ -76,8 +76,7 @@ function startsWithPostStart(pod: Pod, actions: PodActions): boolean {
   const inits = pod.spec?.initContainers ?? [];
   const containers = pod.spec?.containers ?? [];
   return (
-    actions.initContainersToStart.some((i) => inits[i]?.lifecycle?.postStart) ||
-    actions.containersToStart.some((i) => containers[i]?.lifecycle?.postStart)
+    actions.initContainersToStart.some((i) => inits[i]?.lifecycle?.postStart) || actions.containersToStart.some((i) => containers[i]?.lifecycle?.postStart)
   );
 }
 
@@ -296,8 +295,7 @@ export class PodWorker {
     if (signal.aborted) return;
 
     // Nothing done: the snapshot is still what the runtime holds, so one listing per sync suffices.
-    const acted =
-      actions.killPod || actions.containersToKill.length + actions.initContainersToStart.length + actions.containersToStart.length > 0;
+    const acted = actions.killPod || actions.containersToKill.length + actions.initContainersToStart.length + actions.containersToStart.length > 0;
     if (acted && mayHaveInstancesToPrune(snapshot)) await this.pruneExitedInstances(sandbox.id);
     const status = await this.publishStatus(false, acted ? undefined : [...snapshot.containers]);
     if (signal.aborted) return;
@@ -345,8 +343,7 @@ export class PodWorker {
       if (r.retryAt !== undefined) retryAt = Math.min(retryAt ?? Infinity, r.retryAt);
       else failed = true;
     };
-    const start = (c: NonNullable<Pod['spec']>['containers'][number]) =>
-      startContainer(this.startDeps(), sandbox, pod, c, snapshot, signal);
+    const start = (c: NonNullable<Pod['spec']>['containers'][number]) => startContainer(this.startDeps(), sandbox, pod, c, snapshot, signal);
 
     const inits = pod.spec?.initContainers ?? [];
     for (const idx of actions.initContainersToStart) {
@@ -407,10 +404,7 @@ export class PodWorker {
     // from the old log files.
     let id: string;
     try {
-      await Promise.all([
-        removeUnder(rootDir, config.logDirectory),
-        removeUnder(rootDir, sandboxDir(rootDir, this.uid)),
-      ]);
+      await Promise.all([removeUnder(rootDir, config.logDirectory), removeUnder(rootDir, sandboxDir(rootDir, this.uid))]);
       if (this.deps.podRuntime) config = await this.deps.podRuntime.prepareSandbox(this.pod, config);
       id = await runtime.runPodSandbox(config);
     } catch (e) {
@@ -429,7 +423,10 @@ export class PodWorker {
   private async pruneExitedInstances(sandboxId: string): Promise<void> {
     const view = new RuntimePod(await this.deps.runtime.listContainers({ podSandboxId: sandboxId }));
     for (const name of view.names()) {
-      const old = view.instances(name).slice(EXITED_INSTANCES_KEPT).filter((c) => c.state === 'CONTAINER_EXITED');
+      const old = view
+        .instances(name)
+        .slice(EXITED_INSTANCES_KEPT)
+        .filter((c) => c.state === 'CONTAINER_EXITED');
       for (const c of old) {
         await this.deps.runtime.removeContainer(c.id).catch((e) => {
           this.deps.logger.warn('Failed to remove an old container instance', { pod: formatPod(this.pod), container: name, err: messageOf(e) });
@@ -527,7 +524,11 @@ export class PodWorker {
     if (running.length === 0) return;
     const pod = this.pod;
     const ordering = hasSidecars(pod)
-      ? new TerminationOrdering(pod, running.map((c) => c.metadata.name), this.deps.clock)
+      ? new TerminationOrdering(
+          pod,
+          running.map((c) => c.metadata.name),
+          this.deps.clock,
+        )
       : undefined;
     const results = await Promise.allSettled(
       running.map((c) =>

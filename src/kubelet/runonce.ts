@@ -244,8 +244,11 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
   const failFast = opts.wait !== 'running';
   // Under `auto`, a pod judged by its containers running must keep them up for a while (a crash
   // after a second or two is the commonest failure); the explicit modes keep the kubelet's one delay.
-  const settleMs = opts.wait === 'auto' && wait === 'running' ? (opts.stableMs ?? runOnceAutoStableFactor * (opts.retryDelayMs ?? runOnceRetryDelayMs)) : (opts.retryDelayMs ?? runOnceRetryDelayMs);
-  const maxRetries = opts.wait === 'auto' && wait === 'completed' && opts.timeoutMs ? Infinity : opts.maxRetries ?? runOnceMaxRetries;
+  const settleMs =
+    opts.wait === 'auto' && wait === 'running'
+      ? (opts.stableMs ?? runOnceAutoStableFactor * (opts.retryDelayMs ?? runOnceRetryDelayMs))
+      : (opts.retryDelayMs ?? runOnceRetryDelayMs);
+  const maxRetries = opts.wait === 'auto' && wait === 'completed' && opts.timeoutMs ? Infinity : (opts.maxRetries ?? runOnceMaxRetries);
   let lastSyncFailure: string | undefined;
   let delay = opts.retryDelayMs ?? runOnceRetryDelayMs;
   let retries = 0;
@@ -393,7 +396,8 @@ function startProgress(kubelet: Kubelet, awaited: Map<string, { pod: Pod; wait: 
   // The latest Warning event of each pod says why it is not there yet better than its status can.
   const lastWarning = new Map<string, string>();
   const unwatch = opts.events?.onEvent((ev) => {
-    if (ev.type === 'Warning' && ev.involvedObject.uid) lastWarning.set(ev.involvedObject.uid, `${ev.reason ?? ''}: ${(ev.message ?? '').trim().split('\n')[0]}`);
+    if (ev.type === 'Warning' && ev.involvedObject.uid)
+      lastWarning.set(ev.involvedObject.uid, `${ev.reason ?? ''}: ${(ev.message ?? '').trim().split('\n')[0]}`);
   });
   const tick = () => {
     if (awaited.size > 0) {

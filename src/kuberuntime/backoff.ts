@@ -104,9 +104,7 @@ export function newCrashLoopBackoff(clock: Clock, maxContainerRestartPeriodSecon
   let maxMs = MAX_CRASH_LOOP_BACKOFF_MS;
   if (maxContainerRestartPeriodSeconds !== undefined) {
     if (!(maxContainerRestartPeriodSeconds >= 1 && maxContainerRestartPeriodSeconds <= 300)) {
-      throw new RangeError(
-        `crashLoopBackOff.maxContainerRestartPeriod must be between 1s and 300s, got ${maxContainerRestartPeriodSeconds}s`,
-      );
+      throw new RangeError(`crashLoopBackOff.maxContainerRestartPeriod must be between 1s and 300s, got ${maxContainerRestartPeriodSeconds}s`);
     }
     maxMs = maxContainerRestartPeriodSeconds * 1000;
   }

@@ -403,10 +403,7 @@ function ceilDiv(a: bigint, b: bigint): bigint {
  * allocatable, as defaultPodLimitsForDownwardAPI sets it; an unset request falls back to the limit
  * as API defaulting does), divided by the divisor and rounded up.
  */
-export function containerResourceRuntimeValue(
-  ref: { containerName?: string; resource: string; divisor?: string | number },
-  input: EnvironmentInput,
-): string {
+export function containerResourceRuntimeValue(ref: { containerName?: string; resource: string; divisor?: string | number }, input: EnvironmentInput): string {
   let target: Container = input.container;
   if (ref.containerName) {
     const all = [...(input.pod.spec?.initContainers ?? []), ...(input.pod.spec?.containers ?? [])];
@@ -426,8 +423,7 @@ export function containerResourceRuntimeValue(
 
   const limits = target.resources?.limits ?? {};
   const requests = target.resources?.requests ?? {};
-  const quantityOf = (v: string | number | undefined) =>
-    v === undefined || v === '' ? undefined : parseResourceQuantity(v, `${kind}.${name}`);
+  const quantityOf = (v: string | number | undefined) => (v === undefined || v === '' ? undefined : parseResourceQuantity(v, `${kind}.${name}`));
   let q: Quantity | undefined;
   if (kind === 'requests') {
     q = quantityOf(requests[name]) ?? quantityOf(limits[name]);

@@ -22,10 +22,6 @@ export function containerRef(pod: Pod, containerName: string): EventObject {
   return { ...podRef(pod), fieldPath: `spec.${list}{${containerName}}` };
 }
 
-
-
-
-
 /** The spec of a container by name, with whether it is an init container. */
 export function findContainer(pod: Pod, name: string): { container: Container; isInit: boolean } | undefined {
   const regular = pod.spec?.containers.find((c) => c.name === name);

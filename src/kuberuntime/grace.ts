@@ -19,8 +19,7 @@ export function terminationGracePeriodSeconds(pod: Pod, container: Container | u
   if (deletionGrace !== undefined && deletionGrace !== null) return deletionGrace;
   const podGrace = pod.spec?.terminationGracePeriodSeconds;
   if (podGrace !== undefined && podGrace !== null) {
-    const probe =
-      reason === 'startup' ? container?.startupProbe : reason === 'liveness' ? container?.livenessProbe : undefined;
+    const probe = reason === 'startup' ? container?.startupProbe : reason === 'liveness' ? container?.livenessProbe : undefined;
     const probeGrace = probe?.terminationGracePeriodSeconds;
     if (probeGrace !== undefined && probeGrace !== null) return probeGrace;
     return podGrace;

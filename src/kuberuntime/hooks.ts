@@ -184,19 +184,15 @@ function doRequest(url: string, headers: Record<string, string[]>, signal?: Abor
     }
     if (hostHeader) outHeaders['Host'] = hostHeader;
     const mod = u.protocol === 'https:' ? https : http;
-    const req = mod.request(
-      u,
-      { method: 'GET', headers: outHeaders, agent: false, rejectUnauthorized: false, signal } as https.RequestOptions,
-      (res) => {
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_BODY_BYTES) res.destroy();
-        });
-        res.on('close', () => resolve(undefined));
-        res.on('error', () => resolve(undefined));
-      },
-    );
+    const req = mod.request(u, { method: 'GET', headers: outHeaders, agent: false, rejectUnauthorized: false, signal } as https.RequestOptions, (res) => {
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_BODY_BYTES) res.destroy();
+      });
+      res.on('close', () => resolve(undefined));
+      res.on('error', () => resolve(undefined));
+    });
     req.on('error', (e: NodeJS.ErrnoException) => {
       const wrongVersion = /wrong version number|packet length too long|EPROTO/i.test(`${e.code ?? ''} ${e.message}`);
       resolve({ message: goHTTPError(u, e, wrongVersion), httpResponseToHTTPS: wrongVersion });

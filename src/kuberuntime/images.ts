@@ -59,7 +59,11 @@ export interface ImageReference {
 export function parseImageName(image: string): ImageReference {
   const m = referenceRe.exec(image);
   if (!m || m[1]!.length > 255) {
-    const why = m ? 'repository name must not be more than 255 characters' : /[A-Z]/.test(image.split(/[:@]/)[0] ?? '') && referenceRe.test(image.toLowerCase()) ? 'repository name must be lowercase' : 'invalid reference format';
+    const why = m
+      ? 'repository name must not be more than 255 characters'
+      : /[A-Z]/.test(image.split(/[:@]/)[0] ?? '') && referenceRe.test(image.toLowerCase())
+        ? 'repository name must be lowercase'
+        : 'invalid reference format';
     throw new Error(`couldn't parse image name ${goQuote(image)}: ${why}`);
   }
   const name = m[1]!;

@@ -122,7 +122,8 @@ export function verifyRunAsNonRoot(pod: Pod, container: Container, image: Image 
       `container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root (pod: "${formatPod(pod)}", container: ${container.name})`,
     );
   }
-  if (!image?.uid) throw new ContainerConfigError(`container has runAsNonRoot and image will run as root (pod: "${formatPod(pod)}", container: ${container.name})`);
+  if (!image?.uid)
+    throw new ContainerConfigError(`container has runAsNonRoot and image will run as root (pod: "${formatPod(pod)}", container: ${container.name})`);
 }
 
 /** A resolv.conf's nameservers, search domains and options (the last `search` line wins). */

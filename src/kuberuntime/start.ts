@@ -150,7 +150,8 @@ export async function startContainer(
         await abortable(kill, signal);
       } catch (e) {
         kill.catch(() => {});
-        if (!signal?.aborted) deps.logger.warn('Failed to kill container after PostStartHook failure', { pod: formatPod(pod), container: name, error: messageOf(e) });
+        if (!signal?.aborted)
+          deps.logger.warn('Failed to kill container after PostStartHook failure', { pod: formatPod(pod), container: name, error: messageOf(e) });
       }
       return { ok: false, reason: ErrPostStartHook, message: failure };
     }

@@ -55,11 +55,7 @@ async function readAtMost(path: string, max: number, openFile: MessageFileOpener
 }
 
 /** The message of an exited container: the file, else (FallbackToLogsOnError, failed) the log's tail. */
-export async function readTerminationMessage(
-  hostPath: string,
-  status: ContainerStatus,
-  openFile: MessageFileOpener = (p) => open(p, 'r'),
-): Promise<string> {
+export async function readTerminationMessage(hostPath: string, status: ContainerStatus, openFile: MessageFileOpener = (p) => open(p, 'r')): Promise<string> {
   const fallback =
     status.annotations[ANNOTATION_TERMINATION_MESSAGE_POLICY] === 'FallbackToLogsOnError' && status.exitCode !== 0 && status.reason !== 'ContainerCannotRun';
   let message = '';

@@ -177,13 +177,7 @@ function safeRelative(p: string): boolean {
 function projectFiles(deps: VolumeDeps, pod: Pod, v: Volume): FileToWrite[] {
   const ns = pod.metadata?.namespace || 'default';
   const files: FileToWrite[] = [];
-  const fromData = (
-    kind: 'configmap' | 'secret',
-    name: string,
-    items: KeyToPath[] | undefined,
-    optional: boolean | undefined,
-    mode: number,
-  ) => {
+  const fromData = (kind: 'configmap' | 'secret', name: string, items: KeyToPath[] | undefined, optional: boolean | undefined, mode: number) => {
     let data: Map<string, Buffer> | undefined;
     if (kind === 'configmap') {
       const cm = deps.lookup.configMap(ns, name);

@@ -135,9 +135,15 @@ function describeEnv(w: PrefixWriter, pod: Pod, c: Container): void {
       if (value === '0' && (r === 'limits.cpu' || r === 'limits.memory')) value = 'node allocatable';
       w.write(3, `${e.name}:\t${value} (${r})\n`);
     } else if (from.secretKeyRef) {
-      w.write(3, `${e.name}:\t<set to the key '${from.secretKeyRef.key}' in secret '${from.secretKeyRef.name ?? ''}'>\tOptional: ${from.secretKeyRef.optional === true}\n`);
+      w.write(
+        3,
+        `${e.name}:\t<set to the key '${from.secretKeyRef.key}' in secret '${from.secretKeyRef.name ?? ''}'>\tOptional: ${from.secretKeyRef.optional === true}\n`,
+      );
     } else if (from.configMapKeyRef) {
-      w.write(3, `${e.name}:\t<set to the key '${from.configMapKeyRef.key}' of config map '${from.configMapKeyRef.name ?? ''}'>\tOptional: ${from.configMapKeyRef.optional === true}\n`);
+      w.write(
+        3,
+        `${e.name}:\t<set to the key '${from.configMapKeyRef.key}' of config map '${from.configMapKeyRef.name ?? ''}'>\tOptional: ${from.configMapKeyRef.optional === true}\n`,
+      );
     }
   }
 }
@@ -201,9 +207,15 @@ function describeVolumes(w: PrefixWriter, pod: Pod): void {
       const size = v.emptyDir.sizeLimit && String(v.emptyDir.sizeLimit) !== '0' ? String(v.emptyDir.sizeLimit) : '<unset>';
       w.write(2, `Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t${v.emptyDir.medium ?? ''}\n    SizeLimit:\t${size}\n`);
     } else if (v.secret) {
-      w.write(2, `Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t${v.secret.secretName ?? ''}\n    Optional:\t${v.secret.optional === true}\n`);
+      w.write(
+        2,
+        `Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t${v.secret.secretName ?? ''}\n    Optional:\t${v.secret.optional === true}\n`,
+      );
     } else if (v.configMap) {
-      w.write(2, `Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t${v.configMap.name ?? ''}\n    Optional:\t${v.configMap.optional === true}\n`);
+      w.write(
+        2,
+        `Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t${v.configMap.name ?? ''}\n    Optional:\t${v.configMap.optional === true}\n`,
+      );
     } else if (v.downwardAPI) {
       w.write(2, 'Type:\tDownwardAPI (a volume populated by information about the pod)\n    Items:\n');
       for (const it of v.downwardAPI.items ?? []) {

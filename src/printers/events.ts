@@ -24,7 +24,18 @@ export function eventTableRow(ev: Event, now: number, wide = false): string[] {
   const target = o.name ? `${kind}/${o.name}` : kind;
   const message = oneRow(ev.message ?? '');
   if (!wide) return [lastSeen, ev.type ?? '', ev.reason ?? '', target, message];
-  return [lastSeen, ev.type ?? '', ev.reason ?? '', target, o.fieldPath ?? '', formatEventSource(ev), message, firstSeen, String(count), ev.metadata.name ?? ''];
+  return [
+    lastSeen,
+    ev.type ?? '',
+    ev.reason ?? '',
+    target,
+    o.fieldPath ?? '',
+    formatEventSource(ev),
+    message,
+    firstSeen,
+    String(count),
+    ev.metadata.name ?? '',
+  ];
 }
 
 /** A message on one table row: surrounding space trimmed, line breaks shown as `\n`. */
@@ -66,7 +77,10 @@ export class EventStreamFormatter {
   constructor(objects: readonly string[] = []) {
     const { minwidth, padding } = getTableSettings;
     const usual = [eventTableHeaders[0]!.length, 'Warning'.length, 'FailedPostStartHook'.length, Math.max(0, ...objects.map((o) => o.length))];
-    this.writer = new RememberingTabwriter(getTableSettings, usual.map((w, i) => Math.max(minwidth, w, eventTableHeaders[i]!.length) + padding));
+    this.writer = new RememberingTabwriter(
+      getTableSettings,
+      usual.map((w, i) => Math.max(minwidth, w, eventTableHeaders[i]!.length) + padding),
+    );
   }
 
   format(ev: Event, now: number): string {

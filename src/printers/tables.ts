@@ -231,7 +231,7 @@ export const podColumnDefinitions: TableColumnDefinition[] = [
 export const eventColumnDefinitions: TableColumnDefinition[] = [
   col('Last Seen', 'The time at which the most recent occurrence of this event was recorded.'),
   col('Type', 'Type of this event (Normal, Warning), new types could be added in the future.'),
-  col('Reason', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
+  col('Reason', "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
   col('Object', 'The object that this event is about.'),
   col('Subobject', 'The subobject (field path) of the object this event is about.', 1),
   col('Source', 'The component reporting this event.', 1),
@@ -306,7 +306,7 @@ export function renderTable(t: Table, opts: RenderOptions = {}): string {
 
 /** The cells renderTable prints (the header row first unless noHeaders), before alignment. */
 export function tableRows(t: Table, opts: RenderOptions = {}): string[][] {
-  const columns = t.columnDefinitions.length ? t.columnDefinitions : opts.columns ?? [];
+  const columns = t.columnDefinitions.length ? t.columnDefinitions : (opts.columns ?? []);
   const shown = columns.map((c, i) => ({ c, i })).filter(({ c }) => opts.wide || c.priority === 0);
   const rows: string[][] = [];
   if (!opts.noHeaders) {
@@ -320,7 +320,9 @@ export function tableRows(t: Table, opts: RenderOptions = {}): string[][] {
     const meta = rowMeta(r);
     if (opts.withNamespace) cells.unshift(meta.namespace ?? '');
     if (opts.showLabels) {
-      const labels = Object.entries(meta.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`);
+      const labels = Object.entries(meta.labels ?? {})
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => `${k}=${v}`);
       cells.push(labels.length ? labels.join(',') : '<none>');
     }
     rows.push(cells);

@@ -73,7 +73,11 @@ export function tabwriteRows(rows: readonly (readonly string[])[], settings: Tab
 
 /** Text with '\t'-terminated cells and '\n'-terminated lines, written and flushed on a new writer. */
 export function tabwriteText(text: string, settings: TabwriterSettings): string {
-  return format(text.split('\n').map((line) => line.split('\t')), settings, undefined);
+  return format(
+    text.split('\n').map((line) => line.split('\t')),
+    settings,
+    undefined,
+  );
 }
 
 /**

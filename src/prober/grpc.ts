@@ -325,7 +325,10 @@ function outcomeOf(st: RPCStatus, timeout: string): ActionOutcome {
       try {
         status = decodeCheckResponse(st.response!);
       } catch (err) {
-        return { result: 'failure', output: `error: health rpc probe failed: rpc error: code = Internal desc = grpc: failed to unmarshal the received message: ${(err as Error).message}` };
+        return {
+          result: 'failure',
+          output: `error: health rpc probe failed: rpc error: code = Internal desc = grpc: failed to unmarshal the received message: ${(err as Error).message}`,
+        };
       }
       if (status !== 'SERVING') return { result: 'failure', output: `service unhealthy (responded with ${goQuote(status)})` };
       return { result: 'success', output: 'service healthy' };

@@ -36,12 +36,7 @@ const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
 const MAX_HEADER_BYTES = 10 << 20;
 
 /** Builds the request for an httpGet action; throws (a probe error) when the port cannot be resolved. */
-export function newRequestForHTTPGetAction(
-  action: HTTPGetAction,
-  container: Container,
-  podIP: string,
-  userAgent: string,
-): HTTPProbeRequest {
+export function newRequestForHTTPGetAction(action: HTTPGetAction, container: Container, podIP: string, userAgent: string): HTTPProbeRequest {
   const scheme = (action.scheme ?? '').toLowerCase() || 'http';
   const host = action.host || podIP;
   const port = resolveContainerPort(action.port as number | string, container);

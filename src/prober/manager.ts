@@ -96,13 +96,15 @@ export class ProberManager implements ProbeManager {
       onProbeStart: opts.onProbeStart,
       cacheFor: (t) => caches[t],
       seriesFor: (t, pod, c) =>
-        !this.probeMetrics ? noSeries : new WorkerSeries(this.probeMetrics, {
-          probeType: t,
-          container: c.name,
-          pod: pod.metadata?.name ?? '',
-          namespace: pod.metadata?.namespace ?? '',
-          podUid: pod.metadata?.uid ?? '',
-        }),
+        !this.probeMetrics
+          ? noSeries
+          : new WorkerSeries(this.probeMetrics, {
+              probeType: t,
+              container: c.name,
+              pod: pod.metadata?.name ?? '',
+              namespace: pod.metadata?.namespace ?? '',
+              podUid: pod.metadata?.uid ?? '',
+            }),
       workerExited: (w) => {
         // Only the registered worker for the key is removed (a newer one may have replaced it).
         if (this.workers.get(w.key) === w) this.workers.delete(w.key);
@@ -246,4 +248,3 @@ function probedContainers(pod: Pod): Container[] {
   const sidecars = (pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always');
   return [...(pod.spec?.containers ?? []), ...sidecars];
 }
-

@@ -89,7 +89,10 @@ export class WorkerSeries implements ProbeSeries {
   private readonly unknown: { inc(v?: number): void };
   private readonly duration: { observe(v: number): void };
 
-  constructor(private readonly metrics: ProberMetrics, id: SeriesIdentity) {
+  constructor(
+    private readonly metrics: ProberMetrics,
+    id: SeriesIdentity,
+  ) {
     // Key order is the exposition order: the kubelet's label order.
     const total = (result: string) => ({
       probe_type: id.probeType,

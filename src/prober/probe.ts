@@ -49,8 +49,6 @@ function goAtoi(s: string): number {
   return n;
 }
 
-
-
 /** net.JoinHostPort: IPv6 hosts bracketed. */
 export function joinHostPort(host: string, port: number | string): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;

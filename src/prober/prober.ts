@@ -67,13 +67,7 @@ export class ContainerProber implements Prober {
     }
   }
 
-  private async runProbeWithRetries(
-    spec: Probe,
-    pod: Pod,
-    status: PodStatus,
-    container: Container,
-    containerId: string,
-  ): Promise<ActionOutcome> {
+  private async runProbeWithRetries(spec: Probe, pod: Pod, status: PodStatus, container: Container, containerId: string): Promise<ActionOutcome> {
     let outcome: ActionOutcome = { result: 'unknown', output: '' };
     for (let i = 0; i < MAX_PROBE_RETRIES; i++) {
       try {

@@ -58,11 +58,5 @@ export interface ProbeOutcome {
  * containerId is the status form `<runtime>://<id>`.
  */
 export interface Prober {
-  probe(
-    probeType: ProbeType,
-    pod: Pod,
-    status: PodStatus,
-    container: Container,
-    containerId: string,
-  ): Promise<ProbeOutcome>;
+  probe(probeType: ProbeType, pod: Pod, status: PodStatus, container: Container, containerId: string): Promise<ProbeOutcome>;
 }

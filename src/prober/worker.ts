@@ -135,8 +135,7 @@ export class ProbeWorker implements ScheduledEntry {
     this.podUid = pod.metadata?.uid ?? '';
     this.key = workerKey(this.podUid, container.name, probeType);
     this.initialValue = initialValues[probeType];
-    this.isSidecar =
-      container.restartPolicy === 'Always' && (pod.spec?.initContainers ?? []).some((c) => c.name === container.name);
+    this.isSidecar = container.restartPolicy === 'Always' && (pod.spec?.initContainers ?? []).some((c) => c.name === container.name);
     this.cache = ctx.cacheFor(probeType);
     this.series = ctx.seriesFor(probeType, pod, container);
     this.periodMs = this.settings.periodSeconds * 1000;
@@ -325,15 +324,13 @@ export class ProbeWorker implements ScheduledEntry {
 
     this.probedThisIteration = true;
     const containerId = this.containerId;
-    return this.ctx.prober
-      .probe(this.probeType, this.pod, status, this.container, containerId)
-      .then(
-        (outcome) => this.recordOutcome(outcome, containerId, startMs),
-        (err: unknown) => {
-          this.ctx.logger.error('probe iteration failed', { worker: this.key, err });
-          return true;
-        },
-      );
+    return this.ctx.prober.probe(this.probeType, this.pod, status, this.container, containerId).then(
+      (outcome) => this.recordOutcome(outcome, containerId, startMs),
+      (err: unknown) => {
+        this.ctx.logger.error('probe iteration failed', { worker: this.key, err });
+        return true;
+      },
+    );
   }
 
   private recordOutcome(outcome: ProbeOutcome, containerId: string, startMs: number): boolean {
@@ -389,4 +386,3 @@ function fnv1a(s: string): number {
   }
   return h >>> 0;
 }
-

@@ -6,8 +6,7 @@ import type { Container, Pod } from '../api/types.js';
 import { type FieldError, forbidden, newPath, required, sortFieldErrors } from '../api/field-errors.js';
 import type { RuntimeCapabilities } from './cri.js';
 
-const commandDetail =
-  "the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd";
+const commandDetail = "the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd";
 const volumeMountsDetail = 'not supported by the process runtime; use --runtime=containerd';
 
 function checkContainers(caps: RuntimeCapabilities, containers: Container[] | undefined, field: 'containers' | 'initContainers'): FieldError[] {

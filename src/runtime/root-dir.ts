@@ -89,7 +89,11 @@ export function sandboxDir(rootDir: string, podUid: string): string {
 
 /** A pod's log directory, laid out as the kubelet's `/var/log/pods/<ns>_<name>_<uid>`. */
 export function podLogDir(rootDir: string, namespace: string, name: string, podUid: string): string {
-  for (const [what, v] of [['namespace', namespace], ['name', name], ['uid', podUid]] as const) {
+  for (const [what, v] of [
+    ['namespace', namespace],
+    ['name', name],
+    ['uid', podUid],
+  ] as const) {
     const problem = pathComponentProblem(v);
     if (problem) throw new UnsafePathError(`refusing pod ${what} ${JSON.stringify(v)} in a log path: ${problem}`);
   }

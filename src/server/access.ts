@@ -8,10 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { requestURL, type RequestInfo } from '../http/router.js';
 import { statusBody, type Status } from '../http/status.js';
 
-export type AccessPolicy =
-  | { kind: 'unix' }
-  | { kind: 'tcp'; token: string; anonymous: boolean }
-  | { kind: 'read-only' };
+export type AccessPolicy = { kind: 'unix' } | { kind: 'tcp'; token: string; anonymous: boolean } | { kind: 'read-only' };
 
 const readOnlyPrefixes = ['/healthz', '/pods', '/stats', '/metrics', '/spec'];
 

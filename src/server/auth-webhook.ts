@@ -75,7 +75,15 @@ export class TokenReviewAuthenticator {
       spec: { token },
     })) as { status?: TokenReviewStatus };
     const st = res?.status ?? {};
-    const user = st.authenticated && st.user?.username ? { username: st.user.username, groups: st.user.groups ?? [], ...(st.user.uid ? { uid: st.user.uid } : {}), ...(st.user.extra ? { extra: st.user.extra } : {}) } : null;
+    const user =
+      st.authenticated && st.user?.username
+        ? {
+            username: st.user.username,
+            groups: st.user.groups ?? [],
+            ...(st.user.uid ? { uid: st.user.uid } : {}),
+            ...(st.user.extra ? { extra: st.user.extra } : {}),
+          }
+        : null;
     this.cache.set(token, user, this.ttlMs);
     return user ?? undefined;
   }

@@ -33,7 +33,9 @@ function refuseHTTP(res: ServerResponse, out: Extract<AuthOutcome, { ok: false }
 
 function refuseUpgrade(socket: Duplex, out: Extract<AuthOutcome, { ok: false }>): void {
   const body = `${out.message}\n`;
-  socket.end(`HTTP/1.1 ${out.code} ${reasons[out.code]}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${out.code} ${reasons[out.code]}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export async function listenKubeletPort(o: KubeletPortOptions): Promise<KubeletPort> {

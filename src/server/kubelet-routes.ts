@@ -41,7 +41,12 @@ function int(name: string, v: string | null, min: number): number | undefined {
   if (v === null) return undefined;
   if (!/^-?[0-9]+$/.test(v)) throw new ApiError(400, 'BadRequest', `${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
   const n = Number(v);
-  if (n < min) throw new ApiError(422, 'Invalid', `PodLogOptions "" is invalid: ${name}: Invalid value: ${n}: must be greater than ${min === 0 ? 'or equal to 0' : min - 1}`);
+  if (n < min)
+    throw new ApiError(
+      422,
+      'Invalid',
+      `PodLogOptions "" is invalid: ${name}: Invalid value: ${n}: must be greater than ${min === 0 ? 'or equal to 0' : min - 1}`,
+    );
   return n;
 }
 

@@ -32,7 +32,8 @@ async function openssl(args: string[]): Promise<void> {
     await run('openssl', args, { timeout: 60_000 });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error('generating the TLS certificate needs the openssl command; install it or pass --tls-cert-file and --tls-private-key-file');
+    if (e.code === 'ENOENT')
+      throw new Error('generating the TLS certificate needs the openssl command; install it or pass --tls-cert-file and --tls-private-key-file');
     throw new Error(`openssl ${args[0]} failed: ${String(e.stderr ?? e.message).trim()}`);
   }
 }
@@ -50,7 +51,23 @@ export async function ensureServingCert(rootDir: string, address: string, nodeNa
   const tmp = await mkdtemp(join(dir, '.gen-'));
   try {
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    await openssl(['req', '-x509', ...ec, '-keyout', caKey, '-out', out.caFile, '-days', '3650', '-subj', '/CN=podvisor-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+    await openssl([
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      caKey,
+      '-out',
+      out.caFile,
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=podvisor-ca',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
     const csr = join(tmp, 'server.csr');
     await openssl(['req', '-new', ...ec, '-keyout', out.keyFile, '-out', csr, '-subj', `/CN=${nodeName.replace(/[^A-Za-z0-9.-]/g, '') || 'podvisor'}`]);
     const dns = new Set(['localhost', hostname().toLowerCase(), nodeName].filter((n) => /^[a-z0-9.-]+$/i.test(n)));

@@ -29,13 +29,71 @@ export const FLAG_FIN = 0x01;
 export const RstStatus = { PROTOCOL_ERROR: 1, INVALID_STREAM: 2, REFUSED_STREAM: 3, CANCEL: 5, INTERNAL_ERROR: 6, STREAM_ALREADY_CLOSED: 9 } as const;
 
 const headerWords = [
-  'options', 'head', 'post', 'put', 'delete', 'trace', 'accept', 'accept-charset', 'accept-encoding', 'accept-language',
-  'accept-ranges', 'age', 'allow', 'authorization', 'cache-control', 'connection', 'content-base', 'content-encoding',
-  'content-language', 'content-length', 'content-location', 'content-md5', 'content-range', 'content-type', 'date', 'etag',
-  'expect', 'expires', 'from', 'host', 'if-match', 'if-modified-since', 'if-none-match', 'if-range', 'if-unmodified-since',
-  'last-modified', 'location', 'max-forwards', 'pragma', 'proxy-authenticate', 'proxy-authorization', 'range', 'referer',
-  'retry-after', 'server', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'user-agent', 'vary', 'via', 'warning',
-  'www-authenticate', 'method', 'get', 'status', '200 OK', 'version', 'HTTP/1.1', 'url', 'public', 'set-cookie', 'keep-alive', 'origin',
+  'options',
+  'head',
+  'post',
+  'put',
+  'delete',
+  'trace',
+  'accept',
+  'accept-charset',
+  'accept-encoding',
+  'accept-language',
+  'accept-ranges',
+  'age',
+  'allow',
+  'authorization',
+  'cache-control',
+  'connection',
+  'content-base',
+  'content-encoding',
+  'content-language',
+  'content-length',
+  'content-location',
+  'content-md5',
+  'content-range',
+  'content-type',
+  'date',
+  'etag',
+  'expect',
+  'expires',
+  'from',
+  'host',
+  'if-match',
+  'if-modified-since',
+  'if-none-match',
+  'if-range',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'pragma',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'range',
+  'referer',
+  'retry-after',
+  'server',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'user-agent',
+  'vary',
+  'via',
+  'warning',
+  'www-authenticate',
+  'method',
+  'get',
+  'status',
+  '200 OK',
+  'version',
+  'HTTP/1.1',
+  'url',
+  'public',
+  'set-cookie',
+  'keep-alive',
+  'origin',
 ];
 const dictionaryTail =
   '100101201202205206300302303304305306307402405406407408409410411412413414415416417502504505' +
@@ -359,10 +417,12 @@ export class SpdySession extends EventEmitter {
 
   /** Queues a frame; frames go out in the order queued. */
   send(frame: Promise<Buffer>): void {
-    this.outbound = this.outbound.then(async () => {
-      const b = await frame;
-      if (!this.closed && this.socket.writable) this.socket.write(b);
-    }).catch(() => this.close());
+    this.outbound = this.outbound
+      .then(async () => {
+        const b = await frame;
+        if (!this.closed && this.socket.writable) this.socket.write(b);
+      })
+      .catch(() => this.close());
   }
 
   /** Resolves once everything queued so far is written. */
@@ -372,7 +432,9 @@ export class SpdySession extends EventEmitter {
 
   sendReply(id: number, headers: Headers): void {
     // Compression runs in queue order, so the shared zlib context sees blocks in the order sent.
-    this.send(this.outbound.then(async () => controlFrame(FrameType.SYN_REPLY, 0, Buffer.concat([u32(id), await this.deflate.run(encodeHeaderBlock(headers))]))));
+    this.send(
+      this.outbound.then(async () => controlFrame(FrameType.SYN_REPLY, 0, Buffer.concat([u32(id), await this.deflate.run(encodeHeaderBlock(headers))]))),
+    );
   }
 
   sendReset(id: number, status: number): void {

@@ -151,17 +151,12 @@ export function podScheduledCondition(): PodCondition {
   return makeCondition('PodScheduled', 'True');
 }
 
-
 /**
  * Gives each kubelet-owned condition its lastTransitionTime, as the status manager's
  * updateLastTransitionTime: the previous one when a condition of that type had the same status,
  * else `nowRFC3339`. Conditions are updated in place.
  */
-export function assignTransitionTimes(
-  conditions: PodCondition[],
-  previous: readonly PodCondition[] | undefined,
-  nowRFC3339: string,
-): void {
+export function assignTransitionTimes(conditions: PodCondition[], previous: readonly PodCondition[] | undefined, nowRFC3339: string): void {
   for (const c of conditions) {
     // Conditions owned by others (readiness gates) carry their own transition time.
     if (!kubeletOwnedConditionTypes.has(c.type) && c.type !== 'DisruptionTarget' && c.lastTransitionTime) continue;

@@ -17,12 +17,7 @@ export const ContainerReasonStatusUnknown = 'ContainerStatusUnknown';
  * runtime instance of that container name (undefined when it never ran or was garbage-collected).
  * A sidecar is restarted whatever the pod's restartPolicy, so it is judged with policy Always.
  */
-export function shouldContainerBeRestarted(
-  container: Container,
-  pod: Pod,
-  latestInstance: RuntimeContainerStatus | undefined,
-  isSidecar: boolean,
-): boolean {
+export function shouldContainerBeRestarted(container: Container, pod: Pod, latestInstance: RuntimeContainerStatus | undefined, isSidecar: boolean): boolean {
   void container;
   if (pod.metadata?.deletionTimestamp) return false;
   if (!latestInstance) return true;

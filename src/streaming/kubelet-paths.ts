@@ -20,11 +20,21 @@ export function translateKubeletStreamingURL(rawUrl: string): { url: string; uid
     const out = new URLSearchParams();
     out.set('container', decodeURIComponent(container!));
     for (const c of q.getAll('command')) out.append('command', c);
-    for (const [from, to] of [['input', 'stdin'], ['output', 'stdout'], ['error', 'stderr'], ['tty', 'tty']] as const) {
+    for (const [from, to] of [
+      ['input', 'stdin'],
+      ['output', 'stdout'],
+      ['error', 'stderr'],
+      ['tty', 'tty'],
+    ] as const) {
       const v = q.get(from) ?? q.get(to);
       if (v !== null) out.set(to, v);
     }
-    return { url: `/api/v1/namespaces/${ns}/pods/${pod}/${sub}?${out.toString()}`, namespace: decodeURIComponent(ns!), name: decodeURIComponent(pod!), ...(uid ? { uid: decodeURIComponent(uid) } : {}) };
+    return {
+      url: `/api/v1/namespaces/${ns}/pods/${pod}/${sub}?${out.toString()}`,
+      namespace: decodeURIComponent(ns!),
+      name: decodeURIComponent(pod!),
+      ...(uid ? { uid: decodeURIComponent(uid) } : {}),
+    };
   }
   m = pfRe.exec(u.pathname);
   if (m) {
@@ -32,7 +42,12 @@ export function translateKubeletStreamingURL(rawUrl: string): { url: string; uid
     const out = new URLSearchParams();
     for (const p of [...q.getAll('port'), ...q.getAll('ports')]) out.append('ports', p);
     const qs = out.toString();
-    return { url: `/api/v1/namespaces/${ns}/pods/${pod}/portforward${qs ? `?${qs}` : ''}`, namespace: decodeURIComponent(ns!), name: decodeURIComponent(pod!), ...(uid ? { uid: decodeURIComponent(uid) } : {}) };
+    return {
+      url: `/api/v1/namespaces/${ns}/pods/${pod}/portforward${qs ? `?${qs}` : ''}`,
+      namespace: decodeURIComponent(ns!),
+      name: decodeURIComponent(pod!),
+      ...(uid ? { uid: decodeURIComponent(uid) } : {}),
+    };
   }
   return undefined;
 }

@@ -24,9 +24,7 @@ export function negotiate(req: IncomingMessage, supported: readonly string[]): s
 }
 
 export function switchToSpdy(socket: Duplex, protocol: string): void {
-  socket.write(
-    'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n' + `X-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
-  );
+  socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n' + `X-Stream-Protocol-Version: ${protocol}\r\n\r\n`);
 }
 
 const STREAM_WAIT_MS = 30_000;
@@ -80,18 +78,25 @@ export function spdyExec(socket: Duplex, head: Buffer, protocol: string, opts: S
         to.end();
         return;
       }
-      outs.push(new Promise((resolve) => {
-        from.on('end', resolve);
-        from.on('error', resolve);
-        from.on('close', resolve);
-      }));
+      outs.push(
+        new Promise((resolve) => {
+          from.on('end', resolve);
+          from.on('error', resolve);
+          from.on('close', resolve);
+        }),
+      );
       from.pipe(to);
     };
     pump(exec.stdout, streams.get('stdout'));
     pump(exec.stderr, streams.get('stderr'));
     const result = await outcome(exec);
     await Promise.all(outs);
-    await Promise.all([...['stdout', 'stderr'].map((t) => streams.get(t)).filter((s) => s && !s.writableEnded).map((s) => new Promise((r) => s!.end(r)))]);
+    await Promise.all([
+      ...['stdout', 'stderr']
+        .map((t) => streams.get(t))
+        .filter((s) => s && !s.writableEnded)
+        .map((s) => new Promise((r) => s!.end(r))),
+    ]);
     const status = exitStatus(result, opts.command);
     // v3/v4 write the Status as JSON; older versions only a failure's message.
     if (protocol === 'v4.channel.k8s.io' || protocol === 'v3.channel.k8s.io') {

@@ -45,7 +45,12 @@ export function createStreamingUpgradeHandler(backend: KubeBackend): UpgradeHand
           return true;
         }
         const proto = negotiate(req, [portForwardProtocol]);
-        if (!proto) throw new ApiError(403, 'Forbidden', `unable to upgrade: unable to negotiate protocol: client supports ${String(req.headers['x-stream-protocol-version'] ?? '')}, server supports ${portForwardProtocol}`);
+        if (!proto)
+          throw new ApiError(
+            403,
+            'Forbidden',
+            `unable to upgrade: unable to negotiate protocol: client supports ${String(req.headers['x-stream-protocol-version'] ?? '')}, server supports ${portForwardProtocol}`,
+          );
         switchToSpdy(socket, proto);
         spdyPortForward(socket, head, dial);
         return true;
@@ -58,13 +63,21 @@ export function createStreamingUpgradeHandler(backend: KubeBackend): UpgradeHand
       if (sub === 'exec' && opts.command.length === 0) throw new ApiError(400, 'BadRequest', 'you must specify at least 1 command');
       if (!opts.stdin && !opts.stdout && !opts.stderr) throw new ApiError(400, 'BadRequest', 'you must specify at least 1 of stdin, stdout, stderr');
       if (opts.tty && opts.stderr) opts.stderr = false;
-      const start = () => (sub === 'exec' ? backend.exec(ns, name, opts) : backend.attach(ns, name, { container: opts.container, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr, tty: opts.tty }));
+      const start = () =>
+        sub === 'exec'
+          ? backend.exec(ns, name, opts)
+          : backend.attach(ns, name, { container: opts.container, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr, tty: opts.tty });
       if (isWS) {
         void wsExec(req, socket, head, opts, start);
         return true;
       }
       const proto = negotiate(req, spdyExecProtocols);
-      if (!proto) throw new ApiError(403, 'Forbidden', `unable to upgrade: unable to negotiate protocol: client supports ${String(req.headers['x-stream-protocol-version'] ?? '')}, server supports ${spdyExecProtocols.join(', ')}`);
+      if (!proto)
+        throw new ApiError(
+          403,
+          'Forbidden',
+          `unable to upgrade: unable to negotiate protocol: client supports ${String(req.headers['x-stream-protocol-version'] ?? '')}, server supports ${spdyExecProtocols.join(', ')}`,
+        );
       switchToSpdy(socket, proto);
       spdyExec(socket, head, proto, opts, start);
       return true;

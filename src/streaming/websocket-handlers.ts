@@ -39,7 +39,12 @@ export async function wsExec(req: IncomingMessage, socket: Duplex, head: Buffer,
   ws.on('message', (m: Buffer, isBinary: boolean) => deliver(isBinary ? m : Buffer.from(m)));
   const finish = (status: Record<string, unknown>) => {
     const ok = status.status === 'Success';
-    const message = protocol === 'v4.channel.k8s.io' || protocol === 'v5.channel.k8s.io' || protocol === 'v3.channel.k8s.io' ? JSON.stringify(status) : ok ? undefined : String(status.message ?? '');
+    const message =
+      protocol === 'v4.channel.k8s.io' || protocol === 'v5.channel.k8s.io' || protocol === 'v3.channel.k8s.io'
+        ? JSON.stringify(status)
+        : ok
+          ? undefined
+          : String(status.message ?? '');
     if (message === undefined) return ws.close(1000);
     // The close follows the status after a pause: a client polling its TLS socket with select() (the
     // Python client) reads one frame per wake-up, and a close frame that arrived in the same read as
@@ -65,12 +70,14 @@ export async function wsExec(req: IncomingMessage, socket: Duplex, head: Buffer,
   const outs: Promise<void>[] = [];
   const pump = (from: NodeJS.ReadableStream | undefined, ch: number) => {
     if (!from) return;
-    outs.push(new Promise((resolve) => {
-      from.on('data', (d: Buffer) => ws.readyState === ws.OPEN && ws.send(framed(ch, d)));
-      from.on('end', resolve);
-      from.on('error', resolve);
-      from.on('close', resolve);
-    }));
+    outs.push(
+      new Promise((resolve) => {
+        from.on('data', (d: Buffer) => ws.readyState === ws.OPEN && ws.send(framed(ch, d)));
+        from.on('end', resolve);
+        from.on('error', resolve);
+        from.on('close', resolve);
+      }),
+    );
   };
   if (opts.stdout) pump(exec.stdout, CH_STDOUT);
   else exec.stdout?.resume();
@@ -81,7 +88,13 @@ export async function wsExec(req: IncomingMessage, socket: Duplex, head: Buffer,
   if (ws.readyState === ws.OPEN) finish(exitStatus(result, opts.command));
 }
 
-export async function wsPortForward(req: IncomingMessage, socket: Duplex, head: Buffer, ports: number[], dial: (port: number) => Promise<Duplex>): Promise<void> {
+export async function wsPortForward(
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  ports: number[],
+  dial: (port: number) => Promise<Duplex>,
+): Promise<void> {
   const ws = await upgradeWS(req, socket, head, wsPortForwardProtocols);
   ws.on('error', () => ws.terminate());
   if (ws.protocol === 'SPDY/3.1+portforward.k8s.io') {

@@ -21,4 +21,3 @@ const load = createRequire(import.meta.url);
 export function builtin<K extends keyof Builtins>(id: K): Builtins[K] {
   return load(id) as Builtins[K];
 }
-

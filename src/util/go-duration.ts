@@ -1,7 +1,7 @@
 // Go duration strings (`30s`, `1m30s`, `1.5h`), read as time.ParseDuration reads them, with its error
 // wording: the values of the duration flags and settings.
 
-const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Milliseconds of a Go duration string (`30s`, `1m30s`, `1.5h`, `300ms`), as time.ParseDuration reads it. */
 export function parseGoDuration(s: string): number {

@@ -20,7 +20,9 @@ export function klogLine(level: LogLevel, msg: string, fields: Record<string, un
     `${letter[level]}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())} ` +
     `${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())}:${pad(now.getUTCSeconds())}.${pad(now.getUTCMilliseconds(), 3)}000 ` +
     `${String(pid).padStart(7)} ${component}] `;
-  const kv = Object.entries(fields ?? {}).map(([k, v]) => ` ${k}=${value(v)}`).join('');
+  const kv = Object.entries(fields ?? {})
+    .map(([k, v]) => ` ${k}=${value(v)}`)
+    .join('');
   return `${head}${JSON.stringify(msg)}${kv}\n`;
 }
 

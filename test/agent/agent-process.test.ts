@@ -131,11 +131,9 @@ test('up -d --wait=ready, logs -f, down; pods persist across an agent restart', 
   const file = join(root, 'svc.yaml');
   await writeFile(
     file,
-    podYaml(
-      'svc',
-      'echo line-1; echo line-2; trap "exit 0" TERM; while true; do sleep 0.2; done',
-      { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } },
-    ),
+    podYaml('svc', 'echo line-1; echo line-2; trap "exit 0" TERM; while true; do sleep 0.2; done', {
+      readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 },
+    }),
   );
   try {
     const up = await runCli(['up', '-d', '-f', file, '--root-dir', root, '--wait=ready', '--timeout', '60s']);
@@ -262,10 +260,7 @@ test('kubelet routes: /pods, /runningpods/, /metrics, /metrics/probes, /metrics/
   const dir = await tempDir();
   const root = dir.path;
   const file = join(root, 'probed.yaml');
-  await writeFile(
-    file,
-    podYaml('probed', 'echo hello; echo again; exec sleep 60', { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }),
-  );
+  await writeFile(file, podYaml('probed', 'echo hello; echo again; exec sleep 60', { readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }));
   const agent = await startAgent(root);
   try {
     assert.equal((await runCli(['up', '-d', '-f', file, '--root-dir', root, '--wait=ready'])).code, 0);
@@ -278,8 +273,14 @@ test('kubelet routes: /pods, /runningpods/, /metrics, /metrics/probes, /metrics/
     assert.equal(rp.items[0].spec.containers[0].name, 'main');
     assert.match((await call(sock(root), 'GET', '/metrics')).body, /kubelet_running_pods 1/);
     assert.match((await call(sock(root), 'GET', '/metrics')).body, /kubelet_pod_start_duration_seconds_count 1/);
-    assert.match((await call(sock(root), 'GET', '/metrics/probes')).body, /prober_probe_total\{probe_type="Readiness",result="successful",container="main",pod="probed",namespace="default"/);
-    assert.match((await call(sock(root), 'GET', '/metrics/resource')).body, /container_memory_working_set_bytes\{container="main",namespace="default",pod="probed"\} [1-9]/);
+    assert.match(
+      (await call(sock(root), 'GET', '/metrics/probes')).body,
+      /prober_probe_total\{probe_type="Readiness",result="successful",container="main",pod="probed",namespace="default"/,
+    );
+    assert.match(
+      (await call(sock(root), 'GET', '/metrics/resource')).body,
+      /container_memory_working_set_bytes\{container="main",namespace="default",pod="probed"\} [1-9]/,
+    );
     const summary = (await call(sock(root), 'GET', '/stats/summary')).json();
     assert.equal(summary.pods[0].podRef.name, 'probed');
     assert.ok(summary.pods[0].containers[0].memory.workingSetBytes > 0);

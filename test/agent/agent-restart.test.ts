@@ -193,11 +193,15 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     assert.match(crash.stdout, /pod\/crash created/);
     const all = await pods(root);
     assert.equal(all.length, 20);
-    await waitFor('every pod ready, the crash loop restarted once', async () => {
-      const ps = await pods(root);
-      const crash = ps.find((p) => p.metadata?.name === 'crash');
-      return steady.every((n) => ready(ps.find((p) => p.metadata?.name === n))) && (crash?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1;
-    }, 120_000);
+    await waitFor(
+      'every pod ready, the crash loop restarted once',
+      async () => {
+        const ps = await pods(root);
+        const crash = ps.find((p) => p.metadata?.name === 'crash');
+        return steady.every((n) => ready(ps.find((p) => p.metadata?.name === n))) && (crash?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1;
+      },
+      120_000,
+    );
     const before = new Map((await pods(root)).map((p) => [p.metadata!.name!, snapshot(p)]));
     for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name}: one process of ${m}`);
 
@@ -205,22 +209,35 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     await killAgent(agent);
     const tickerMarker = `${tag}-ticker-1`;
     const notRunning = () => [...markers].flatMap(([name, ms]) => ms.filter((m) => processesWith(m).length !== 1).map((m) => `${name}: ${m}`));
-    await holdsFor(() => `every container running without the agent (not: ${notRunning().join(', ')})`, () => notRunning().length === 0, 1500);
+    await holdsFor(
+      () => `every container running without the agent (not: ${notRunning().join(', ')})`,
+      () => notRunning().length === 0,
+      1500,
+    );
 
     agent = await startAgent(root, ['--pod-manifest-path', manifests]);
     assert.match(agent.stderr(), /Took over the pods the runtime still runs/);
-    await waitFor('every pod ready again after the agent restart', async () => {
-      const ps = await pods(root);
-      // The crash loop's status too: the new agent reports it once its worker has synced the pod.
-      const crash = ps.find((p) => p.metadata?.name === 'crash');
-      return ps.length === 20 && steady.every((n) => ready(ps.find((p) => p.metadata?.name === n))) && crash?.status?.containerStatuses?.[0] !== undefined;
-    }, 120_000);
+    await waitFor(
+      'every pod ready again after the agent restart',
+      async () => {
+        const ps = await pods(root);
+        // The crash loop's status too: the new agent reports it once its worker has synced the pod.
+        const crash = ps.find((p) => p.metadata?.name === 'crash');
+        return ps.length === 20 && steady.every((n) => ready(ps.find((p) => p.metadata?.name === n))) && crash?.status?.containerStatuses?.[0] !== undefined;
+      },
+      120_000,
+    );
     const after = new Map((await pods(root)).map((p) => [p.metadata!.name!, snapshot(p)]));
     for (const name of steady) {
       const b = before.get(name)!;
       const a = after.get(name)!;
       assert.equal(a.uid, b.uid, `${name}: same UID`);
-      const seen = () => `${name}; agent log:\n${agent.stderr().split('\n').filter((l) => l.includes(name)).join('\n')}`;
+      const seen = () =>
+        `${name}; agent log:\n${agent
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes(name))
+          .join('\n')}`;
       assert.deepEqual(a.ids, b.ids, `same container ids: ${seen()}`);
       assert.deepEqual(a.restarts, b.restarts, `restart counts unchanged: ${seen()}`);
     }
@@ -232,17 +249,31 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name}: no duplicate process after the restart`);
 
     // Probes run in the new agent (its metrics started from nothing).
-    await waitFor('liveness probes of http-0 counted by the new agent', async () => {
-      const text = (await call(sock(root), 'GET', '/metrics/probes')).body;
-      return text
-        .split('\n')
-        .some((l) => l.startsWith('prober_probe_total{') && l.includes('pod="http-0"') && l.includes('probe_type="Liveness"') && l.includes('result="successful"') && Number(l.split(' ').pop()) > 0);
-    }, 60_000);
+    await waitFor(
+      'liveness probes of http-0 counted by the new agent',
+      async () => {
+        const text = (await call(sock(root), 'GET', '/metrics/probes')).body;
+        return text
+          .split('\n')
+          .some(
+            (l) =>
+              l.startsWith('prober_probe_total{') &&
+              l.includes('pod="http-0"') &&
+              l.includes('probe_type="Liveness"') &&
+              l.includes('result="successful"') &&
+              Number(l.split(' ').pop()) > 0,
+          );
+      },
+      60_000,
+    );
 
     // Logs are continuous: the ticker counted on through the agent's absence, with no gap or reset.
     await waitFor('continuous ticker log', async () => {
       const body = (await call(sock(root), 'GET', '/containerLogs/default/ticker-1/main')).body;
-      const n = body.trim().split('\n').map((l) => Number(/^tick ([0-9]+)$/.exec(l)?.[1]));
+      const n = body
+        .trim()
+        .split('\n')
+        .map((l) => Number(/^tick ([0-9]+)$/.exec(l)?.[1]));
       if (n.length < 20) return false;
       n.forEach((v, i) => assert.equal(v, i + 1, `tick ${i + 1} in order`));
       return true;
@@ -254,15 +285,23 @@ test('kill -9 of the agent with 20 pods, then of the runtime service: everything
     const servicePid = st.runtimeService.pid as number;
     assert.ok(servicePid > 0 && isAlive(servicePid), JSON.stringify(st.runtimeService));
     process.kill(servicePid, 'SIGKILL');
-    await waitFor('a new runtime service', async () => {
-      const pid = (await status(root)).runtimeService.pid as number | null;
-      return !!pid && pid !== servicePid && isAlive(pid);
-    }, 60_000);
+    await waitFor(
+      'a new runtime service',
+      async () => {
+        const pid = (await status(root)).runtimeService.pid as number | null;
+        return !!pid && pid !== servicePid && isAlive(pid);
+      },
+      60_000,
+    );
     for (const [name, ms] of markers) for (const m of ms) assert.equal(processesWith(m).length, 1, `${name} kept running without the runtime service`);
-    await waitFor('every pod ready with the new runtime service', async () => {
-      const ps = await pods(root);
-      return steady.every((n) => ready(ps.find((p) => p.metadata?.name === n)));
-    }, 60_000);
+    await waitFor(
+      'every pod ready with the new runtime service',
+      async () => {
+        const ps = await pods(root);
+        return steady.every((n) => ready(ps.find((p) => p.metadata?.name === n)));
+      },
+      60_000,
+    );
     const readopted = new Map((await pods(root)).map((p) => [p.metadata!.name!, snapshot(p)]));
     for (const name of steady) assert.deepEqual(readopted.get(name)!.ids, before.get(name)!.ids, `${name}: same containers after the runtime service restart`);
 
@@ -290,10 +329,14 @@ test('SIGTERM leaves containers running for the next agent; a static file remove
   await writeFile(join(manifests, 'gone.yaml'), shellPodYaml('gone', ticker, `${tag}-gone`));
   let agent = await startAgent(root, ['--pod-manifest-path', manifests]);
   try {
-    await waitFor('both static pods running', async () => {
-      const ps = await pods(root);
-      return ps.length === 2 && ps.every((p) => p.status?.containerStatuses?.[0]?.state?.running);
-    }, 60_000);
+    await waitFor(
+      'both static pods running',
+      async () => {
+        const ps = await pods(root);
+        return ps.length === 2 && ps.every((p) => p.status?.containerStatuses?.[0]?.state?.running);
+      },
+      60_000,
+    );
     const keepBefore = snapshot((await pods(root)).find((p) => p.metadata?.name === 'keep')!);
 
     agent.child.kill('SIGTERM');
@@ -305,7 +348,7 @@ test('SIGTERM leaves containers running for the next agent; a static file remove
 
     await rm(join(manifests, 'gone.yaml'));
     agent = await startAgent(root, ['--pod-manifest-path', manifests]);
-    await waitFor('the removed file\'s pod terminated on start', () => processesWith(`${tag}-gone`).length === 0, 30_000);
+    await waitFor("the removed file's pod terminated on start", () => processesWith(`${tag}-gone`).length === 0, 30_000);
     await waitFor('only keep, running', async () => {
       const ps = await pods(root);
       return ps.length === 1 && !!ps[0]!.status?.containerStatuses?.[0]?.state?.running;

@@ -90,24 +90,28 @@ test('exec (context, stdin, dies with the container) and attach through the agen
   }
 });
 
-test('an exec running when the agent is killed -9 ends with its stream, as the runtime owns it; the container keeps running', { skip: kubectlPath ? false : 'kubectl is not installed' }, async () => {
-  const execMarker = `pvexec-kill${process.pid}`;
-  const mainMarker = `pvmain-kill${process.pid}`;
-  const { agent, api, stop } = await agentWithPod(`  containers:
+test(
+  'an exec running when the agent is killed -9 ends with its stream, as the runtime owns it; the container keeps running',
+  { skip: kubectlPath ? false : 'kubectl is not installed' },
+  async () => {
+    const execMarker = `pvexec-kill${process.pid}`;
+    const mainMarker = `pvmain-kill${process.pid}`;
+    const { agent, api, stop } = await agentWithPod(`  containers:
   - name: main
     image: busybox
     command: ["sh", "-c", "sleep 600", "${mainMarker}"]
 `);
-  let exec: ReturnType<typeof kubectlSpawn> | undefined;
-  try {
-    exec = kubectlSpawn(api, ['exec', 'web', '--', 'sh', '-c', 'sleep 300', execMarker]);
-    await waitFor('the exec running', () => processesWith(execMarker) === 1, 30_000);
-    agent.child.kill('SIGKILL');
-    await agent.exited;
-    await waitFor('the exec gone with the agent', () => processesWith(execMarker) === 0, 30_000);
-    assert.equal(processesWith(mainMarker), 1, 'the container still runs');
-  } finally {
-    exec?.kill('SIGKILL');
-    await stop();
-  }
-});
+    let exec: ReturnType<typeof kubectlSpawn> | undefined;
+    try {
+      exec = kubectlSpawn(api, ['exec', 'web', '--', 'sh', '-c', 'sleep 300', execMarker]);
+      await waitFor('the exec running', () => processesWith(execMarker) === 1, 30_000);
+      agent.child.kill('SIGKILL');
+      await agent.exited;
+      await waitFor('the exec gone with the agent', () => processesWith(execMarker) === 0, 30_000);
+      assert.equal(processesWith(mainMarker), 1, 'the container still runs');
+    } finally {
+      exec?.kill('SIGKILL');
+      await stop();
+    }
+  },
+);

@@ -80,7 +80,11 @@ test('create, list, log, update, delete through the minimal routes', async () =>
     await waitFor('DELETED event', () => events.some((e) => e.type === 'DELETED'));
     w.stop();
     const rvs = events.map((e) => Number(e.object.metadata!.resourceVersion));
-    assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b), 'resourceVersions increase');
+    assert.deepEqual(
+      rvs,
+      [...rvs].sort((a, b) => a - b),
+      'resourceVersions increase',
+    );
     assert.equal((await call(sock, 'GET', '/api/v1/namespaces/default/pods/hello')).json().kind, 'Status');
   });
 });
@@ -119,8 +123,15 @@ test('watch from a version older than the history kept is 410 Expired', async ()
       logger: silentLogger,
       historyLimit: 2,
     });
-    for (let i = 0; i < 3; i++) await small.add({ ...shellPod(`q${i}`, 'exec sleep 30'), metadata: { name: `q${i}`, namespace: 'default', uid: `uid-q${i}` } } as Pod, { source: 'api', from: 'api' });
-    assert.throws(() => small.watchPods('1', () => {}), (e: { code: number; reason: string }) => e.code === 410 && e.reason === 'Expired');
+    for (let i = 0; i < 3; i++)
+      await small.add({ ...shellPod(`q${i}`, 'exec sleep 30'), metadata: { name: `q${i}`, namespace: 'default', uid: `uid-q${i}` } } as Pod, {
+        source: 'api',
+        from: 'api',
+      });
+    assert.throws(
+      () => small.watchPods('1', () => {}),
+      (e: { code: number; reason: string }) => e.code === 410 && e.reason === 'Expired',
+    );
     small.close();
   });
 });

@@ -14,7 +14,13 @@ export function call(socketPath: string, method: string, path: string, body?: un
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const req = request(
-      { socketPath, method, path, agent: false, headers: { ...(data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}), ...headers } },
+      {
+        socketPath,
+        method,
+        path,
+        agent: false,
+        headers: { ...(data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}), ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -14,15 +14,29 @@ const pod = (containers: unknown[], extra: Record<string, unknown> = {}) => ({
 });
 
 const unknownRows: [string, unknown, string[]][] = [
-  ['probe typo with hint', pod([{ name: 'a', image: 'x', livenessProbe: { initialDelaySecond: 5, tcpSocket: { port: 80 } } }]), [
-    'spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
-  ]],
-  ['wrong case', pod([{ name: 'a', image: 'x', readinessprobe: {} }]), ['spec.containers[0].readinessprobe: unknown field "readinessprobe" (did you mean "readinessProbe"?)']],
-  ['typo in spec', pod([{ name: 'a', image: 'x' }], { restartPolicyy: 'Never' }), ['spec.restartPolicyy: unknown field "restartPolicyy" (did you mean "restartPolicy"?)']],
+  [
+    'probe typo with hint',
+    pod([{ name: 'a', image: 'x', livenessProbe: { initialDelaySecond: 5, tcpSocket: { port: 80 } } }]),
+    ['spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)'],
+  ],
+  [
+    'wrong case',
+    pod([{ name: 'a', image: 'x', readinessprobe: {} }]),
+    ['spec.containers[0].readinessprobe: unknown field "readinessprobe" (did you mean "readinessProbe"?)'],
+  ],
+  [
+    'typo in spec',
+    pod([{ name: 'a', image: 'x' }], { restartPolicyy: 'Never' }),
+    ['spec.restartPolicyy: unknown field "restartPolicyy" (did you mean "restartPolicy"?)'],
+  ],
   ['no close field', pod([{ name: 'a', image: 'x', replicas: 3 }]), ['spec.containers[0].replicas: unknown field "replicas"']],
   ['top level', { ...pod([{ name: 'a', image: 'x' }]), specs: {} }, ['specs: unknown field "specs" (did you mean "spec"?)']],
   ['metadata', { ...pod([]), metadata: { name: 'a', label: { a: 'b' } } }, ['metadata.label: unknown field "label" (did you mean "labels"?)']],
-  ['inside a list of env', pod([{ name: 'a', image: 'x', env: [{ name: 'A', valu: '1' }] }]), ['spec.containers[0].env[0].valu: unknown field "valu" (did you mean "value"?)']],
+  [
+    'inside a list of env',
+    pod([{ name: 'a', image: 'x', env: [{ name: 'A', valu: '1' }] }]),
+    ['spec.containers[0].env[0].valu: unknown field "valu" (did you mean "value"?)'],
+  ],
   ['newer field from the overlay is known', pod([{ name: 'a', image: 'x', lifecycle: { stopSignal: 'SIGUSR1' } }]), []],
   ['status is known', { ...pod([]), status: { phase: 'Running' } }, []],
 ];
@@ -30,7 +44,10 @@ const unknownRows: [string, unknown, string[]][] = [
 for (const [name, input, want] of unknownRows) {
   test(`unknown fields: ${name}`, () => {
     const r = strictDecode(input, kindTypes.Pod);
-    assert.deepEqual(r.unknownFields.map((p) => p.message), want);
+    assert.deepEqual(
+      r.unknownFields.map((p) => p.message),
+      want,
+    );
     assert.deepEqual(r.typeErrors, []);
   });
 }
@@ -45,18 +62,41 @@ test('unknown fields are dropped from the decoded value; paths come as segments 
 });
 
 const typeRows: [string, unknown, string[]][] = [
-  ['string for an integer', pod([{ name: 'a', image: 'x', ports: [{ containerPort: '8080' }] }]), ['spec.containers[0].ports[0].containerPort: Invalid value: "8080": must be an integer']],
-  ['number for a string', pod([{ name: 'a', image: 'x', env: [{ name: 'A', value: 5 }] }]), ['spec.containers[0].env[0].value: Invalid value: 5: must be a string']],
-  ['boolean for a string (YAML on/yes)', { ...pod([{ name: 'a', image: 'x' }]), metadata: { name: 'a', labels: { enabled: true } } }, ['metadata.labels[enabled]: Invalid value: true: must be a string']],
-  ['fraction for an integer', pod([{ name: 'a', image: 'x' }], { terminationGracePeriodSeconds: 1.5 }), ['spec.terminationGracePeriodSeconds: Invalid value: 1.5: must be an integer']],
+  [
+    'string for an integer',
+    pod([{ name: 'a', image: 'x', ports: [{ containerPort: '8080' }] }]),
+    ['spec.containers[0].ports[0].containerPort: Invalid value: "8080": must be an integer'],
+  ],
+  [
+    'number for a string',
+    pod([{ name: 'a', image: 'x', env: [{ name: 'A', value: 5 }] }]),
+    ['spec.containers[0].env[0].value: Invalid value: 5: must be a string'],
+  ],
+  [
+    'boolean for a string (YAML on/yes)',
+    { ...pod([{ name: 'a', image: 'x' }]), metadata: { name: 'a', labels: { enabled: true } } },
+    ['metadata.labels[enabled]: Invalid value: true: must be a string'],
+  ],
+  [
+    'fraction for an integer',
+    pod([{ name: 'a', image: 'x' }], { terminationGracePeriodSeconds: 1.5 }),
+    ['spec.terminationGracePeriodSeconds: Invalid value: 1.5: must be an integer'],
+  ],
   ['object for a list', pod([{ name: 'a', image: 'x', command: { run: 'x' } }]), ['spec.containers[0].command: Invalid value: object: must be a list']],
   ['list for an object', pod([{ name: 'a', image: 'x', livenessProbe: [] }]), ['spec.containers[0].livenessProbe: Invalid value: list: must be an object']],
-  ['boolean for IntOrString', pod([{ name: 'a', image: 'x', livenessProbe: { tcpSocket: { port: true } } }]), ['spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: true: must be an integer or a string']],
+  [
+    'boolean for IntOrString',
+    pod([{ name: 'a', image: 'x', livenessProbe: { tcpSocket: { port: true } } }]),
+    ['spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: true: must be an integer or a string'],
+  ],
 ];
 
 for (const [name, input, want] of typeRows) {
   test(`type errors: ${name}`, () => {
-    assert.deepEqual(strictDecode(input, kindTypes.Pod).typeErrors.map((p) => p.message), want);
+    assert.deepEqual(
+      strictDecode(input, kindTypes.Pod).typeErrors.map((p) => p.message),
+      want,
+    );
   });
 }
 
@@ -99,11 +139,10 @@ test('fields named like Object.prototype properties are unknown fields, and map 
     '{"apiVersion":"v1","kind":"Pod","__proto__":{"x":1},"constructor":1,"metadata":{"name":"p","labels":{"__proto__":"a","toString":"b"}},"spec":{"containers":[{"name":"c","image":"x","hasOwnProperty":1}]}}',
   ) as Record<string, unknown>;
   const got = strictDecode<{ metadata: { labels: Record<string, string> } }>(input, kindTypes.Pod);
-  assert.deepEqual(got.unknownFields.map((p) => p.message), [
-    '__proto__: unknown field "__proto__"',
-    'constructor: unknown field "constructor"',
-    'spec.containers[0].hasOwnProperty: unknown field "hasOwnProperty"',
-  ]);
+  assert.deepEqual(
+    got.unknownFields.map((p) => p.message),
+    ['__proto__: unknown field "__proto__"', 'constructor: unknown field "constructor"', 'spec.containers[0].hasOwnProperty: unknown field "hasOwnProperty"'],
+  );
   assert.deepEqual(got.typeErrors, []);
   const labels = got.value.metadata.labels;
   assert.deepEqual(Object.keys(labels), ['__proto__', 'toString']);
@@ -112,11 +151,16 @@ test('fields named like Object.prototype properties are unknown fields, and map 
 });
 
 test("typeMetaError: kube-apiserver's words for an apiVersion or kind that is not a string", () => {
-  const prefix = (kind: string) => `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: json: cannot unmarshal`;
+  const prefix = (kind: string) =>
+    `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: json: cannot unmarshal`;
   // The body's first 30 bytes close the message (summarizeData).
   const rows: [Record<string, unknown>, string, string | undefined][] = [
     [{ apiVersion: 'v1', kind: { a: 1 } }, 'Pod', `${prefix('Pod')} object into Go struct field .kind of type string ({"apiVersion":"v1","kind":{"a" ...)`],
-    [{ apiVersion: { a: 1 }, kind: 'Pod' }, 'Pod', `${prefix('Pod')} object into Go struct field .apiVersion of type string ({"apiVersion":{"a":1},"kind":" ...)`],
+    [
+      { apiVersion: { a: 1 }, kind: 'Pod' },
+      'Pod',
+      `${prefix('Pod')} object into Go struct field .apiVersion of type string ({"apiVersion":{"a":1},"kind":" ...)`,
+    ],
     [{ kind: ['Pod'] }, 'Pod', `${prefix('Pod')} array into Go struct field .kind of type string ({"kind":["Pod"]})`],
     [{ kind: 1 }, 'ConfigMap', `${prefix('ConfigMap')} number into Go struct field .kind of type string ({"kind":1})`],
     // The first in the body's order, as encoding/json reports it.

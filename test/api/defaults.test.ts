@@ -144,7 +144,11 @@ test('UID: same content gives the same UID, whatever the key order', () => {
     Array.isArray(v)
       ? v.map(reverseKeys)
       : v !== null && typeof v === 'object'
-        ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverseKeys(x)]))
+        ? Object.fromEntries(
+            Object.entries(v)
+              .reverse()
+              .map(([k, x]) => [k, reverseKeys(x)]),
+          )
         : v;
   const a = defaultPod(basePod(), opts).metadata!.uid;
   assert.equal(defaultPod(basePod(), opts).metadata!.uid, a);

@@ -2,8 +2,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  duplicate, forbidden, formatFieldError, internalError, invalid, newPath, notFound, notSupported,
-  required, sortFieldErrors, tooLong, tooMany, ValidationError,
+  duplicate,
+  forbidden,
+  formatFieldError,
+  internalError,
+  invalid,
+  newPath,
+  notFound,
+  notSupported,
+  required,
+  sortFieldErrors,
+  tooLong,
+  tooMany,
+  ValidationError,
 } from '../../src/api/field-errors.js';
 import { goQuote } from '../../src/util/go-format.js';
 
@@ -12,13 +23,25 @@ const p = newPath('spec').child('containers').index(0);
 const table: [string, ReturnType<typeof required>, string][] = [
   ['required without detail', required(p.child('image')), 'spec.containers[0].image: Required value'],
   ['required with detail', required(p.child('name'), 'must be set'), 'spec.containers[0].name: Required value: must be set'],
-  ['forbidden', forbidden(p.child('restartPolicy'), 'may not be set for non-init containers'), 'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers'],
-  ['invalid int', invalid(p.child('ports').index(1).child('containerPort'), 0, 'must be between 1 and 65535, inclusive'), 'spec.containers[0].ports[1].containerPort: Invalid value: 0: must be between 1 and 65535, inclusive'],
+  [
+    'forbidden',
+    forbidden(p.child('restartPolicy'), 'may not be set for non-init containers'),
+    'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
+  ],
+  [
+    'invalid int',
+    invalid(p.child('ports').index(1).child('containerPort'), 0, 'must be between 1 and 65535, inclusive'),
+    'spec.containers[0].ports[1].containerPort: Invalid value: 0: must be between 1 and 65535, inclusive',
+  ],
   ['invalid string', invalid('metadata.name', 'Web_1', 'bad'), 'metadata.name: Invalid value: "Web_1": bad'],
   ['invalid bool', invalid('spec.x', true, 'no'), 'spec.x: Invalid value: true: no'],
   ['invalid nil', invalid('spec.x', null, 'no'), 'spec.x: Invalid value: null: no'],
   ['invalid without detail', invalid('spec.x', 'v'), 'spec.x: Invalid value: "v"'],
-  ['not supported', notSupported('spec.restartPolicy', 'X', ['Always', 'OnFailure', 'Never']), 'spec.restartPolicy: Unsupported value: "X": supported values: "Always", "OnFailure", "Never"'],
+  [
+    'not supported',
+    notSupported('spec.restartPolicy', 'X', ['Always', 'OnFailure', 'Never']),
+    'spec.restartPolicy: Unsupported value: "X": supported values: "Always", "OnFailure", "Never"',
+  ],
   ['duplicate', duplicate(p.child('name'), 'app'), 'spec.containers[0].name: Duplicate value: "app"'],
   ['not found', notFound('spec.volumes', 'data'), 'spec.volumes: Not found: "data"'],
   ['too long', tooLong('metadata.annotations', '', 262144), 'metadata.annotations: Too long: must have at most 262144 bytes'],

@@ -60,7 +60,10 @@ const invalid: [string, string][] = [
 
 for (const [text, message] of invalid) {
   test(`rejects ${JSON.stringify(text)}`, () => {
-    assert.throws(() => parseQuantity(text), (err: unknown) => err instanceof QuantityError && err.message === message);
+    assert.throws(
+      () => parseQuantity(text),
+      (err: unknown) => err instanceof QuantityError && err.message === message,
+    );
   });
 }
 

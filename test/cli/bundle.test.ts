@@ -44,7 +44,7 @@ test('the executable compiles the bundle with its cache', () => {
       watch,
       "const vm = require('node:vm'); const Script = vm.Script;\n" +
         'vm.Script = class extends Script { constructor(src, opts) { super(src, opts);\n' +
-        "  if (opts && opts.cachedData) process.stderr.write(`compiled ${opts.filename} rejected=${this.cachedDataRejected}\\n`); } };\n",
+        '  if (opts && opts.cachedData) process.stderr.write(`compiled ${opts.filename} rejected=${this.cachedDataRejected}\\n`); } };\n',
     );
     const run = spawnSync(process.execPath, ['--require', watch, launcher, 'validate', '-f', 'examples/web.yaml'], { cwd: root, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);

@@ -85,7 +85,9 @@ ${shellPodYaml('web', 'echo "$TEXT"; exec sleep 300', { image, env: [{ name: 'TE
 });
 
 test('up -d sends the ConfigMaps and Secrets of its manifests to the agent', async () => {
-  const file = manifest('updcm', `apiVersion: v1
+  const file = manifest(
+    'updcm',
+    `apiVersion: v1
 kind: Secret
 metadata:
   name: creds
@@ -104,7 +106,8 @@ ${shellPodYaml('withrefs', 'echo "$MODE $PASSWORD"; exec sleep 300', {
     { name: 'MODE', valueFrom: { configMapKeyRef: { name: 'settings', key: 'MODE' } } },
     { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'creds', key: 'PASSWORD' } } },
   ],
-})}`);
+})}`,
+  );
   const r = await cli('up', '-d', '-f', file, '--wait=running');
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'configmap/settings created\nsecret/creds created\npod/withrefs created\n');
@@ -124,11 +127,17 @@ test('get: table, -o wide, -o json, -o yaml, -o name, -l, -A, NotFound', async (
   // One restart (the image change), shown with its age as kubectl shows it.
   assert.match(r.stdout, /^NAME +READY +STATUS +RESTARTS +AGE\nweb +1\/1 +Running +1 \(\S+ ago\) +\d+[smh]\n$/);
   r = await cli('get', 'pods', '-o', 'wide');
-  assert.match(r.stdout, /^NAME +READY +STATUS +RESTARTS +AGE +IP +NODE +NOMINATED NODE +READINESS GATES\nweb +1\/1 +Running +1 \(\S+ ago\) +\S+ +127\.0\.0\.1 +\S+ +<none> +<none>\n$/);
+  assert.match(
+    r.stdout,
+    /^NAME +READY +STATUS +RESTARTS +AGE +IP +NODE +NOMINATED NODE +READINESS GATES\nweb +1\/1 +Running +1 \(\S+ ago\) +\S+ +127\.0\.0\.1 +\S+ +<none> +<none>\n$/,
+  );
   r = await cli('get', 'pods', '-o', 'json');
   const list = JSON.parse(r.stdout) as { kind: string; items: Array<{ kind: string; metadata: { name: string } }> };
   assert.equal(list.kind, 'List');
-  assert.deepEqual(list.items.map((p) => [p.kind, p.metadata.name]), [['Pod', 'web']]);
+  assert.deepEqual(
+    list.items.map((p) => [p.kind, p.metadata.name]),
+    [['Pod', 'web']],
+  );
   r = await cli('get', 'pod', 'web', '-o', 'yaml');
   assert.match(r.stdout, /^apiVersion: v1\nkind: Pod\nmetadata:\n/);
   r = await cli('get', 'pods', '-o', 'name');
@@ -149,7 +158,9 @@ test('get: table, -o wide, -o json, -o yaml, -o name, -l, -A, NotFound', async (
 test('get -w --output-watch-events sees ADDED, MODIFIED and DELETED', async () => {
   const watch = startCli(['get', 'pods', '-w', '--output-watch-events', '-l', 'app=watched', '--root-dir', root]);
   try {
-    await waitFor('the watch to start', () => /No resources found|EVENT/.test(watch.stdout() + watch.stderr()) || watch.child.exitCode !== null, 5_000).catch(() => {});
+    await waitFor('the watch to start', () => /No resources found|EVENT/.test(watch.stdout() + watch.stderr()) || watch.child.exitCode !== null, 5_000).catch(
+      () => {},
+    );
     const file = manifest('watched', shellPodYaml('watched', 'exec sleep 300'));
     assert.equal((await cli('apply', '-f', file)).code, 0);
     await watch.waitFor('stdout', /^ADDED +watched /m, 60_000);
@@ -165,7 +176,7 @@ test('get -w --output-watch-events sees ADDED, MODIFIED and DELETED', async () =
   }
 });
 
-test('describe pod: kubectl\'s layout with containers, conditions and events', async () => {
+test("describe pod: kubectl's layout with containers, conditions and events", async () => {
   await running('web');
   const r = await cli('describe', 'pod', 'web');
   assert.equal(r.code, 0, r.stderr);
@@ -206,7 +217,9 @@ test('exec: output, the exit code passed through, stdin with -i', async () => {
   assert.equal(r.code, 1);
   assert.equal(r.stderr, 'Error from server (NotFound): pods "nope" not found\n');
 
-  const child = spawn(process.execPath, [mainJs, 'exec', '-i', 'web', '--root-dir', root, '--', 'sh', '-c', 'tr a-z A-Z; echo end'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [mainJs, 'exec', '-i', 'web', '--root-dir', root, '--', 'sh', '-c', 'tr a-z A-Z; echo end'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d));
   child.stdin.end('from stdin\n');
@@ -215,7 +228,7 @@ test('exec: output, the exit code passed through, stdin with -i', async () => {
   assert.equal(out, 'FROM STDIN\nend\n');
 });
 
-test('port-forward: a real HTTP request reaches the pod\'s port', async () => {
+test("port-forward: a real HTTP request reaches the pod's port", async () => {
   const podPort = await freePort();
   const localPort = await freePort();
   const script = `exec ${JSON.stringify(process.execPath)} -e "require('http').createServer((q, s) => s.end('pod says ' + q.url)).listen(${podPort}, '127.0.0.1')"`;

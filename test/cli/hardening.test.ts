@@ -59,7 +59,9 @@ test('up: SIGUSR1 opens no inspector, no inherited descriptor reaches a containe
     const manifest = join(tmp.path, 'pod.yaml');
     writeFileSync(manifest, podYaml('hup', script));
     // fd 3 of the agent: a socket its parent handed down without close-on-exec.
-    const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--root-dir', join(tmp.path, 'root')], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--root-dir', join(tmp.path, 'root')], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
     const run = collect(child);
     try {
       await waitFor('the container to start', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
@@ -68,7 +70,11 @@ test('up: SIGUSR1 opens no inspector, no inherited descriptor reaches a containe
 
       child.kill('SIGUSR1');
       // The agent keeps running and nothing starts listening, for the time a listener would take to appear.
-      await holdsFor('the agent running after SIGUSR1 with no listener and no inspector', () => isAlive(child.pid!) && listeningPorts(child.pid!).length === 0 && !/Debugger listening/.test(run.err()), 500);
+      await holdsFor(
+        'the agent running after SIGUSR1 with no listener and no inspector',
+        () => isAlive(child.pid!) && listeningPorts(child.pid!).length === 0 && !/Debugger listening/.test(run.err()),
+        500,
+      );
       assert.ok(isAlive(child.pid!), 'the agent survives SIGUSR1');
       assert.deepEqual(listeningPorts(child.pid!), []);
       assert.doesNotMatch(run.err(), /Debugger listening/);
@@ -102,7 +108,9 @@ test('up --logs: a 100 MB burst to a reader that does not read keeps the agent b
     const script = `head -c 100000000 /dev/zero | tr '\\000' x | fold -w 99; echo written > ${done}; exec sleep 600`;
     const manifest = join(tmp.path, 'pod.yaml');
     writeFileSync(manifest, podYaml('burst', script));
-    const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--logs', '--root-dir', join(tmp.path, 'root')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--logs', '--root-dir', join(tmp.path, 'root')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const run = collect(child);
     // Nobody reads stdout while the burst lasts.
     child.stdout!.pause();
@@ -110,7 +118,11 @@ test('up --logs: a 100 MB burst to a reader that does not read keeps the agent b
       await waitFor('the burst to be written', () => existsSync(done), 120_000);
       // The agent's peak RSS, and that it stays bounded while it takes in the last of the burst.
       const peakKiB = () => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]);
-      await holdsFor(() => `agent peak RSS under 200 MiB for a 100 MB burst (${Math.round(peakKiB() / 1024)} MiB)`, () => peakKiB() < 200 * 1024, 500);
+      await holdsFor(
+        () => `agent peak RSS under 200 MiB for a 100 MB burst (${Math.round(peakKiB() / 1024)} MiB)`,
+        () => peakKiB() < 200 * 1024,
+        500,
+      );
       let out = '';
       child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
       child.stdout!.resume();
@@ -134,7 +146,9 @@ test('crash loop: after many restarts only the current and the previous instance
     const manifest = join(tmp.path, 'pod.yaml');
     writeFileSync(manifest, podYaml('crash', 'echo started; exit 1'));
     const root = join(tmp.path, 'root');
-    const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--root-dir', root, '--max-container-restart-period=1s'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [mainJs, 'up', '-f', manifest, '--root-dir', root, '--max-container-restart-period=1s'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const run = collect(child);
     try {
       const logDir = () => {
@@ -147,7 +161,10 @@ test('crash loop: after many restarts only the current and the previous instance
       const attempts = readdirSync(logDir()).map((n) => Number(/^(\d+)\.log/.exec(n)?.[1]));
       const newest = Math.max(...attempts);
       assert.ok(newest >= 6);
-      assert.deepEqual([...new Set(attempts)].sort((a, b) => a - b), [newest - 1, newest]);
+      assert.deepEqual(
+        [...new Set(attempts)].sort((a, b) => a - b),
+        [newest - 1, newest],
+      );
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }

@@ -43,7 +43,9 @@ spec:
     ${i % 2 === 0 ? `livenessProbe: {httpGet: {path: /, port: ${port}}, periodSeconds: 2}` : 'readinessProbe: {exec: {command: ["true"]}, periodSeconds: 2}'}`,
     )
     .join('');
-  return extras + `
+  return (
+    extras +
+    `
 ---
 apiVersion: v1
 kind: Pod
@@ -103,7 +105,8 @@ spec:
   - name: app
     image: busybox
     command: ["sh", "-c", "${pid('logger')}; i=0; while :; do i=$$((i+1)); echo n $$i; sleep 0.05; done"]
-`;
+`
+  );
 }
 
 const stable = ['web', 'exec', 'proxy', 'side', 'logger', ...extraNames];
@@ -137,7 +140,10 @@ function logNumbers(root: string): number[] {
 
 interface ListedPod {
   metadata: { name: string };
-  status: { containerStatuses?: Array<{ name: string; containerID?: string; restartCount: number; ready: boolean; state: { running?: object } }>; initContainerStatuses?: Array<{ name: string; containerID?: string; restartCount: number }> };
+  status: {
+    containerStatuses?: Array<{ name: string; containerID?: string; restartCount: number; ready: boolean; state: { running?: object } }>;
+    initContainerStatuses?: Array<{ name: string; containerID?: string; restartCount: number }>;
+  };
 }
 
 test('kill -9 of up with 20 pods: the pods keep running and the next up adopts them', async () => {
@@ -149,11 +155,28 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
   const args = ['up', '-f', file, '--root-dir', root, '-o', 'json'];
   let up = startCli(args);
   try {
-    await waitFor('every pod running', () => stable.every((n) => { try { return isAlive(pidOf(n)); } catch { return false; } }), 60_000);
+    await waitFor(
+      'every pod running',
+      () =>
+        stable.every((n) => {
+          try {
+            return isAlive(pidOf(n));
+          } catch {
+            return false;
+          }
+        }),
+      60_000,
+    );
     await waitFor('crash restarted once', () => (runtimeContainers(root).get('crash/app')?.length ?? 0) >= 2, 60_000);
     await waitFor('logger logging', () => logNumbers(root).length >= 10);
     const stableKeys = ['web/app', 'exec/app', 'side/proxy', 'side/app', 'logger/app', ...extraNames.map((n) => `${n}/app`)];
-    await waitFor('recorded running', () => stableKeys.every((k) => runtimeContainers(root).get(k)?.some((c) => c.state === 'CONTAINER_RUNNING')));
+    await waitFor('recorded running', () =>
+      stableKeys.every((k) =>
+        runtimeContainers(root)
+          .get(k)
+          ?.some((c) => c.state === 'CONTAINER_RUNNING'),
+      ),
+    );
     const pids = new Map(stable.map((n) => [n, pidOf(n)]));
     const before = runtimeContainers(root);
 
@@ -162,7 +185,11 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
     // Without the agent every container keeps running (and the crash-looping one stays down, not lost).
     const linesAtDeath = logNumbers(root).length;
     const stopped = () => [...pids].filter(([, pid]) => !isAlive(pid)).map(([n]) => n);
-    await holdsFor(() => `every container keeps running without the agent (stopped: ${stopped().join(', ')})`, () => stopped().length === 0, 500);
+    await holdsFor(
+      () => `every container keeps running without the agent (stopped: ${stopped().join(', ')})`,
+      () => stopped().length === 0,
+      500,
+    );
     await waitFor('logging goes on without the agent', () => logNumbers(root).length > linesAtDeath);
     const servicesBefore = await runtimeServicePids(tmp.path);
     assert.equal(servicesBefore.length, 1, 'one runtime service');
@@ -173,9 +200,17 @@ test('kill -9 of up with 20 pods: the pods keep running and the next up adopts t
       const after = runtimeContainers(root);
       return (after.get('crash/app')?.length ?? 0) >= 1;
     });
-    await waitFor(() => `web and exec ready again under the next up; its stderr:\n${up.stderr()}`, () => ['web', 'exec'].every((n) => up.stderr().includes(`pod/${n}: Running, ready 1/1`)), 60_000);
+    await waitFor(
+      () => `web and exec ready again under the next up; its stderr:\n${up.stderr()}`,
+      () => ['web', 'exec'].every((n) => up.stderr().includes(`pod/${n}: Running, ready 1/1`)),
+      60_000,
+    );
     const replaced = () => [...pids].filter(([n, pid]) => pidOf(n) !== pid || !isAlive(pid)).map(([n]) => n);
-    await holdsFor(() => `no second process started, every first one running (not so: ${replaced().join(', ')})`, () => replaced().length === 0, 3000);
+    await holdsFor(
+      () => `no second process started, every first one running (not so: ${replaced().join(', ')})`,
+      () => replaced().length === 0,
+      3000,
+    );
     const after = runtimeContainers(root);
     for (const key of stableKeys) {
       const running = (after.get(key) ?? []).filter((c) => c.state === 'CONTAINER_RUNNING');

@@ -32,10 +32,19 @@ test('auto: pods that cannot succeed fail at once, each with its container messa
     // Far below the 5m default timeout: nothing waits for a pod that cannot get there.
     assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
     assert.match(r.stdout, /3 of 3 pods failed:\n/);
-    assert.match(r.stdout, /pod\/quitter: pod "quitter_default\([0-9a-f]+\)" failed\n  container app: exit code 3 \(Error\)\n    last 2 log lines:\n    \| working\n    \| oops\n/);
-    assert.match(r.stdout, /pod\/no-config: pod "no-config_default\([0-9a-f]+\)" cannot become running: container app: CreateContainerConfigError: configmap "nope" not found\n/);
+    assert.match(
+      r.stdout,
+      /pod\/quitter: pod "quitter_default\([0-9a-f]+\)" failed\n  container app: exit code 3 \(Error\)\n    last 2 log lines:\n    \| working\n    \| oops\n/,
+    );
+    assert.match(
+      r.stdout,
+      /pod\/no-config: pod "no-config_default\([0-9a-f]+\)" cannot become running: container app: CreateContainerConfigError: configmap "nope" not found\n/,
+    );
     assert.match(r.stdout, /  container app: waiting: CreateContainerConfigError: configmap "nope" not found\n/);
-    assert.match(r.stdout, /pod\/typo: pod "typo_default\([0-9a-f]+\)" cannot become running: container app: \w+: exec: "slep": executable file not found in \$PATH\n/);
+    assert.match(
+      r.stdout,
+      /pod\/typo: pod "typo_default\([0-9a-f]+\)" cannot become running: container app: \w+: exec: "slep": executable file not found in \$PATH\n/,
+    );
   } finally {
     await tmp.remove();
   }
@@ -51,7 +60,10 @@ test('auto: a sandbox that cannot be created fails the pod after the same error 
     const r = await runCli(['run', '-f', fixture('two-running.yaml'), '--root-dir', root, '--progress-every=1s']);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /pod\/web: pod "web_default\([0-9a-f]+\)" cannot start: Failed to create pod sandbox: refusing path .*sandboxes is not a directory/);
-    assert.match(r.stderr, /waiting for pod\/web to be running: not started yet \(last warning: FailedCreatePodSandBox: Failed to create pod sandbox: refusing path/);
+    assert.match(
+      r.stderr,
+      /waiting for pod\/web to be running: not started yet \(last warning: FailedCreatePodSandBox: Failed to create pod sandbox: refusing path/,
+    );
   } finally {
     await tmp.remove();
   }

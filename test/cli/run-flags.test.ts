@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { availableParallelism, totalmem } from 'node:os';
 import { parseArgs, UsageError } from '../../src/cli/args.js';
-import { agentFlagSpecs, agentSettings, durationFlag, maxRestartPeriodSeconds, nodeAllocatable, parseGoDuration, takeHiddenFlag } from '../../src/cli/agent-flags.js';
+import {
+  agentFlagSpecs,
+  agentSettings,
+  durationFlag,
+  maxRestartPeriodSeconds,
+  nodeAllocatable,
+  parseGoDuration,
+  takeHiddenFlag,
+} from '../../src/cli/agent-flags.js';
 import { runCommand } from '../../src/cli/run.js';
 import { upCommand } from '../../src/cli/up.js';
 
@@ -38,10 +46,17 @@ test('DURATION values read as Go time.ParseDuration', () => {
 
 test('flags become checked settings; bad values are usage errors', () => {
   const parsed = (argv: string[]) => parseArgs(argv, [...agentFlagSpecs, { name: 'timeout', type: 'string', usage: '' }]);
-  assert.deepEqual(nodeAllocatable(parsed(['--node-cpu=1500m', '--node-memory', '2Gi', '--max-pods=500'])), { cpuMilli: 1500, memoryBytes: 2 * 1024 ** 3, pods: 500 });
+  assert.deepEqual(nodeAllocatable(parsed(['--node-cpu=1500m', '--node-memory', '2Gi', '--max-pods=500'])), {
+    cpuMilli: 1500,
+    memoryBytes: 2 * 1024 ** 3,
+    pods: 500,
+  });
   assert.deepEqual(nodeAllocatable(parsed([])), { cpuMilli: availableParallelism() * 1000, memoryBytes: totalmem(), pods: 110 });
   assert.throws(() => nodeAllocatable(parsed(['--max-pods=0'])), /invalid argument "0" for "--max-pods" flag/);
-  assert.throws(() => nodeAllocatable(parsed(['--node-cpu=many'])), (e: Error) => e instanceof UsageError && /invalid argument "many" for "--node-cpu" flag/.test(e.message));
+  assert.throws(
+    () => nodeAllocatable(parsed(['--node-cpu=many'])),
+    (e: Error) => e instanceof UsageError && /invalid argument "many" for "--node-cpu" flag/.test(e.message),
+  );
   assert.throws(() => nodeAllocatable(parsed(['--node-memory=0'])), UsageError);
   assert.equal(durationFlag(parsed(['--timeout=1m30s']), 'timeout'), 90_000);
   assert.equal(durationFlag(parsed([]), 'timeout'), undefined);
@@ -51,7 +66,7 @@ test('flags become checked settings; bad values are usage errors', () => {
   assert.throws(() => maxRestartPeriodSeconds(parsed(['--max-container-restart-period=6m'])), /between 1s and 300s/);
 });
 
-test('--container-runtime-endpoint: unix sockets only; the root dir\'s runtime.sock by default', () => {
+test("--container-runtime-endpoint: unix sockets only; the root dir's runtime.sock by default", () => {
   const io = { env: {}, cwd: '/work' };
   const settings = (argv: string[]) => agentSettings(parseArgs(argv, agentFlagSpecs), io);
   assert.equal(settings(['--root-dir', 'state']).runtimeEndpoint, 'unix:///work/state/runtime.sock');
@@ -64,7 +79,10 @@ test('--container-runtime-endpoint: unix sockets only; the root dir\'s runtime.s
 });
 
 test('the hidden --retry-delay is taken out before parsing and kept out of --help', async () => {
-  assert.deepEqual(takeHiddenFlag(['-f', 'a.yaml', '--retry-delay=100ms', '--wait=ready'], 'retry-delay'), { argv: ['-f', 'a.yaml', '--wait=ready'], value: '100ms' });
+  assert.deepEqual(takeHiddenFlag(['-f', 'a.yaml', '--retry-delay=100ms', '--wait=ready'], 'retry-delay'), {
+    argv: ['-f', 'a.yaml', '--wait=ready'],
+    value: '100ms',
+  });
   assert.deepEqual(takeHiddenFlag(['--retry-delay', '5ms', '-f', 'x'], 'retry-delay'), { argv: ['-f', 'x'], value: '5ms' });
   assert.deepEqual(takeHiddenFlag(['-f', 'x', '--', '--retry-delay=1s'], 'retry-delay'), { argv: ['-f', 'x', '--', '--retry-delay=1s'] });
 
@@ -81,7 +99,17 @@ test('the hidden --retry-delay is taken out before parsing and kept out of --hel
     const h = io();
     assert.equal(await cmd.run(['--help'], h.io), 0);
     assert.doesNotMatch(h.out(), /retry-delay/);
-    for (const flag of ['--filename', '--runtime', '--root-dir', '--node-cpu', '--node-memory', '--max-container-restart-period', '--max-pods', '--validate', '--output']) {
+    for (const flag of [
+      '--filename',
+      '--runtime',
+      '--root-dir',
+      '--node-cpu',
+      '--node-memory',
+      '--max-container-restart-period',
+      '--max-pods',
+      '--validate',
+      '--output',
+    ]) {
       assert.match(h.out(), new RegExp(flag), `${cmd.name} --help lists ${flag}`);
     }
   }

@@ -82,7 +82,10 @@ test('containers never running: the kubelet timeout error after 10 retries of th
     const r = await runCli(['run', '-f', fixture('init-stuck.yaml'), '--root-dir', join(tmp.path, 'root'), '--retry-delay=10ms']);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.equal(tableRows(r.stdout).get('stuck')![1], 'Init:0/1');
-    assert.match(r.stdout, /pod\/stuck: timeout error: pod "stuck_default\([0-9a-f]+\)" containers not running after 10 retries\n  container wait-forever: running, not finished\n/);
+    assert.match(
+      r.stdout,
+      /pod\/stuck: timeout error: pod "stuck_default\([0-9a-f]+\)" containers not running after 10 retries\n  container wait-forever: running, not finished\n/,
+    );
   } finally {
     await tmp.remove();
   }
@@ -146,7 +149,15 @@ test('invalid input: exit 2, every error, nothing started', async () => {
     assert.match(r.stderr, /spec\.containers\[0\]\.readinessProbe\.periodSeconds: Invalid value: -1/);
     assert.deepEqual(await listFiles(root), [], 'no marker, no sandbox, no log');
 
-    for (const args of [['--runtime=podman'], ['--pod-cidr=10.1.0.0/16'], ['--timeout=soon'], ['--wait=forever'], ['--node-cpu=lots'], ['--max-container-restart-period=10m'], ['-o', 'xml']]) {
+    for (const args of [
+      ['--runtime=podman'],
+      ['--pod-cidr=10.1.0.0/16'],
+      ['--timeout=soon'],
+      ['--wait=forever'],
+      ['--node-cpu=lots'],
+      ['--max-container-restart-period=10m'],
+      ['-o', 'xml'],
+    ]) {
       const u = await runCli(['run', '-f', fixture('two-running.yaml'), '--root-dir', root, ...args]);
       assert.equal(u.code, 2, `${args.join(' ')}: ${u.stderr}`);
       assert.match(u.stderr, /^error: /);
@@ -160,15 +171,31 @@ test('invalid input: exit 2, every error, nothing started', async () => {
 test('-o json: one v1 List of the Pods with status on stdout, the summary on stderr', async () => {
   const tmp = await tempDir();
   try {
-    const r = await runCli(['run', '-f', fixture('two-running.yaml'), '-f', fixture('too-big.yaml'), '--root-dir', join(tmp.path, 'root'), '--node-cpu=1', '-o', 'json']);
+    const r = await runCli([
+      'run',
+      '-f',
+      fixture('two-running.yaml'),
+      '-f',
+      fixture('too-big.yaml'),
+      '--root-dir',
+      join(tmp.path, 'root'),
+      '--node-cpu=1',
+      '-o',
+      'json',
+    ]);
     assert.equal(r.code, 1, r.stderr);
     const list = JSON.parse(r.stdout);
     assert.equal(list.apiVersion, 'v1');
     assert.equal(list.kind, 'List');
     assert.deepEqual(list.metadata, { resourceVersion: '' });
-    assert.deepEqual(list.items.map((p: { kind: string; apiVersion: string }) => `${p.apiVersion}/${p.kind}`), ['v1/Pod', 'v1/Pod', 'v1/Pod', 'v1/Pod']);
+    assert.deepEqual(
+      list.items.map((p: { kind: string; apiVersion: string }) => `${p.apiVersion}/${p.kind}`),
+      ['v1/Pod', 'v1/Pod', 'v1/Pod', 'v1/Pod'],
+    );
     const byName = new Map(list.items.map((p: { metadata: { name: string } }) => [p.metadata.name, p]));
-    const web = byName.get('web') as { status: { phase: string; containerStatuses: { state: { running?: object } }[]; conditions: { type: string; status: string }[] } };
+    const web = byName.get('web') as {
+      status: { phase: string; containerStatuses: { state: { running?: object } }[]; conditions: { type: string; status: string }[] };
+    };
     assert.equal(web.status.phase, 'Running');
     assert.ok(web.status.containerStatuses[0]!.state.running);
     assert.ok(web.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'));
@@ -213,7 +240,10 @@ test('the process runtime runs host binaries: any image is present, so imagePull
     const file = join(tmp.path, 'never.yaml');
     const container = (name: string, policy: string) =>
       `  - name: ${name}\n    image: busybox:1.36\n    imagePullPolicy: ${policy}\n    command: ["sh", "-c", "echo ran"]\n`;
-    writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: never}\nspec:\n  restartPolicy: Never\n  containers:\n${container('a', 'Never')}${container('b', 'IfNotPresent')}`);
+    writeFileSync(
+      file,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: never}\nspec:\n  restartPolicy: Never\n  containers:\n${container('a', 'Never')}${container('b', 'IfNotPresent')}`,
+    );
     // `up -o json` ends once both have completed, with the pod's events after it.
     const r = await runCli(['up', '-f', file, '--root-dir', join(tmp.path, 'root'), '-o', 'json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);

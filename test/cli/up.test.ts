@@ -33,7 +33,10 @@ test('up --for=3s -o json: one List, the Pods as they were before termination, t
     const kinds = list.items.map((i) => i.kind);
     const firstEvent = kinds.indexOf('Event');
     assert.deepEqual(kinds.slice(0, firstEvent), ['Pod', 'Pod'], 'Pods first');
-    assert.ok(kinds.slice(firstEvent).every((k) => k === 'Event'), 'then only Events');
+    assert.ok(
+      kinds.slice(firstEvent).every((k) => k === 'Event'),
+      'then only Events',
+    );
     for (const pod of list.items.slice(0, firstEvent)) {
       assert.equal(pod.apiVersion, 'v1');
       assert.equal(pod.status!.phase, 'Running', `${pod.metadata.name} observed before termination`);

@@ -48,7 +48,10 @@ const errors: [string[], string][] = [
 
 for (const [argv, message] of errors) {
   test(`rejects ${JSON.stringify(argv)}`, () => {
-    assert.throws(() => parseArgs(argv, specs), (e: unknown) => e instanceof UsageError && e.message === message);
+    assert.throws(
+      () => parseArgs(argv, specs),
+      (e: unknown) => e instanceof UsageError && e.message === message,
+    );
   });
 }
 

@@ -48,7 +48,8 @@ test('invalid input: every error on stderr, kubectl style, exit 2, nothing on st
 });
 
 test('unknown field: strict fails, warn warns and succeeds, ignore is silent', () => {
-  const msg = 'test/fixtures/typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)';
+  const msg =
+    'test/fixtures/typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)';
   const strict = podvisor(['validate', '-f', 'test/fixtures/typo.yaml']);
   assert.deepEqual([strict.code, strict.stdout, strict.stderr], [2, '', `error: ${msg}\n`]);
   const warn = podvisor(['validate', '-f', 'test/fixtures/typo.yaml', '--validate=warn']);
@@ -73,19 +74,28 @@ test('-o yaml prints the defaulted object; several objects as a v1 List', () => 
   const list = JSON.parse(many.stdout);
   assert.equal(list.kind, 'List');
   assert.equal(list.apiVersion, 'v1');
-  assert.deepEqual(list.items.map((p: { metadata: { name: string } }) => p.metadata.name), ['one', 'two']);
+  assert.deepEqual(
+    list.items.map((p: { metadata: { name: string } }) => p.metadata.name),
+    ['one', 'two'],
+  );
 });
 
 test('-n sets the namespace of objects without one and rejects a mismatch', () => {
   const ok = podvisor(['validate', '-f', 'test/fixtures/list.yaml', '-n', 'shop', '-o', 'json']);
   assert.equal(ok.code, 0);
-  assert.deepEqual(JSON.parse(ok.stdout).items.map((p: { metadata: { namespace: string } }) => p.metadata.namespace), ['shop', 'shop']);
+  assert.deepEqual(
+    JSON.parse(ok.stdout).items.map((p: { metadata: { namespace: string } }) => p.metadata.namespace),
+    ['shop', 'shop'],
+  );
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: prod}\nspec:\n  containers: [{name: c, image: "x:1"}]\n';
   const bad = podvisor(['validate', '-f', '-', '--namespace=shop'], yaml);
-  assert.deepEqual([bad.code, bad.stderr], [
-    2,
-    "error: STDIN:3:32: the namespace from the provided object \"prod\" does not match the namespace \"shop\". You must pass '--namespace=prod' to perform this operation.\n",
-  ]);
+  assert.deepEqual(
+    [bad.code, bad.stderr],
+    [
+      2,
+      'error: STDIN:3:32: the namespace from the provided object "prod" does not match the namespace "shop". You must pass \'--namespace=prod\' to perform this operation.\n',
+    ],
+  );
 });
 
 test('--runtime=process applies the process runtime rules', () => {
@@ -105,7 +115,7 @@ test('usage errors exit 2 with a hint', () => {
   assert.equal(badMode.code, 2);
   assert.match(badMode.stderr, /invalid argument "maybe" for "--validate" flag: must be one of: strict, warn, ignore/);
   const badCommand = podvisor(['frobnicate']);
-  assert.deepEqual([badCommand.code, badCommand.stderr], [2, "error: unknown command \"frobnicate\" for \"podvisor\"\nSee 'podvisor --help' for usage.\n"]);
+  assert.deepEqual([badCommand.code, badCommand.stderr], [2, 'error: unknown command "frobnicate" for "podvisor"\nSee \'podvisor --help\' for usage.\n']);
 });
 
 test('--help, COMMAND --help and --version', () => {

@@ -109,11 +109,15 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     spec: { nodeName: NODE, terminationGracePeriodSeconds: 10, ...spec, containers },
   });
   const runningReady = (name: string) =>
-    waitFor(async () => `${name} Running and Ready: ${await describePod(name)}\nagent log:\n${agent.log.slice(-3000)}`, async () => {
-      const p = await podJSON(name).catch(() => undefined);
-      const ready = p?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True';
-      return p?.status?.phase === 'Running' && ready ? p : undefined;
-    }, 90_000);
+    waitFor(
+      async () => `${name} Running and Ready: ${await describePod(name)}\nagent log:\n${agent.log.slice(-3000)}`,
+      async () => {
+        const p = await podJSON(name).catch(() => undefined);
+        const ready = p?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True';
+        return p?.status?.phase === 'Running' && ready ? p : undefined;
+      },
+      90_000,
+    );
 
   before(async () => {
     cp = new ControlPlane();
@@ -136,15 +140,24 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     kubeletPort = await freePort();
     podPort = await freePort();
     agentArgs = [
-      '--kubeconfig', cp.nodeKubeconfig,
-      '--node-name', NODE,
-      '--node-ip', '127.0.0.1',
-      '--port', String(kubeletPort),
-      '--client-ca-file', join(cp.dir, 'ca.crt'),
-      '--root-dir', rootDir,
-      '--pod-manifest-path', manifests,
-      '--node-labels', 'node.kubernetes.io/pool=edge',
-      '--node-status-update-frequency', '2s',
+      '--kubeconfig',
+      cp.nodeKubeconfig,
+      '--node-name',
+      NODE,
+      '--node-ip',
+      '127.0.0.1',
+      '--port',
+      String(kubeletPort),
+      '--client-ca-file',
+      join(cp.dir, 'ca.crt'),
+      '--root-dir',
+      rootDir,
+      '--pod-manifest-path',
+      manifests,
+      '--node-labels',
+      'node.kubernetes.io/pool=edge',
+      '--node-status-update-frequency',
+      '2s',
     ];
     agent.start(agentArgs);
   });
@@ -162,10 +175,14 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
   });
 
   it('registers the node, which kubectl shows Ready with the podvisor version', async () => {
-    const line = await waitFor(() => `node Ready in kubectl get nodes; agent log:\n${agent.log.slice(-3000)}`, async () => {
-      const out = await cp.kubectlOk(['get', 'nodes', '--no-headers']);
-      return out.split('\n').find((l) => l.startsWith(`${NODE} `) && /\sReady\s/.test(l));
-    }, 90_000);
+    const line = await waitFor(
+      () => `node Ready in kubectl get nodes; agent log:\n${agent.log.slice(-3000)}`,
+      async () => {
+        const out = await cp.kubectlOk(['get', 'nodes', '--no-headers']);
+        return out.split('\n').find((l) => l.startsWith(`${NODE} `) && /\sReady\s/.test(l));
+      },
+      90_000,
+    );
     assert.match(line, new RegExp(`podvisor/${version.replace(/\./g, '\\.')}`));
     const n = (await cp.getJSON<Json>(['node', NODE]))!;
     assert.equal(n.status.daemonEndpoints.kubeletEndpoint.Port, kubeletPort);
@@ -187,10 +204,14 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
   });
 
   it('kubectl logs and logs -f read the container log through the kubelet port', async () => {
-    const out = await waitFor(async () => `kubectl logs web: ${JSON.stringify(await cp.kubectl(['logs', 'web']))}`, async () => {
-      const r = await cp.kubectl(['logs', 'web']);
-      return r.code === 0 && /tick 2/.test(r.stdout) ? r.stdout : undefined;
-    }, 60_000);
+    const out = await waitFor(
+      async () => `kubectl logs web: ${JSON.stringify(await cp.kubectl(['logs', 'web']))}`,
+      async () => {
+        const r = await cp.kubectl(['logs', 'web']);
+        return r.code === 0 && /tick 2/.test(r.stdout) ? r.stdout : undefined;
+      },
+      60_000,
+    );
     assert.match(out, /^tick 1\n/);
     const tail = await cp.kubectlOk(['logs', 'web', '--tail=1']);
     assert.equal(tail.trim().split('\n').length, 1);
@@ -200,7 +221,11 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     follow.stdout!.on('data', (d: Buffer) => (seen += d.toString()));
     try {
       // New lines keep arriving on the one request: at least three distinct ticks.
-      await waitFor(() => `followed lines: ${JSON.stringify(seen)}`, () => new Set(seen.match(/tick \d+/g) ?? []).size >= 3, 60_000);
+      await waitFor(
+        () => `followed lines: ${JSON.stringify(seen)}`,
+        () => new Set(seen.match(/tick \d+/g) ?? []).size >= 3,
+        60_000,
+      );
     } finally {
       follow.kill('SIGTERM');
     }
@@ -225,12 +250,18 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
 
   it('kubectl port-forward reaches the pod through the API server', async () => {
     const local = await freePort();
-    const pf = spawn(kubectlPath()!, ['--kubeconfig', cp.adminKubeconfig, 'port-forward', 'pod/web', `${local}:${podPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const pf = spawn(kubectlPath()!, ['--kubeconfig', cp.adminKubeconfig, 'port-forward', 'pod/web', `${local}:${podPort}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     pf.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     pf.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      await waitFor(() => `port-forward output: ${out}`, () => /Forwarding from/.test(out), 60_000);
+      await waitFor(
+        () => `port-forward output: ${out}`,
+        () => /Forwarding from/.test(out),
+        60_000,
+      );
       assert.equal(await httpGet(local), 'hello from web\n');
       assert.equal(await httpGet(local), 'hello from web\n');
     } finally {
@@ -263,7 +294,11 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
 
   it('kubectl delete pod terminates it gracefully, then it disappears', async () => {
     const marker = join(outDir, 'graceful-term');
-    await create(boundPod('graceful', [{ name: 'app', image: 'busybox', command: ['sh', '-c', `trap 'echo term > ${marker}; exit 0' TERM; while true; do sleep 0.2; done`] }]));
+    await create(
+      boundPod('graceful', [
+        { name: 'app', image: 'busybox', command: ['sh', '-c', `trap 'echo term > ${marker}; exit 0' TERM; while true; do sleep 0.2; done`] },
+      ]),
+    );
     await runningReady('graceful');
     await cp.kubectlOk(['delete', 'pod', 'graceful', '--timeout=60s'], { timeoutMs: 90_000 });
     assert.equal(await podJSON('graceful'), undefined);
@@ -279,21 +314,29 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     // Meanwhile the web pod keeps serving.
     await holdsFor('the web pod serving while the API server is away', async () => (await httpGet(podPort)) === 'hello from web\n', 30_000);
     await cp.start();
-    const fin = await waitFor(async () => `finisher Failed in the API server: ${await describePod('finisher')}`, async () => {
-      const p = await podJSON('finisher').catch(() => undefined);
-      return p?.status?.phase === 'Failed' ? p : undefined;
-    }, 120_000);
+    const fin = await waitFor(
+      async () => `finisher Failed in the API server: ${await describePod('finisher')}`,
+      async () => {
+        const p = await podJSON('finisher').catch(() => undefined);
+        return p?.status?.phase === 'Failed' ? p : undefined;
+      },
+      120_000,
+    );
     assert.equal(fin.status.containerStatuses[0].state.terminated.exitCode, 3);
     const after = (await podJSON('web'))!;
     assert.equal(after.status.phase, 'Running');
     assert.equal(after.status.containerStatuses[0].containerID, webCid, 'same container');
     assert.equal(after.status.containerStatuses[0].restartCount, 0);
     const back = Date.now();
-    await waitFor('a fresh Ready heartbeat', async () => {
-      const n = (await cp.getJSON<Json>(['node', NODE]))!;
-      const ready = n.status.conditions.find((c: Json) => c.type === 'Ready');
-      return ready.status === 'True' && Date.parse(ready.lastHeartbeatTime) >= back - 1000;
-    }, 60_000);
+    await waitFor(
+      'a fresh Ready heartbeat',
+      async () => {
+        const n = (await cp.getJSON<Json>(['node', NODE]))!;
+        const ready = n.status.conditions.find((c: Json) => c.type === 'Ready');
+        return ready.status === 'True' && Date.parse(ready.lastHeartbeatTime) >= back - 1000;
+      },
+      60_000,
+    );
     // kubectl still reaches the pod through the kubelet port.
     assert.equal((await cp.kubectl(['exec', 'web', '--', 'true'])).code, 0);
   });
@@ -304,7 +347,11 @@ describe('podvisor agent --kubeconfig against a real kube-apiserver', { skip: re
     assert.equal(await agent.stop(), 0, agent.log.slice(-2000));
     assert.match(agent.log, /runtimeOutlivesAgent="?true/, 'the agent runs on the runtime service');
     agent.start(agentArgs); // a fresh log
-    await waitFor(() => `the agent back; its log:\n${agent.log.slice(-3000)}`, () => /podvisor agent started as a cluster node/.test(agent.log), 90_000);
+    await waitFor(
+      () => `the agent back; its log:\n${agent.log.slice(-3000)}`,
+      () => /podvisor agent started as a cluster node/.test(agent.log),
+      90_000,
+    );
     const unchanged = async () => {
       const now = await podJSON('web');
       return now?.status.phase === 'Running' && now.status.containerStatuses[0].containerID === cid && now.status.containerStatuses[0].restartCount === 0;

@@ -61,7 +61,16 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       get: (t, p) => (p === 'close' ? async () => {} : typeof (t as any)[p] === 'function' ? (t as any)[p].bind(t) : (t as any)[p]),
     });
     newKubelet = (lookup, nodeName, hostIP) =>
-      new PodKubelet({ runtime: service, clock, logger: silentLogger, rootDir, nodeName, hostIP, lookup, nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 } });
+      new PodKubelet({
+        runtime: service,
+        clock,
+        logger: silentLogger,
+        rootDir,
+        nodeName,
+        hostIP,
+        lookup,
+        nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 },
+      });
     const staticPod = defaultPod(
       {
         apiVersion: 'v1',
@@ -115,10 +124,14 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
   });
 
   it('registers the Node, which kubectl shows Ready with its status', async () => {
-    const line = await waitFor('node Ready in kubectl get nodes', async () => {
-      const out = await cp.kubectlOk(['get', 'nodes', '--no-headers']);
-      return out.split('\n').find((l) => l.startsWith(`${NODE} `) && /\sReady\s/.test(l));
-    }, 60_000);
+    const line = await waitFor(
+      'node Ready in kubectl get nodes',
+      async () => {
+        const out = await cp.kubectlOk(['get', 'nodes', '--no-headers']);
+        return out.split('\n').find((l) => l.startsWith(`${NODE} `) && /\sReady\s/.test(l));
+      },
+      60_000,
+    );
     assert.match(line, /podvisor\/0\.1\.0/);
     const n = (await cp.getJSON<Json>(['node', NODE]))!;
     assert.equal(n.status.nodeInfo.kubeletVersion, 'podvisor/0.1.0');
@@ -142,10 +155,14 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     );
     // Heartbeats move on with the status updates.
     const first = n.status.conditions.find((c: Json) => c.type === 'Ready').lastHeartbeatTime;
-    await waitFor('a newer Ready heartbeat', async () => {
-      const m = (await cp.getJSON<Json>(['node', NODE]))!;
-      return m.status.conditions.find((c: Json) => c.type === 'Ready').lastHeartbeatTime !== first;
-    }, 60_000);
+    await waitFor(
+      'a newer Ready heartbeat',
+      async () => {
+        const m = (await cp.getJSON<Json>(['node', NODE]))!;
+        return m.status.conditions.find((c: Json) => c.type === 'Ready').lastHeartbeatTime !== first;
+      },
+      60_000,
+    );
   });
 
   it('keeps its Lease in kube-node-lease and renews it', async () => {
@@ -155,26 +172,38 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     assert.match(lease.spec.renewTime, /\.\d{6}Z$/);
     assert.equal(lease.metadata.ownerReferences?.[0]?.kind, 'Node');
     assert.equal(lease.metadata.ownerReferences[0].name, NODE);
-    await waitFor('a renewed Lease', async () => (await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime !== lease.spec.renewTime, 60_000);
+    await waitFor(
+      'a renewed Lease',
+      async () => (await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime !== lease.spec.renewTime,
+      60_000,
+    );
   });
 
   it('runs a pod bound to it: Running and Ready in kubectl get pod -o wide', async () => {
     await apply(boundPod('web', [shC('app', 'while true; do sleep 1; done')]));
-    const pod = await waitFor(async () => `web Running and Ready: ${await describePod('web')}`, async () => {
-      const p = await podJSON('web');
-      const ready = p?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True';
-      return p?.status?.phase === 'Running' && ready ? p : undefined;
-    }, 60_000);
+    const pod = await waitFor(
+      async () => `web Running and Ready: ${await describePod('web')}`,
+      async () => {
+        const p = await podJSON('web');
+        const ready = p?.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True';
+        return p?.status?.phase === 'Running' && ready ? p : undefined;
+      },
+      60_000,
+    );
     assert.equal(pod.status.hostIP, '127.0.0.1');
     assert.equal(pod.status.containerStatuses[0].ready, true);
     assert.match(pod.status.containerStatuses[0].containerID, /^process:\/\//);
     const wide = await cp.kubectlOk(['get', 'pod', 'web', '-o', 'wide', '--no-headers']);
     assert.match(wide, new RegExp(`^web\\s+1/1\\s+Running\\s+0\\s+\\S+\\s+\\S+\\s+${NODE}\\s`));
     // Its events reached the API server.
-    await waitFor('a Started event for web', async () => {
-      const evs = await cp.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=web', '--no-headers']);
-      return /Started/.test(evs);
-    }, 60_000);
+    await waitFor(
+      'a Started event for web',
+      async () => {
+        const evs = await cp.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=web', '--no-headers']);
+        return /Started/.test(evs);
+      },
+      60_000,
+    );
   });
 
   it('resolves ConfigMap and Secret references from the API server', async () => {
@@ -191,20 +220,32 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
         }),
       ]),
     );
-    await waitFor(async () => `env output: ${await describePod('env')}`, () => existsSync(out) && readFileSync(out, 'utf8').trim() === 'hello s3cret', 60_000);
+    await waitFor(
+      async () => `env output: ${await describePod('env')}`,
+      () => existsSync(out) && readFileSync(out, 'utf8').trim() === 'hello s3cret',
+      60_000,
+    );
   });
 
   it('rejects a pod the process runtime cannot run, visibly (phase Failed with reason)', async () => {
     await apply(boundPod('nocommand', [{ name: 'app', image: 'nginx' }]));
-    const pod = await waitFor(async () => `nocommand Failed: ${await describePod('nocommand')}`, async () => {
-      const p = await podJSON('nocommand');
-      return p?.status?.phase === 'Failed' ? p : undefined;
-    }, 60_000);
+    const pod = await waitFor(
+      async () => `nocommand Failed: ${await describePod('nocommand')}`,
+      async () => {
+        const p = await podJSON('nocommand');
+        return p?.status?.phase === 'Failed' ? p : undefined;
+      },
+      60_000,
+    );
     assert.equal(pod.status.reason, 'UnsupportedPodSpec');
     assert.match(pod.status.message, /^Pod was rejected: spec\.containers\[0\]\.command: Required value/);
     const wide = await cp.kubectlOk(['get', 'pod', 'nocommand', '--no-headers']);
     assert.match(wide, /UnsupportedPodSpec/);
-    await waitFor('the rejection event', async () => /UnsupportedPodSpec/.test(await cp.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=nocommand'])), 60_000);
+    await waitFor(
+      'the rejection event',
+      async () => /UnsupportedPodSpec/.test(await cp.kubectlOk(['get', 'events', '--field-selector', 'involvedObject.name=nocommand'])),
+      60_000,
+    );
   });
 
   it('kubectl delete pod terminates it gracefully, then it disappears', async () => {
@@ -222,24 +263,36 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
 
   it('mirrors a static pod in the API server, with its status', async () => {
     const name = `static-web-${NODE}`;
-    const mirror = await waitFor(async () => `mirror pod Running: ${await describePod(name)}`, async () => {
-      const p = await podJSON(name);
-      return p?.status?.phase === 'Running' ? p : undefined;
-    }, 60_000);
+    const mirror = await waitFor(
+      async () => `mirror pod Running: ${await describePod(name)}`,
+      async () => {
+        const p = await podJSON(name);
+        return p?.status?.phase === 'Running' ? p : undefined;
+      },
+      60_000,
+    );
     assert.ok(mirror.metadata.annotations['kubernetes.io/config.mirror']);
     assert.equal(mirror.metadata.annotations['kubernetes.io/config.mirror'], mirror.metadata.annotations['kubernetes.io/config.hash']);
     assert.equal(mirror.metadata.ownerReferences[0].kind, 'Node');
     // Deleting the mirror does not stop the static pod: the mirror comes back.
     await cp.kubectlOk(['delete', 'pod', name, '--wait=false']);
-    await waitFor(async () => `a new mirror pod: ${await describePod(name)}`, async () => {
-      const p = await podJSON(name);
-      return p && p.metadata.uid !== mirror.metadata.uid && !p.metadata.deletionTimestamp && p.status?.phase === 'Running';
-    }, 60_000);
+    await waitFor(
+      async () => `a new mirror pod: ${await describePod(name)}`,
+      async () => {
+        const p = await podJSON(name);
+        return p && p.metadata.uid !== mirror.metadata.uid && !p.metadata.deletionTimestamp && p.status?.phase === 'Running';
+      },
+      60_000,
+    );
   });
 
   it('keeps pods running while the API server is away, and catches up when it returns', async () => {
     await apply(boundPod('finisher', [shC('app', 'sleep 4; exit 3')], { restartPolicy: 'Never' }));
-    await waitFor(async () => `finisher Running: ${await describePod('finisher')}`, async () => (await podJSON('finisher'))?.status?.phase === 'Running', 60_000);
+    await waitFor(
+      async () => `finisher Running: ${await describePod('finisher')}`,
+      async () => (await podJSON('finisher'))?.status?.phase === 'Running',
+      60_000,
+    );
     const web = (await podJSON('web'))!;
     const webCid = web.status.containerStatuses[0].containerID;
     const finisherUid = (await podJSON('finisher'))!.metadata.uid;
@@ -252,10 +305,14 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     assert.equal(local.containerStatuses![0]!.containerID, webCid);
     await cp.start();
 
-    const fin = await waitFor(async () => `finisher Failed in the API server: ${await describePod('finisher').catch((e: Error) => e.message)}`, async () => {
-      const p = await podJSON('finisher').catch(() => undefined);
-      return p?.status?.phase === 'Failed' ? p : undefined;
-    }, 90_000);
+    const fin = await waitFor(
+      async () => `finisher Failed in the API server: ${await describePod('finisher').catch((e: Error) => e.message)}`,
+      async () => {
+        const p = await podJSON('finisher').catch(() => undefined);
+        return p?.status?.phase === 'Failed' ? p : undefined;
+      },
+      90_000,
+    );
     assert.equal(fin.status.containerStatuses[0].state.terminated.exitCode, 3);
     const after = (await podJSON('web'))!;
     assert.equal(after.status.phase, 'Running');
@@ -263,12 +320,20 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     assert.equal(after.status.containerStatuses[0].restartCount, 0);
     // Node status and Lease resume.
     const restartedAt = Date.now();
-    await waitFor('a fresh Ready heartbeat after the restart', async () => {
-      const n = (await cp.getJSON<Json>(['node', NODE]))!;
-      const ready = n.status.conditions.find((c: Json) => c.type === 'Ready');
-      return ready.status === 'True' && Date.parse(ready.lastHeartbeatTime) >= restartedAt - 1000;
-    }, 60_000);
-    await waitFor('a renewal after the restart', async () => Date.parse((await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime) >= restartedAt - 1000, 60_000);
+    await waitFor(
+      'a fresh Ready heartbeat after the restart',
+      async () => {
+        const n = (await cp.getJSON<Json>(['node', NODE]))!;
+        const ready = n.status.conditions.find((c: Json) => c.type === 'Ready');
+        return ready.status === 'True' && Date.parse(ready.lastHeartbeatTime) >= restartedAt - 1000;
+      },
+      60_000,
+    );
+    await waitFor(
+      'a renewal after the restart',
+      async () => Date.parse((await cp.getJSON<Json>(['lease', NODE, '-n', 'kube-node-lease']))!.spec.renewTime) >= restartedAt - 1000,
+      60_000,
+    );
   });
 
   it('a new node over a runtime that outlived the old one adopts its pods: same containers, no restarts', async () => {
@@ -284,13 +349,21 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     await cp.kubectlOk(['delete', 'pod', 'env', '--grace-period=0', '--force']);
     ({ node, kubelet } = startClusterNode({ ...nodeOpts, adoptRunning: true, createKubelet: newKubelet }));
     await node.whenListed();
-    await waitFor(async () => `web adopted: ${await describePod('web')}`, async () => {
-      const p = await podJSON('web');
-      const cs = p?.status?.containerStatuses?.[0];
-      return p?.status?.phase === 'Running' && cs?.ready && cs.containerID === webCid && cs.restartCount === 0;
-    }, 60_000);
+    await waitFor(
+      async () => `web adopted: ${await describePod('web')}`,
+      async () => {
+        const p = await podJSON('web');
+        const cs = p?.status?.containerStatuses?.[0];
+        return p?.status?.phase === 'Running' && cs?.ready && cs.containerID === webCid && cs.restartCount === 0;
+      },
+      60_000,
+    );
     assert.equal(kubelet.getPodStatus(web.metadata.uid)?.containerStatuses?.[0]?.containerID, webCid);
-    await waitFor(async () => `static pod adopted: ${await describePod(staticName)}`, async () => (await podJSON(staticName))?.status?.containerStatuses?.[0]?.containerID === staticCid, 60_000);
+    await waitFor(
+      async () => `static pod adopted: ${await describePod(staticName)}`,
+      async () => (await podJSON(staticName))?.status?.containerStatuses?.[0]?.containerID === staticCid,
+      60_000,
+    );
     // The force-deleted pod's sandbox is stopped and removed.
     await waitFor('the orphaned sandbox removed', async () => !(await runtime.listPodSandbox()).some((sb) => sb.metadata.uid === envUid), 60_000);
   });

@@ -60,11 +60,7 @@ describe('kubeconfig', () => {
   it('says what is wrong with an unusable kubeconfig', () => {
     assert.throws(() => credentialsFrom({ 'current-context': 'x' }, 'k'), /invalid kubeconfig k: context "x" not found/);
     assert.throws(
-      () =>
-        credentialsFrom(
-          { clusters: [{ name: 'c', cluster: {} }], contexts: [{ name: 'n', context: { cluster: 'c' } }] },
-          'k',
-        ),
+      () => credentialsFrom({ clusters: [{ name: 'c', cluster: {} }], contexts: [{ name: 'n', context: { cluster: 'c' } }] }, 'k'),
       /cluster has no server/,
     );
     assert.throws(
@@ -97,14 +93,20 @@ describe('node flags and status', () => {
   it('keeps condition transition times while the status holds; heartbeats move', () => {
     const t0 = Date.UTC(2026, 0, 1);
     const first = nodeConditions(t0, undefined, { ready: true });
-    assert.deepEqual(first.map((c) => c.type), ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready']);
+    assert.deepEqual(
+      first.map((c) => c.type),
+      ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready'],
+    );
     const second = nodeConditions(t0 + 10_000, first, { ready: true });
     const ready2 = second.find((c) => c.type === 'Ready')!;
     assert.equal(ready2.lastTransitionTime, '2026-01-01T00:00:00Z');
     assert.equal(ready2.lastHeartbeatTime, '2026-01-01T00:00:10Z');
     const third = nodeConditions(t0 + 20_000, second, { ready: false, message: 'runtime down' });
     const ready3 = third.find((c) => c.type === 'Ready')!;
-    assert.deepEqual([ready3.status, ready3.reason, ready3.message, ready3.lastTransitionTime], ['False', 'KubeletNotReady', 'runtime down', '2026-01-01T00:00:20Z']);
+    assert.deepEqual(
+      [ready3.status, ready3.reason, ready3.message, ready3.lastTransitionTime],
+      ['False', 'KubeletNotReady', 'runtime down', '2026-01-01T00:00:20Z'],
+    );
   });
 
   it('writes MicroTime with six fractional digits', () => {
@@ -132,7 +134,10 @@ describe('status patches, references, mirror pods', () => {
           env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm2', key: 'k' } } }],
         },
       ],
-      volumes: [{ name: 'v', secret: { secretName: 's2' } }, { name: 'w', projected: { sources: [{ configMap: { name: 'cm1' } }] } }],
+      volumes: [
+        { name: 'v', secret: { secretName: 's2' } },
+        { name: 'w', projected: { sources: [{ configMap: { name: 'cm1' } }] } },
+      ],
     },
   };
 

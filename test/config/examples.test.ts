@@ -8,7 +8,9 @@ import { loadManifests } from '../../src/config/load.js';
 import { validateForProcessRuntime } from '../../src/runtime/process/validation.js';
 
 const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
-const files = readdirSync(examples).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
+const files = readdirSync(examples)
+  .filter((f) => /\.(ya?ml|json)$/.test(f))
+  .sort();
 
 test('there are at least ten example manifests', () => assert.ok(files.length >= 10, files.join(', ')));
 

@@ -25,17 +25,95 @@ const batchSize = 500;
 const perFileDeadlineMs = 2000;
 
 const snippets = [
-  '[', ']', '{', '}', '&a ', '*a', '<<: *a', '!!merge <<', '!!binary ', '!!str ', '!!int ', '!!float ', '!!map ', ': ', '- ', '"', "'", '|',
-  '>', '#', '\t', '\u0000', '\u2028', '\ufeff', '---\n', '...\n', '%YAML 1.1\n', '? ', '@', '`', '!', '&', '*', ',', '\\', '\n',
-  'uid: ../../victim', 'timeoutSeconds: 3000000000', 'periodSeconds: 2147483648', 'terminationGracePeriodSeconds: 3000000', '9'.repeat(40),
-  '-1', '1e400', '.inf', '.nan', '0x7fffffff', '0o777', 'null', '~', 'yes', 'on', 'no', '2001-12-14t21:59:43.10-05:00', '[' .repeat(150), '{a: '.repeat(120),
-  'x: &b [*b]', 'k: &c {a: *c}', 'apiVersion: v1\nkind: List\nitems: [', 'kind: Deployment', 'apiVersion: apps/v1', 'name: "../x"', 'name: ' + 'a'.repeat(300),
+  '[',
+  ']',
+  '{',
+  '}',
+  '&a ',
+  '*a',
+  '<<: *a',
+  '!!merge <<',
+  '!!binary ',
+  '!!str ',
+  '!!int ',
+  '!!float ',
+  '!!map ',
+  ': ',
+  '- ',
+  '"',
+  "'",
+  '|',
+  '>',
+  '#',
+  '\t',
+  '\u0000',
+  '\u2028',
+  '\ufeff',
+  '---\n',
+  '...\n',
+  '%YAML 1.1\n',
+  '? ',
+  '@',
+  '`',
+  '!',
+  '&',
+  '*',
+  ',',
+  '\\',
+  '\n',
+  'uid: ../../victim',
+  'timeoutSeconds: 3000000000',
+  'periodSeconds: 2147483648',
+  'terminationGracePeriodSeconds: 3000000',
+  '9'.repeat(40),
+  '-1',
+  '1e400',
+  '.inf',
+  '.nan',
+  '0x7fffffff',
+  '0o777',
+  'null',
+  '~',
+  'yes',
+  'on',
+  'no',
+  '2001-12-14t21:59:43.10-05:00',
+  '['.repeat(150),
+  '{a: '.repeat(120),
+  'x: &b [*b]',
+  'k: &c {a: *c}',
+  'apiVersion: v1\nkind: List\nitems: [',
+  'kind: Deployment',
+  'apiVersion: apps/v1',
+  'name: "../x"',
+  'name: ' + 'a'.repeat(300),
 ];
 
 const values: unknown[] = [
-  3000000000, -1, 2147483648, -2147483649, 1e308, 0, 0.5, '', 'x'.repeat(300), '../../victim', null, true, false, [], {}, '<<', 'Ω', '\u0000',
+  3000000000,
+  -1,
+  2147483648,
+  -2147483649,
+  1e308,
+  0,
+  0.5,
+  '',
+  'x'.repeat(300),
+  '../../victim',
+  null,
+  true,
+  false,
+  [],
+  {},
+  '<<',
+  'Ω',
+  '\u0000',
   // eslint-disable-next-line no-loss-of-precision -- past 2^53 on purpose
-  9007199254740993, '3000000000', { '<<': { a: 1 } }, [[[[]]]], { a: { b: { c: {} } } },
+  9007199254740993,
+  '3000000000',
+  { '<<': { a: 1 } },
+  [[[[]]]],
+  { a: { b: { c: {} } } },
 ];
 
 function deep(depth: number, rand: () => number): unknown {
@@ -111,7 +189,9 @@ interface Case {
 
 function generate(count: number): Case[] {
   const rand = prng(seed);
-  const examples = readdirSync(examplesDir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const examples = readdirSync(examplesDir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
   const texts = examples.map((f) => readFileSync(join(examplesDir, f), 'utf8'));
   const parsed = texts.map((t) => parseAllDocuments(t).map((d) => d.toJS() as unknown));
   const out: Case[] = [];
@@ -138,7 +218,8 @@ function generate(count: number): Case[] {
   return out;
 }
 
-const internal = /\n\s+at |\bat [\w.<>]+ \(|TypeError|ReferenceError|RangeError|SyntaxError|Cannot read prop|is not a function|undefined is not|Maximum call stack/;
+const internal =
+  /\n\s+at |\bat [\w.<>]+ \(|TypeError|ReferenceError|RangeError|SyntaxError|Cannot read prop|is not a function|undefined is not|Maximum call stack/;
 const objectInvalid = /^The \w+ ".*" is invalid: /s;
 
 function checkProblem(file: string, problem: string): void {

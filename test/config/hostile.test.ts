@@ -72,13 +72,16 @@ test('nesting below the limit is parsed (the check never stops a real manifest)'
   const dir = scratch(t);
   const depth = maxNestingDepth - 20;
   // Deep, but inside a field that holds any value: the loader reads it and reports the Pod's own errors.
-  writeFileSync(join(dir, 'deep.json'), `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}],"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
-  writeFileSync(join(dir, 'deep.yaml'), `apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers: [{name: c, image: i}]\n  x: ${'['.repeat(depth)}${']'.repeat(depth)}\n`);
+  writeFileSync(
+    join(dir, 'deep.json'),
+    `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","annotations":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}],"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`,
+  );
+  writeFileSync(
+    join(dir, 'deep.yaml'),
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers: [{name: c, image: i}]\n  x: ${'['.repeat(depth)}${']'.repeat(depth)}\n`,
+  );
   const got = await problems(['deep.json', 'deep.yaml'], { cwd: dir });
-  assert.deepEqual(got, [
-    'error: deep.json:1:129: spec.x: unknown field "x"',
-    'error: deep.yaml:6:3: spec.x: unknown field "x"',
-  ]);
+  assert.deepEqual(got, ['error: deep.json:1:129: spec.x: unknown field "x"', 'error: deep.yaml:6:3: spec.x: unknown field "x"']);
 });
 
 test('an alias bomb fails naming its file; an ordinary pod with 100 references to one anchor loads', async (t) => {
@@ -99,7 +102,9 @@ test('an alias bomb fails naming its file; an ordinary pod with 100 references t
   assert.match(got[1]!, typoError);
 
   const env = Array.from({ length: 100 }, (_, i) => `    - {name: V${i}, value: *shared}`).join('\n');
-  const refs = pod('refs', '') .replace("command: [sleep, '3600']", `command: [sleep, '3600']\n    env:\n${env}`).replace('metadata:\n', 'metadata:\n  annotations: {x: &shared "same"}\n');
+  const refs = pod('refs', '')
+    .replace("command: [sleep, '3600']", `command: [sleep, '3600']\n    env:\n${env}`)
+    .replace('metadata:\n', 'metadata:\n  annotations: {x: &shared "same"}\n');
   writeFileSync(join(dir, 'refs.yaml'), refs);
   const m = await loadManifests(['refs.yaml'], { cwd: dir, nodeName: 'node-1' });
   assert.equal(m.pods[0]!.spec!.containers[0]!.env!.length, 100);
@@ -165,8 +170,7 @@ test('a named pipe given with -f is read as a stream, within the same cap', { ti
 
 test('int32 fields out of range fail as the API server decodes them; large valid int64 values load', async (t) => {
   const dir = scratch(t);
-  const probe = (field: string, value: string) =>
-    `    livenessProbe:\n      exec: {command: ['true']}\n      ${field}: ${value}\n`;
+  const probe = (field: string, value: string) => `    livenessProbe:\n      exec: {command: ['true']}\n      ${field}: ${value}\n`;
   writeFileSync(join(dir, 'timeout.yaml'), pod('tmo', probe('timeoutSeconds', '3000000000')));
   writeFileSync(join(dir, 'period.yaml'), pod('per', probe('periodSeconds', '2147483648')));
   writeFileSync(join(dir, 'negative.yaml'), pod('neg', '    ports:\n    - containerPort: -2147483649\n'));
@@ -176,13 +180,16 @@ test('int32 fields out of range fail as the API server decodes them; large valid
     'error: period.yaml:12:22: spec.containers[0].livenessProbe.periodSeconds: Invalid value: 2147483648: cannot unmarshal number 2147483648 into Go struct field Probe.spec.containers.livenessProbe.periodSeconds of type int32',
     'error: negative.yaml:11:22: spec.containers[0].ports[0].containerPort: Invalid value: -2147483649: cannot unmarshal number -2147483649 into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32',
   ]);
-  writeFileSync(join(dir, 'ok.yaml'), `${pod('ok', probe('timeoutSeconds', '3000000') + '    securityContext: {runAsUser: 4294967296}\n')}  terminationGracePeriodSeconds: 3000000\n  activeDeadlineSeconds: 2147483647\n`);
+  writeFileSync(
+    join(dir, 'ok.yaml'),
+    `${pod('ok', probe('timeoutSeconds', '3000000') + '    securityContext: {runAsUser: 4294967296}\n')}  terminationGracePeriodSeconds: 3000000\n  activeDeadlineSeconds: 2147483647\n`,
+  );
   const m = await loadManifests(['ok.yaml'], { cwd: dir, nodeName: 'node-1' });
   assert.equal(m.pods[0]!.spec!.terminationGracePeriodSeconds, 3000000);
   assert.equal(m.pods[0]!.spec!.containers[0]!.livenessProbe!.timeoutSeconds, 3000000);
 });
 
-test('ConfigMap and Secret data over 1 MiB: the API server\'s messages', async (t) => {
+test("ConfigMap and Secret data over 1 MiB: the API server's messages", async (t) => {
   const dir = scratch(t);
   const big = 'x'.repeat(1024 * 1024 + 1);
   writeFileSync(
@@ -200,7 +207,7 @@ test('metadata.uid must be one safe path component', async (t) => {
   writeFileSync(join(dir, 'uid.yaml'), pod('u').replace('metadata:\n', 'metadata:\n  uid: ../../victim\n'));
   writeFileSync(join(dir, 'dots.yaml'), pod('d').replace('metadata:\n', 'metadata:\n  uid: ..\n'));
   assert.deepEqual(await problems(['uid.yaml', 'dots.yaml'], { cwd: dir }), [
-    'The Pod "u" is invalid: metadata.uid: Invalid value: "../../victim": a valid UID must consist of alphanumeric characters, \'-\', \'_\' or \'.\' (e.g. \'3f2b5c1e-0d4e-4c3a-9a51-6d2f8e7b9c10\', regex used for validation is \'[-._a-zA-Z0-9]+\')',
+    "The Pod \"u\" is invalid: metadata.uid: Invalid value: \"../../victim\": a valid UID must consist of alphanumeric characters, '-', '_' or '.' (e.g. '3f2b5c1e-0d4e-4c3a-9a51-6d2f8e7b9c10', regex used for validation is '[-._a-zA-Z0-9]+')",
     'The Pod "d" is invalid: metadata.uid: Invalid value: "..": must not be \'..\'',
   ]);
   writeFileSync(join(dir, 'good.yaml'), pod('g').replace('metadata:\n', 'metadata:\n  uid: 3f2b5c1e-0d4e-4c3a-9a51-6d2f8e7b9c10\n'));
@@ -227,13 +234,22 @@ test('a directory with a non-manifest YAML: every file\'s error at once, kubectl
   rmSync(join(dir, 'typo.yaml'));
   rmSync(join(dir, 'sub', 'bad.json'));
   const m = await loadManifests(['.'], { cwd: dir, nodeName: 'node-1', recursive: true });
-  assert.deepEqual(m.pods.map((p) => p.metadata?.name), ['inner', 'web']);
+  assert.deepEqual(
+    m.pods.map((p) => p.metadata?.name),
+    ['inner', 'web'],
+  );
   const flat = await loadManifests(['.'], { cwd: dir, nodeName: 'node-1' });
-  assert.deepEqual(flat.pods.map((p) => p.metadata?.name), ['web']);
+  assert.deepEqual(
+    flat.pods.map((p) => p.metadata?.name),
+    ['web'],
+  );
 });
 
 test('the JSON fast path keeps locations: a validation error in a .json file names its line and column', async (t) => {
   const dir = scratch(t);
-  writeFileSync(join(dir, 'p.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', imagePolicy: 'x' }] } }, null, 2));
+  writeFileSync(
+    join(dir, 'p.json'),
+    JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i', imagePolicy: 'x' }] } }, null, 2),
+  );
   assert.deepEqual(await problems(['p.json'], { cwd: dir }), ['error: p.json:12:9: spec.containers[0].imagePolicy: unknown field "imagePolicy"']);
 });

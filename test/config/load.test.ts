@@ -86,27 +86,54 @@ test('the same file gives the same UIDs; an edited pod a new one', async () => {
 
 const failures: [string, string[], LoadOptions, string[]][] = [
   ['missing file', ['nope.yaml'], {}, ['error: the path "nope.yaml" does not exist']],
-  ['YAML syntax error with file:line:column', ['syntax-error.yaml'], {}, ['error: syntax-error.yaml:9:1: Flow sequence in block collection must be sufficiently indented and end with a ]']],
-  ['unknown kind with a hint', ['deployment.yaml'], {}, ['error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template']],
-  ['unknown field with a suggestion', ['typo.yaml'], {}, [
-    'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
-  ]],
-  ['validation errors of every pod, kubectl style', ['invalid.yaml'], {}, [
-    'The Pod "web" is invalid: \n' +
-      '* spec.containers[0].image: Required value\n' +
-      '* spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n' +
-      '* spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
-    'The Pod "other" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
-  ]],
-  ['duplicate pods across files', ['list.yaml', 'list.yaml'], {}, [
-    'The Pod "one" is invalid: metadata.name: Duplicate value: "one"',
-    'The Pod "two" is invalid: metadata.name: Duplicate value: "two"',
-  ]],
-  ['problems of several sources together', ['nope.yaml', 'typo.yaml', 'deployment.yaml'], {}, [
-    'error: the path "nope.yaml" does not exist',
-    'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
-    'error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
-  ]],
+  [
+    'YAML syntax error with file:line:column',
+    ['syntax-error.yaml'],
+    {},
+    ['error: syntax-error.yaml:9:1: Flow sequence in block collection must be sufficiently indented and end with a ]'],
+  ],
+  [
+    'unknown kind with a hint',
+    ['deployment.yaml'],
+    {},
+    [
+      'error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
+    ],
+  ],
+  [
+    'unknown field with a suggestion',
+    ['typo.yaml'],
+    {},
+    ['error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)'],
+  ],
+  [
+    'validation errors of every pod, kubectl style',
+    ['invalid.yaml'],
+    {},
+    [
+      'The Pod "web" is invalid: \n' +
+        '* spec.containers[0].image: Required value\n' +
+        '* spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive\n' +
+        '* spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+      'The Pod "other" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
+    ],
+  ],
+  [
+    'duplicate pods across files',
+    ['list.yaml', 'list.yaml'],
+    {},
+    ['The Pod "one" is invalid: metadata.name: Duplicate value: "one"', 'The Pod "two" is invalid: metadata.name: Duplicate value: "two"'],
+  ],
+  [
+    'problems of several sources together',
+    ['nope.yaml', 'typo.yaml', 'deployment.yaml'],
+    {},
+    [
+      'error: the path "nope.yaml" does not exist',
+      'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
+      'error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
+    ],
+  ],
   ['process runtime rules on request', ['list.yaml'], { extraValidation: validateForProcessRuntime }, []],
 ];
 
@@ -121,16 +148,36 @@ for (const [name, sources, opts, want] of failures) {
 }
 
 const kindRows: [string, string, string][] = [
-  ['CronJob', 'apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\n', 'batch/v1 CronJob "nightly" is not supported: podvisor runs Pods; use its spec.jobTemplate.spec.template'],
+  [
+    'CronJob',
+    'apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\n',
+    'batch/v1 CronJob "nightly" is not supported: podvisor runs Pods; use its spec.jobTemplate.spec.template',
+  ],
   ['Job', 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\n', 'batch/v1 Job "once" is not supported: podvisor runs Pods; use its spec.template'],
-  ['StatefulSet', 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\n', 'apps/v1 StatefulSet "db" is not supported: podvisor runs Pods; use its spec.template'],
-  ['Service', 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n', 'v1 Service "web" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)'],
+  [
+    'StatefulSet',
+    'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\n',
+    'apps/v1 StatefulSet "db" is not supported: podvisor runs Pods; use its spec.template',
+  ],
+  [
+    'Service',
+    'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n',
+    'v1 Service "web" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)',
+  ],
   ['Pod in a wrong version', 'apiVersion: v2\nkind: Pod\nmetadata: {name: p}\n', 'no matches for kind "Pod" in version "v2": podvisor reads v1 objects'],
   ['no kind', 'apiVersion: v1\nmetadata: {name: p}\n', 'kind not set'],
   ['not an object', '- a\n- b\n', 'expected an object with apiVersion and kind'],
   // A kind that names a property of every object is a kind like any other.
-  ['kind __proto__', 'apiVersion: v1\nkind: __proto__\nmetadata: {name: x}\n', 'v1 __proto__ "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)'],
-  ['kind constructor', 'apiVersion: v1\nkind: constructor\nmetadata: {name: x}\n', 'v1 constructor "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)'],
+  [
+    'kind __proto__',
+    'apiVersion: v1\nkind: __proto__\nmetadata: {name: x}\n',
+    'v1 __proto__ "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)',
+  ],
+  [
+    'kind constructor',
+    'apiVersion: v1\nkind: constructor\nmetadata: {name: x}\n',
+    'v1 constructor "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)',
+  ],
   // kubectl's words for each field (its validation's getObjectKind), never the value printed.
   ['kind a mapping', 'apiVersion: v1\nkind: {name: Pod}\nmetadata: {name: x}\n', "kind isn't string type"],
   ['apiVersion a mapping', 'apiVersion: {group: ""}\nkind: Pod\nmetadata: {name: x}\n', "apiVersion isn't string type"],
@@ -147,7 +194,8 @@ for (const [name, yaml, want] of kindRows) {
 }
 
 test('type errors are reported with their location', async () => {
-  const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n    env:\n    - name: ENABLED\n      value: yes\n';
+  const yaml =
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n    env:\n    - name: ENABLED\n      value: yes\n';
   assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(yaml)]) }), [
     'error: STDIN:10:14: spec.containers[0].env[0].value: Invalid value: true: must be a string',
   ]);
@@ -157,7 +205,9 @@ test('--validate=warn reports unknown fields as warnings and loads; ignore drops
   const warnings: string[] = [];
   const m = await loadManifests(['typo.yaml'], { ...base, validate: 'warn', onWarning: (w) => warnings.push(w) });
   assert.deepEqual(names(m.pods), ['typo']);
-  assert.deepEqual(warnings, ['typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)']);
+  assert.deepEqual(warnings, [
+    'typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
+  ]);
   assert.equal('initialDelaySecond' in m.pods[0]!.spec!.containers[0]!.livenessProbe!, false);
   const quiet: string[] = [];
   const m2 = await loadManifests(['typo.yaml'], { ...base, validate: 'ignore', onWarning: (w) => quiet.push(w) });
@@ -168,7 +218,7 @@ test('--validate=warn reports unknown fields as warnings and loads; ignore drops
 test('process runtime: command required', async () => {
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "nginx:1.25"}]\n';
   assert.deepEqual(await problems(['-'], { extraValidation: validateForProcessRuntime, stdin: () => Readable.from([Buffer.from(yaml)]) }), [
-    "The Pod \"p\" is invalid: spec.containers[0].command: Required value: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd",
+    'The Pod "p" is invalid: spec.containers[0].command: Required value: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or use --runtime=containerd',
   ]);
 });
 

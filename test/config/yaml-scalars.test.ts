@@ -206,7 +206,11 @@ const table: [string, Expected, Expected][] = [
   ['-0b1000000000000000000000000000000000000000000000000000000000000000', '-9223372036854775808', '-9223372036854775808'],
   ['0b111111111111111111111111111111111111111111111111111111111111111', '9223372036854775807', '9223372036854775807'],
   ['-0b111111111111111111111111111111111111111111111111111111111111111', '-9223372036854775807', '-9223372036854775807'],
-  ['0b1111111111111111111111111111111111111111111111111111111111111111', '18446744073709551615', { error: 'unsupported map key of type: uint64, key: 0xffffffffffffffff' }],
+  [
+    '0b1111111111111111111111111111111111111111111111111111111111111111',
+    '18446744073709551615',
+    { error: 'unsupported map key of type: uint64, key: 0xffffffffffffffff' },
+  ],
   ['3.40282346638528859811704183484516925440e+38', '3.4028234663852886e+38', '3.4028235e+38'],
   ['1.401298464324817070923729583289916131280e-45', '1.401298464324817e-45', '1e-45'],
   ['1.797693134862315708145274237317043567981e+308', '1.7976931348623157e+308', '.inf'],
@@ -276,19 +280,32 @@ test('the yaml package path reads every scalar of the table as kubectl: values, 
     if (typeof value === 'string') {
       const v = expectedValue(value);
       assert.deepEqual(asValue.errors, [], `value of ${s}`);
-      assert.deepEqual(asValue.documents.map((d) => d.value), [{ v, w: [v] }], `value of ${s}`);
+      assert.deepEqual(
+        asValue.documents.map((d) => d.value),
+        [{ v, w: [v] }],
+        `value of ${s}`,
+      );
     } else {
       assert.deepEqual(asValue.errors, [`error: m.yaml:1:4: ${errorPrefix}${value.error}`], `value of ${s}`);
     }
     if (!s.includes(',')) {
       const flow = parse(`v: [${s}]\n`);
-      if (typeof value === 'string') assert.deepEqual(flow.documents.map((d) => d.value), [{ v: [expectedValue(value)] }], `flow value of ${s}`);
+      if (typeof value === 'string')
+        assert.deepEqual(
+          flow.documents.map((d) => d.value),
+          [{ v: [expectedValue(value)] }],
+          `flow value of ${s}`,
+        );
       else assert.equal(flow.errors.length, 1, `flow value of ${s}`);
     }
     const asKey = parse(`a: 1\n${s}: x\n`);
     if (typeof key === 'string') {
       assert.deepEqual(asKey.errors, [], `key ${s}`);
-      assert.deepEqual(asKey.documents.map((d) => d.value), [{ a: 1, [key]: 'x' }], `key ${s}`);
+      assert.deepEqual(
+        asKey.documents.map((d) => d.value),
+        [{ a: 1, [key]: 'x' }],
+        `key ${s}`,
+      );
       // A position is found under the key kubectl names the field by.
       assert.equal(asKey.documents[0]!.locate([key], true), 'm.yaml:2:1', `key ${s}`);
     } else {
@@ -342,10 +359,13 @@ test("keys: floats as Go's float32 %g; a null key and a collection key refused; 
 test('a %YAML directive other than 1.1 fails the document, as go-yaml v2 fails it', () => {
   const parse = (text: string) => parseYAML({ name: 'm.yaml', text }, false);
   assert.deepEqual(parse('%YAML 1.2\n---\na: e3\n').errors, [`error: m.yaml:2:1: ${errorPrefix}yaml: found incompatible YAML document`]);
-  assert.deepEqual(parse('%YAML 1.1\n---\na: e3\nb: on\n').documents.map((d) => d.value), [{ a: 'e3', b: true }]);
+  assert.deepEqual(
+    parse('%YAML 1.1\n---\na: e3\nb: on\n').documents.map((d) => d.value),
+    [{ a: 'e3', b: true }],
+  );
 });
 
-test('a manifest with `.inf` deep inside is refused where it is, with kubectl\'s words', () => {
+test("a manifest with `.inf` deep inside is refused where it is, with kubectl's words", () => {
   const text = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\n    args: [-.inf]\n';
   assert.equal(readManifestYAML(text), undefined);
   assert.deepEqual(parseSource({ name: 'p.yaml', text }).errors, [`error: p.yaml:9:12: ${errorPrefix}json: unsupported value: -Inf`]);

@@ -62,7 +62,13 @@ spec:
 
     const done = await runCli(['run', '-f', job, '--wait=completed', ...common, '-o', 'json']);
     assert.equal(done.code, 0, `${done.stdout}\n${done.stderr}`);
-    const list = JSON.parse(done.stdout) as { items: Array<{ kind: string; metadata: { name: string }; status: { phase: string; containerStatuses: Array<{ state: { terminated: { message: string } } }> } }> };
+    const list = JSON.parse(done.stdout) as {
+      items: Array<{
+        kind: string;
+        metadata: { name: string };
+        status: { phase: string; containerStatuses: Array<{ state: { terminated: { message: string } } }> };
+      }>;
+    };
     const pod = list.items.find((i) => i.kind === 'Pod' && i.metadata.name === 'job')!;
     assert.equal(pod.status.phase, 'Succeeded');
     assert.equal(pod.status.containerStatuses[0]!.state.terminated.message, 'done\n');
@@ -72,7 +78,10 @@ spec:
     const lines = images.stdout.trim().split('\n');
     assert.match(lines[0]!, /^IMAGE\s+TAG\s+IMAGE ID\s+SIZE$/);
     for (const tag of ['web', 'busybox', 'entrypoint']) {
-      assert.ok(lines.some((l) => new RegExp(`^${env.registry}/podvisor-test/${tag}\\s+v1\\s+[0-9a-f]{13}\\s+[0-9.]+[kM]?B$`).test(l)), images.stdout);
+      assert.ok(
+        lines.some((l) => new RegExp(`^${env.registry}/podvisor-test/${tag}\\s+v1\\s+[0-9a-f]{13}\\s+[0-9.]+[kM]?B$`).test(l)),
+        images.stdout,
+      );
     }
   } finally {
     await dir.remove();

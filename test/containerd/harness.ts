@@ -60,7 +60,8 @@ export async function skipReason(): Promise<string | undefined> {
   if (!existsSync(join(CNI_BIN_DIR, 'bridge'))) missing.push('containernetworking-plugins');
   let reason: string | undefined;
   if (process.getuid?.() !== 0) reason = 'containerd tests need root';
-  else if (missing.length) reason = `containerd tests need ${missing.join(', ')} (apt-get install containerd runc containernetworking-plugins docker-registry skopeo umoci busybox-static)`;
+  else if (missing.length)
+    reason = `containerd tests need ${missing.join(', ')} (apt-get install containerd runc containernetworking-plugins docker-registry skopeo umoci busybox-static)`;
   if (reason && process.env.PODVISOR_REQUIRE_CONTAINERD === '1') throw new Error(`${reason}, and PODVISOR_REQUIRE_CONTAINERD=1`);
   return reason;
 }
@@ -156,7 +157,9 @@ export async function startContainerd(): Promise<ContainerdEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-ctrd-'));
   const children: ChildProcess[] = [];
   let gate: Server | undefined;
-  const suffix = Math.floor(Math.random() * 0xffff).toString(16).padStart(4, '0');
+  const suffix = Math.floor(Math.random() * 0xffff)
+    .toString(16)
+    .padStart(4, '0');
   const bridge = `pvt${suffix}`;
   const podCIDR = `10.123.${Math.floor(Math.random() * 250) + 2}.0/24`;
   const logFile = join(dir, 'containerd.log');

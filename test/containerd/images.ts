@@ -21,12 +21,38 @@ export const IMAGE_CONFIGS: Record<string, string[]> = {
   pause: ['--config.cmd', 'sleep', '--config.cmd', 'inf'],
   busybox: ['--config.cmd', 'sh'],
   // busybox httpd serving /www on 8080, in the foreground.
-  web: ['--config.cmd', 'httpd', '--config.cmd', '-f', '--config.cmd', '-p', '--config.cmd', '8080', '--config.cmd', '-h', '--config.cmd', '/www', '--config.workingdir', '/www'],
+  web: [
+    '--config.cmd',
+    'httpd',
+    '--config.cmd',
+    '-f',
+    '--config.cmd',
+    '-p',
+    '--config.cmd',
+    '8080',
+    '--config.cmd',
+    '-h',
+    '--config.cmd',
+    '/www',
+    '--config.workingdir',
+    '/www',
+  ],
   // Prints the arguments it was given, then stays up: shows how entrypoint, cmd, command and args combine.
   entrypoint: [
-    '--config.entrypoint', 'sh', '--config.entrypoint', '-c', '--config.entrypoint', 'echo "argv: $*"; exec sleep 3600', '--config.entrypoint', 'ep',
-    '--config.cmd', 'img-cmd-1', '--config.cmd', 'img-cmd-2',
-    '--config.workingdir', '/www',
+    '--config.entrypoint',
+    'sh',
+    '--config.entrypoint',
+    '-c',
+    '--config.entrypoint',
+    'echo "argv: $*"; exec sleep 3600',
+    '--config.entrypoint',
+    'ep',
+    '--config.cmd',
+    'img-cmd-1',
+    '--config.cmd',
+    'img-cmd-2',
+    '--config.workingdir',
+    '/www',
   ],
 };
 
@@ -90,7 +116,17 @@ export async function buildTestImages(): Promise<string> {
   const st = statSync(BUSYBOX);
   const nodeSt = statSync(process.execPath);
   const key = createHash('sha256')
-    .update(JSON.stringify({ v: BUILD_VERSION, IMAGE_CONFIGS, size: st.size, mtime: st.mtimeMs, node: [process.execPath, nodeSt.size, nodeSt.mtimeMs], GRPC_HEALTH_JS, HTTP_HEALTH_JS }))
+    .update(
+      JSON.stringify({
+        v: BUILD_VERSION,
+        IMAGE_CONFIGS,
+        size: st.size,
+        mtime: st.mtimeMs,
+        node: [process.execPath, nodeSt.size, nodeSt.mtimeMs],
+        GRPC_HEALTH_JS,
+        HTTP_HEALTH_JS,
+      }),
+    )
     .digest('hex')
     .slice(0, 16);
   const cache = join(tmpdir(), `podvisor-test-images-${key}`);
@@ -126,8 +162,21 @@ export async function buildTestImages(): Promise<string> {
     writeFileSync(join(nodeRoot, 'app', 'grpc-health.js'), GRPC_HEALTH_JS);
     writeFileSync(join(nodeRoot, 'app', 'http-health.js'), HTTP_HEALTH_JS);
     await run('umoci', ['insert', '--image', `${layout}:rootfs`, '--tag', 'node-layer', nodeRoot, '/']);
-    await run('umoci', ['config', '--image', `${layout}:node-layer`, '--tag', 'node', '--config.env', `PATH=/bin:${dirname(process.execPath)}`,
-      '--config.cmd', process.execPath, '--config.cmd', '/app/grpc-health.js', '--config.workingdir', '/app']);
+    await run('umoci', [
+      'config',
+      '--image',
+      `${layout}:node-layer`,
+      '--tag',
+      'node',
+      '--config.env',
+      `PATH=/bin:${dirname(process.execPath)}`,
+      '--config.cmd',
+      process.execPath,
+      '--config.cmd',
+      '/app/grpc-health.js',
+      '--config.workingdir',
+      '/app',
+    ]);
     rmSync(nodeRoot, { recursive: true, force: true });
     writeFileSync(join(work, 'done'), '');
     try {

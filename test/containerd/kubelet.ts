@@ -21,7 +21,10 @@ export function testImage(env: ContainerdEnv, image: string | undefined): string
 
 export function withTestImages(env: ContainerdEnv, pod: Pod): Pod {
   const fix = (cs: NonNullable<Pod['spec']>['containers'] | undefined) => cs?.map((c) => ({ ...c, image: testImage(env, c.image) }));
-  return { ...pod, spec: { ...pod.spec!, containers: fix(pod.spec!.containers)!, ...(pod.spec!.initContainers ? { initContainers: fix(pod.spec!.initContainers) } : {}) } };
+  return {
+    ...pod,
+    spec: { ...pod.spec!, containers: fix(pod.spec!.containers)!, ...(pod.spec!.initContainers ? { initContainers: fix(pod.spec!.initContainers) } : {}) },
+  };
 }
 
 /**

@@ -25,36 +25,74 @@ const inPodNetwork = (ip: string | undefined) => !!ip && ip.startsWith(env.podCI
 
 test('gRPC and HTTP probes reach servers in containers at the pod IP', { skip }, async () => {
   const h = await newContainerdHarness(env);
-  const grpcOk = makePod('grpc-ok', [{
-    name: 'app', image: 'node',
-    startupProbe: probe({ grpc: { port } }, { failureThreshold: 30 }),
-    readinessProbe: probe({ grpc: { port } }),
-    livenessProbe: probe({ grpc: { port, service: 'anything' } }),
-  }], { terminationGracePeriodSeconds: 2 });
-  const grpcBad = makePod('grpc-not-serving', [{
-    name: 'app', image: 'node',
-    command: ['sh', '-c', `touch /tmp/not-serving; exec ${node} /app/grpc-health.js`],
-    env: [{ name: 'NOT_SERVING_FILE', value: '/tmp/not-serving' }],
-    livenessProbe: probe({ grpc: { port } }, { initialDelaySeconds: 1 }),
-  }], { terminationGracePeriodSeconds: 2 });
-  const httpOk = makePod('http-ok', [{
-    name: 'app', image: 'node', command: [node, '/app/http-health.js'],
-    startupProbe: probe({ httpGet: { path: '/healthz', port } }, { failureThreshold: 30 }),
-    readinessProbe: probe({ httpGet: { path: '/healthz', port: 'web' } }),
-    livenessProbe: probe({ httpGet: { path: '/healthz', port } }),
-    ports: [{ name: 'web', containerPort: port }],
-  }], { terminationGracePeriodSeconds: 2 });
-  const httpBad = makePod('http-missing', [{
-    name: 'app', image: 'node', command: [node, '/app/http-health.js'],
-    startupProbe: probe({ tcpSocket: { port } }, { failureThreshold: 30 }),
-    livenessProbe: probe({ httpGet: { path: '/missing', port } }),
-  }], { terminationGracePeriodSeconds: 2 });
+  const grpcOk = makePod(
+    'grpc-ok',
+    [
+      {
+        name: 'app',
+        image: 'node',
+        startupProbe: probe({ grpc: { port } }, { failureThreshold: 30 }),
+        readinessProbe: probe({ grpc: { port } }),
+        livenessProbe: probe({ grpc: { port, service: 'anything' } }),
+      },
+    ],
+    { terminationGracePeriodSeconds: 2 },
+  );
+  const grpcBad = makePod(
+    'grpc-not-serving',
+    [
+      {
+        name: 'app',
+        image: 'node',
+        command: ['sh', '-c', `touch /tmp/not-serving; exec ${node} /app/grpc-health.js`],
+        env: [{ name: 'NOT_SERVING_FILE', value: '/tmp/not-serving' }],
+        livenessProbe: probe({ grpc: { port } }, { initialDelaySeconds: 1 }),
+      },
+    ],
+    { terminationGracePeriodSeconds: 2 },
+  );
+  const httpOk = makePod(
+    'http-ok',
+    [
+      {
+        name: 'app',
+        image: 'node',
+        command: [node, '/app/http-health.js'],
+        startupProbe: probe({ httpGet: { path: '/healthz', port } }, { failureThreshold: 30 }),
+        readinessProbe: probe({ httpGet: { path: '/healthz', port: 'web' } }),
+        livenessProbe: probe({ httpGet: { path: '/healthz', port } }),
+        ports: [{ name: 'web', containerPort: port }],
+      },
+    ],
+    { terminationGracePeriodSeconds: 2 },
+  );
+  const httpBad = makePod(
+    'http-missing',
+    [
+      {
+        name: 'app',
+        image: 'node',
+        command: [node, '/app/http-health.js'],
+        startupProbe: probe({ tcpSocket: { port } }, { failureThreshold: 30 }),
+        livenessProbe: probe({ httpGet: { path: '/missing', port } }),
+      },
+    ],
+    { terminationGracePeriodSeconds: 2 },
+  );
 
   await withPods(h, [grpcOk, grpcBad, httpOk, httpBad], async () => {
     await Promise.all([
       ...[grpcOk, httpOk].map(async (pod) => {
-        await waitFor(() => `the pod Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True', 60_000);
-        await waitFor(() => `three successful liveness probes: ${describe(h, pod)}`, async () => (await probeCount(h, pod, 'app', 'Liveness', 'successful')) >= 3, 30_000);
+        await waitFor(
+          () => `the pod Ready: ${describe(h, pod)}`,
+          () => condition(h, pod, 'Ready') === 'True',
+          60_000,
+        );
+        await waitFor(
+          () => `three successful liveness probes: ${describe(h, pod)}`,
+          async () => (await probeCount(h, pod, 'app', 'Liveness', 'successful')) >= 3,
+          30_000,
+        );
         assert.ok(inPodNetwork(statusOf(h, pod)!.podIP), `pod IP in ${env.podCIDR}: ${describe(h, pod)}`);
         assert.equal(await probeCount(h, pod, 'app', 'Liveness', 'failed'), 0);
         assert.equal(await probeCount(h, pod, 'app', 'Readiness', 'failed'), 0);
@@ -65,7 +103,11 @@ test('gRPC and HTTP probes reach servers in containers at the pod IP', { skip },
         { pod: grpcBad, message: /^Liveness probe failed: service unhealthy \(responded with "NOT_SERVING"\)$/ },
         { pod: httpBad, message: /^Liveness probe failed: HTTP probe failed with statuscode: 404$/ },
       ].map(async ({ pod, message }) => {
-        await waitFor(() => `a restart by the liveness probe: ${describe(h, pod)}`, () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1, 60_000);
+        await waitFor(
+          () => `a restart by the liveness probe: ${describe(h, pod)}`,
+          () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1,
+          60_000,
+        );
         assert.ok(inPodNetwork(statusOf(h, pod)!.podIP), describe(h, pod));
         // A startup probe refused while the server was still starting reports Unhealthy too, first.
         const liveness = eventsOf(h, pod, 'Unhealthy').find((e) => e.message?.startsWith('Liveness probe failed'));

@@ -53,7 +53,11 @@ test('exit codes, OOMKilled, termination messages and a read-only root filesyste
       { restartPolicy: 'Never' },
     );
     h.kubelet.startPod(pod);
-    await waitFor(() => `the pod Failed: ${describe(h, pod)}`, () => statusOf(h, pod)?.phase === 'Failed', 60_000);
+    await waitFor(
+      () => `the pod Failed: ${describe(h, pod)}`,
+      () => statusOf(h, pod)?.phase === 'Failed',
+      60_000,
+    );
     const oom = terminated(h, pod, 'oom')!;
     assert.equal(oom.reason, 'OOMKilled', describe(h, pod));
     assert.equal(oom.exitCode, 137);
@@ -85,12 +89,18 @@ test('runAsNonRoot against a root image is CreateContainerConfigError; a missing
       { restartPolicy: 'Never' },
     );
     h.kubelet.startPod(pod);
-    const w = await waitFor(() => `nonroot waiting in CreateContainerConfigError: ${describe(h, pod)}`, () => {
-      const s = containerStatus(h, pod, 'nonroot')?.state?.waiting;
-      return s?.reason === 'CreateContainerConfigError' ? s : undefined;
-    });
+    const w = await waitFor(
+      () => `nonroot waiting in CreateContainerConfigError: ${describe(h, pod)}`,
+      () => {
+        const s = containerStatus(h, pod, 'nonroot')?.state?.waiting;
+        return s?.reason === 'CreateContainerConfigError' ? s : undefined;
+      },
+    );
     assert.match(w.message ?? '', /^container has runAsNonRoot and image will run as root/);
-    const t = await waitFor(() => `noexec terminated: ${describe(h, pod)}`, () => terminated(h, pod, 'noexec'));
+    const t = await waitFor(
+      () => `noexec terminated: ${describe(h, pod)}`,
+      () => terminated(h, pod, 'noexec'),
+    );
     assert.notEqual(t.exitCode, 0, describe(h, pod));
     assert.match(t.message ?? '', /no such file or directory/, describe(h, pod));
   } finally {
@@ -113,17 +123,29 @@ test('probes reach the pod IP; hostPort is reached from the host; pods talk over
       },
     ]);
     h.kubelet.startPod(web);
-    await waitFor(() => `web Ready: ${describe(h, web)}`, () => condition(h, web, 'Ready') === 'True', 60_000);
+    await waitFor(
+      () => `web Ready: ${describe(h, web)}`,
+      () => condition(h, web, 'Ready') === 'True',
+      60_000,
+    );
     const ip = statusOf(h, web)!.podIP!;
     assert.match(ip, /^10\.123\.\d+\.\d+$/);
     const res = await httpGet(`http://127.0.0.1:${hostPort}/index.html`);
     assert.deepEqual(res, { status: 200, body: 'hello-from-pod\n' });
 
-    const client = makePod('client', [{ name: 'wget', image: 'busybox', command: ['sh', '-c', `wget -qO- http://${ip}:8080/index.html > /dev/termination-log`] }], {
-      restartPolicy: 'Never',
-    });
+    const client = makePod(
+      'client',
+      [{ name: 'wget', image: 'busybox', command: ['sh', '-c', `wget -qO- http://${ip}:8080/index.html > /dev/termination-log`] }],
+      {
+        restartPolicy: 'Never',
+      },
+    );
     h.kubelet.startPod(client);
-    await waitFor(() => `the client Succeeded: ${describe(h, client)}`, () => statusOf(h, client)?.phase === 'Succeeded', 60_000);
+    await waitFor(
+      () => `the client Succeeded: ${describe(h, client)}`,
+      () => statusOf(h, client)?.phase === 'Succeeded',
+      60_000,
+    );
     assert.equal(terminated(h, client, 'wget')!.message, 'hello-from-pod\n');
     assert.notEqual(statusOf(h, client)!.podIP, ip);
   } finally {
@@ -135,17 +157,25 @@ test('a pod on the host network has the host address; its probes go to the host'
   const h = await newContainerdHarness(env);
   try {
     const port = await freePort();
-    const pod = makePod('hostnet', [
-      {
-        name: 'httpd',
-        image: 'web',
-        command: ['httpd', '-f', '-p', `127.0.0.1:${port}`, '-h', '/www'],
-        ports: [{ containerPort: port }],
-        readinessProbe: { httpGet: { path: '/', port }, periodSeconds: 1 },
-      },
-    ], { hostNetwork: true });
+    const pod = makePod(
+      'hostnet',
+      [
+        {
+          name: 'httpd',
+          image: 'web',
+          command: ['httpd', '-f', '-p', `127.0.0.1:${port}`, '-h', '/www'],
+          ports: [{ containerPort: port }],
+          readinessProbe: { httpGet: { path: '/', port }, periodSeconds: 1 },
+        },
+      ],
+      { hostNetwork: true },
+    );
     h.kubelet.startPod(pod);
-    await waitFor(() => `the pod Ready: ${describe(h, pod)}`, () => condition(h, pod, 'Ready') === 'True', 60_000);
+    await waitFor(
+      () => `the pod Ready: ${describe(h, pod)}`,
+      () => condition(h, pod, 'Ready') === 'True',
+      60_000,
+    );
     assert.equal(statusOf(h, pod)!.podIP, '127.0.0.1');
     assert.equal((await httpGet(`http://127.0.0.1:${port}/`)).body, 'hello-from-pod\n');
   } finally {

@@ -27,7 +27,17 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
     if (skip) return;
     dir = await tempDir('podvisor-ctrd-streams-');
     const root = join(dir.path, 'root');
-    agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1', '--runtime=containerd', `--container-runtime-endpoint=${env.endpoint}`]);
+    agent = startCli([
+      'agent',
+      '--root-dir',
+      root,
+      '--port',
+      '0',
+      '--address',
+      '127.0.0.1',
+      '--runtime=containerd',
+      `--container-runtime-endpoint=${env.endpoint}`,
+    ]);
     await agent.waitFor('stderr', /podvisor agent started/, 60_000);
     api = { kubeconfig: join(root, 'kubeconfig'), dir: dir.path };
     const file = join(dir.path, 'pod.json');
@@ -110,7 +120,14 @@ describe('exec and attach into containerd pods through the agent', { skip }, () 
     try {
       const [c] = await cri.listContainers({ state: 'CONTAINER_RUNNING', labelSelector: { 'io.kubernetes.pod.name': 'box' } });
       assert.ok(c, 'the pod container is listed');
-      const { url } = await cri.exec({ containerId: c.id, cmd: ['sh', '-c', 'cat; echo bye >&2; exit 9'], tty: false, stdin: true, stdout: true, stderr: true });
+      const { url } = await cri.exec({
+        containerId: c.id,
+        cmd: ['sh', '-c', 'cat; echo bye >&2; exit 9'],
+        tty: false,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+      });
       assert.match(url, /^https?:\/\/[^/]+\/exec\//);
       const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: true, tty: false });
       let out = '';

@@ -25,7 +25,12 @@ after(async () => {
   if (hostDir) rmSync(hostDir, { recursive: true, force: true });
 });
 
-const configMap: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { 'app.conf': 'level=debug', other: 'x' } };
+const configMap: ConfigMap = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'default' },
+  data: { 'app.conf': 'level=debug', other: 'x' },
+};
 const secret: Secret = {
   apiVersion: 'v1',
   kind: 'Secret',
@@ -77,7 +82,12 @@ test('each volume kind, readOnly and subPath, as the container sees them', { ski
       {
         restartPolicy: 'Never',
         initContainers: [
-          { name: 'prepare', image: 'busybox', command: ['sh', '-c', 'mkdir -p /scratch/nested && echo in-subpath > /scratch/nested/inner'], volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] },
+          {
+            name: 'prepare',
+            image: 'busybox',
+            command: ['sh', '-c', 'mkdir -p /scratch/nested && echo in-subpath > /scratch/nested/inner'],
+            volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }],
+          },
         ],
         volumes: [
           { name: 'scratch', emptyDir: {} },
@@ -86,7 +96,15 @@ test('each volume kind, readOnly and subPath, as the container sees them', { ski
           { name: 'cfg', configMap: { name: 'settings', items: [{ key: 'app.conf', path: 'renamed.conf', mode: 0o600 }] } },
           { name: 'sec', secret: { secretName: 'creds', defaultMode: 0o400 } },
           { name: 'opt-sec', secret: { secretName: 'absent', optional: true } },
-          { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+          {
+            name: 'info',
+            downwardAPI: {
+              items: [
+                { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+                { path: 'name', fieldRef: { fieldPath: 'metadata.name' } },
+              ],
+            },
+          },
           {
             name: 'all',
             projected: {
@@ -102,7 +120,11 @@ test('each volume kind, readOnly and subPath, as the container sees them', { ski
     );
     pod.metadata!.labels = { app: 'vol' };
     h.kubelet.startPod(pod);
-    await waitFor(() => `the pod Succeeded or Failed: ${describe(h, pod)}`, () => ['Succeeded', 'Failed'].includes(statusOf(h, pod)?.phase ?? ''), 60_000);
+    await waitFor(
+      () => `the pod Succeeded or Failed: ${describe(h, pod)}`,
+      () => ['Succeeded', 'Failed'].includes(statusOf(h, pod)?.phase ?? ''),
+      60_000,
+    );
     const t = containerStatus(h, pod, 'check')!.state!.terminated!;
     assert.equal(t.exitCode, 0, describe(h, pod));
     assert.equal(
@@ -140,7 +162,10 @@ test('a hostPath that fails its type check: FailedMount, nothing starts', { skip
       volumes: [{ name: 'f', hostPath: { path: join(hostDir, 'from-host.txt'), type: 'Directory' } }],
     });
     h.kubelet.startPod(pod);
-    const ev = await waitFor(() => `a FailedMount event: ${describe(h, pod)}`, () => eventsOf(h, pod, 'FailedMount')[0]);
+    const ev = await waitFor(
+      () => `a FailedMount event: ${describe(h, pod)}`,
+      () => eventsOf(h, pod, 'FailedMount')[0],
+    );
     assert.equal(ev.message, `MountVolume.SetUp failed for volume "f" : hostPath type check failed: ${join(hostDir, 'from-host.txt')} is not a directory`);
     assert.equal(containerStatus(h, pod, 'app')?.state?.running, undefined);
   } finally {

@@ -10,7 +10,7 @@ const T0 = Date.UTC(2026, 11, 2, 12, 0, 0);
 const web = { namespace: 'default', name: 'web', uid: 'uid-1' };
 const webApp = { ...web, fieldPath: 'spec.containers{app}' };
 
-test('an event has the shape of the kubelet\'s v1 Event', () => {
+test("an event has the shape of the kubelet's v1 Event", () => {
   const store = new EventStore({ clock: new FakeClock(T0), host: 'node-1' });
   store.event(webApp, 'Normal', 'Started', 'Started container app');
   const [ev] = store.list();

@@ -28,7 +28,10 @@ describe('Status', () => {
     assert.equal(internal.reason, 'InternalError');
     assert.equal(internal.message, 'Internal error occurred: boom');
     assert.equal(statusOf({ code: 'ENOENT', reason: 'x' }).code, 500);
-    assert.equal(conflict('secrets', 's', 'the object has been modified').message, 'Operation cannot be fulfilled on secrets "s": the object has been modified');
+    assert.equal(
+      conflict('secrets', 's', 'the object has been modified').message,
+      'Operation cannot be fulfilled on secrets "s": the object has been modified',
+    );
   });
 
   test('Invalid lists one error bare and several in brackets, sorted, one cause each', () => {

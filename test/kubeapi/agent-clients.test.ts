@@ -75,7 +75,10 @@ describe('official clients against a real agent', () => {
 
   test('client-node lists pods; an unknown one is a 404', async () => {
     const list = await core.listNamespacedPod({ namespace: 'default' });
-    assert.deepEqual(list.items.map((p) => p.metadata?.name), ['web']);
+    assert.deepEqual(
+      list.items.map((p) => p.metadata?.name),
+      ['web'],
+    );
     assert.equal(list.items[0]!.status?.phase, 'Running');
     await assert.rejects(core.readNamespacedPod({ namespace: 'default', name: 'nope' }), (err: { code?: number }) => err.code === 404);
   });
@@ -148,7 +151,9 @@ describe('official clients against a real agent', () => {
       ].join('\n'),
     );
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(python!, [script, join(root, 'kubeconfig')], { timeout: 60_000 }, (err, so, se) => (err ? reject(new Error(`${err.message}\n${se}`)) : resolve(so))),
+      execFile(python!, [script, join(root, 'kubeconfig')], { timeout: 60_000 }, (err, so, se) =>
+        err ? reject(new Error(`${err.message}\n${se}`)) : resolve(so),
+      ),
     );
     const out = JSON.parse(stdout) as { list: string[]; watch: Array<[string, string]>; log: string; rc: number; exec: string };
     assert.deepEqual(out.list, ['web']);

@@ -66,7 +66,11 @@ test('kubectl apply (created, configured, unchanged), get, logs, exec exit code,
   r = await kubectl(a, ['apply', '-f', manifest('web', podYaml('web', 'echo hello; exec sleep 300', 'busybox:1.36'))]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /pod\/web configured/);
-  await waitFor('the new image to run', async () => /busybox:1\.36/.test((await kubectl(a, ['get', 'pod', 'web', '-o', 'jsonpath={.status.containerStatuses[0].image}'])).stdout), 60_000);
+  await waitFor(
+    'the new image to run',
+    async () => /busybox:1\.36/.test((await kubectl(a, ['get', 'pod', 'web', '-o', 'jsonpath={.status.containerStatuses[0].image}'])).stdout),
+    60_000,
+  );
   r = await kubectl(a, ['exec', 'web', '--', 'sh', '-c', 'echo in; exit 7']);
   assert.equal(r.stdout, 'in\n');
   assert.equal(r.code, 7);
@@ -125,7 +129,10 @@ test('kubectl get pods -w sees ADDED, MODIFIED and DELETED', { skip }, async (t)
 
 test('kubectl logs -f follows new lines', { skip }, async (t) => {
   const a = api(t);
-  assert.equal((await kubectl(a, ['apply', '-f', manifest('ticker', podYaml('ticker', 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.2; done'))])).code, 0);
+  assert.equal(
+    (await kubectl(a, ['apply', '-f', manifest('ticker', podYaml('ticker', 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.2; done'))])).code,
+    0,
+  );
   await runningPod(a, 'ticker');
   const follow = kubectlSpawn(a, ['logs', '-f', 'ticker']);
   try {
@@ -179,10 +186,14 @@ test('kubectl get -o wide and -A, describe, get events, logs --previous of a res
   // Each run prints its start, then fails after a moment: a restart with a previous log.
   let r = await kubectl(a, ['apply', '-f', manifest('flaky', podYaml('flaky', 'echo run $(date +%s%N); sleep 1; exit 2'))]);
   assert.equal(r.code, 0, r.stderr);
-  await waitFor('a restart', async () => {
-    const out = (await kubectl(a, ['get', 'pod', 'flaky', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'])).stdout;
-    return Number(out) >= 1;
-  }, 60_000);
+  await waitFor(
+    'a restart',
+    async () => {
+      const out = (await kubectl(a, ['get', 'pod', 'flaky', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'])).stdout;
+      return Number(out) >= 1;
+    },
+    60_000,
+  );
   r = await kubectl(a, ['get', 'pods', '-o', 'wide']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/m);
@@ -193,7 +204,15 @@ test('kubectl get -o wide and -A, describe, get events, logs --previous of a res
   assert.match(r.stdout, /^default\s+flaky\s/m);
   r = await kubectl(a, ['describe', 'pod', 'flaky']);
   assert.equal(r.code, 0, r.stderr);
-  for (const re of [/^Name:\s+flaky$/m, /^Namespace:\s+default$/m, /^Containers:$/m, /^\s+Restart Count:\s+[1-9]/m, /^Conditions:$/m, /^Events:$/m, /Started\s+.*Started container main/]) {
+  for (const re of [
+    /^Name:\s+flaky$/m,
+    /^Namespace:\s+default$/m,
+    /^Containers:$/m,
+    /^\s+Restart Count:\s+[1-9]/m,
+    /^Conditions:$/m,
+    /^Events:$/m,
+    /Started\s+.*Started container main/,
+  ]) {
     assert.match(r.stdout, re);
   }
   r = await kubectl(a, ['get', 'events', '--field-selector', 'involvedObject.name=flaky']);

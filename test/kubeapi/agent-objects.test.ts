@@ -48,34 +48,65 @@ test('configmaps and secrets: create, get, list, replace, delete; kept across a 
     assert.match(r.json().message, /^ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value/);
     assert.equal(r.json().details.causes[0].field, 'metadata.name');
 
-    r = await call(sock, 'POST', '/api/v1/namespaces/other/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, stringData: { P: 'pw' } });
+    r = await call(sock, 'POST', '/api/v1/namespaces/other/secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds' },
+      stringData: { P: 'pw' },
+    });
     assert.equal(r.status, 201, r.body);
     assert.deepEqual(r.json().data, { P: Buffer.from('pw').toString('base64') });
     assert.equal(r.json().type, 'Opaque');
 
     r = await call(sock, 'GET', '/api/v1/configmaps');
     assert.equal(r.json().kind, 'ConfigMapList');
-    assert.deepEqual(r.json().items.map((i: { metadata: { name: string } }) => i.metadata.name), ['cfg']);
+    assert.deepEqual(
+      r.json().items.map((i: { metadata: { name: string } }) => i.metadata.name),
+      ['cfg'],
+    );
     r = await call(sock, 'GET', '/api/v1/namespaces/default/secrets');
     assert.deepEqual(r.json().items, []);
     r = await call(sock, 'GET', '/api/v1/secrets');
-    assert.deepEqual(r.json().items.map((i: { metadata: { namespace: string } }) => i.metadata.namespace), ['other']);
+    assert.deepEqual(
+      r.json().items.map((i: { metadata: { namespace: string } }) => i.metadata.namespace),
+      ['other'],
+    );
 
-    r = await call(sock, 'PUT', '/api/v1/namespaces/default/configmaps/cfg', { ...cm, data: { A: '2' }, metadata: { name: 'cfg', resourceVersion: created.metadata.resourceVersion } });
+    r = await call(sock, 'PUT', '/api/v1/namespaces/default/configmaps/cfg', {
+      ...cm,
+      data: { A: '2' },
+      metadata: { name: 'cfg', resourceVersion: created.metadata.resourceVersion },
+    });
     assert.equal(r.status, 200, r.body);
     assert.deepEqual(r.json().data, { A: '2' });
     assert.notEqual(r.json().metadata.resourceVersion, created.metadata.resourceVersion);
     assert.equal(r.json().metadata.uid, created.metadata.uid);
-    r = await call(sock, 'PUT', '/api/v1/namespaces/default/configmaps/cfg', { ...cm, data: { A: '3' }, metadata: { name: 'cfg', resourceVersion: created.metadata.resourceVersion } });
+    r = await call(sock, 'PUT', '/api/v1/namespaces/default/configmaps/cfg', {
+      ...cm,
+      data: { A: '3' },
+      metadata: { name: 'cfg', resourceVersion: created.metadata.resourceVersion },
+    });
     assert.equal(r.status, 409);
     assert.equal(r.json().reason, 'Conflict');
 
     // A watch from the first version sees the replacement; from 0, the current state as ADDED.
     r = await call(sock, 'GET', `/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1&resourceVersion=${created.metadata.resourceVersion}`);
-    const events = r.body.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { data: Record<string, string> } });
-    assert.deepEqual(events.map((e) => [e.type, e.object.data.A]), [['MODIFIED', '2']]);
+    const events = r.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; object: { data: Record<string, string> } });
+    assert.deepEqual(
+      events.map((e) => [e.type, e.object.data.A]),
+      [['MODIFIED', '2']],
+    );
     r = await call(sock, 'GET', '/api/v1/configmaps?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dcfg');
-    assert.deepEqual(r.body.trim().split('\n').map((l) => JSON.parse(l).type), ['ADDED']);
+    assert.deepEqual(
+      r.body
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+      ['ADDED'],
+    );
 
     await stop(agent);
     agent = await startAgent(root);

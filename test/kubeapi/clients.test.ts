@@ -46,7 +46,10 @@ describe('official clients', () => {
   before(async () => {
     backend = new MemoryBackend();
     api = await startApiServer(backend);
-    await backend.createPod({ metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
+    await backend.createPod({
+      metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+      spec: { containers: [{ name: 'app', image: 'nginx' }] },
+    });
     backend.logs.set('default/web/app', ['one', 'two', 'three']);
     // The agent serves TLS; this test server is plain HTTP, which client-node accepts only so.
     kc = new k8s.KubeConfig();
@@ -64,7 +67,10 @@ describe('official clients', () => {
   test('client-node lists pods', async () => {
     const core = kc.makeApiClient(k8s.CoreV1Api);
     const list = await core.listNamespacedPod({ namespace: 'default' });
-    assert.deepEqual(list.items.map((p) => p.metadata?.name), ['web']);
+    assert.deepEqual(
+      list.items.map((p) => p.metadata?.name),
+      ['web'],
+    );
     assert.equal(list.items[0]!.status?.phase, 'Running');
     await assert.rejects(core.readNamespacedPod({ namespace: 'default', name: 'nope' }), (err: { code?: number }) => err.code === 404);
   });
@@ -159,4 +165,3 @@ describe('official clients', () => {
     });
   });
 });
-

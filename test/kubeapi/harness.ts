@@ -16,7 +16,10 @@ import { waitFor } from '../fixtures/wait.js';
 export const kubectlPath: string | undefined = process.env.KUBECTL || findOnPath('kubectl');
 
 function findOnPath(name: string): string | undefined {
-  return (process.env.PATH ?? '').split(':').map((d) => join(d, name)).find((p) => existsSync(p));
+  return (process.env.PATH ?? '')
+    .split(':')
+    .map((d) => join(d, name))
+    .find((p) => existsSync(p));
 }
 
 export interface ApiServer {
@@ -95,7 +98,7 @@ export function kubectlArgs(api: { kubeconfig: string; dir: string }, args: stri
 export function kubectl(api: { kubeconfig: string; dir: string }, args: string[], input?: string): Promise<KubectlResult> {
   return new Promise((resolve) => {
     const child = execFile(kubectlPath!, kubectlArgs(api, args), { timeout: 60_000, env: { ...process.env, HOME: api.dir } }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
     if (input !== undefined) child.stdin!.end(input);

@@ -21,8 +21,23 @@ describe('kubectl against the API', { skip }, () => {
   before(async () => {
     backend = new MemoryBackend();
     api = await startApiServer(backend);
-    await backend.createPod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
-    await backend.createPod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'db', namespace: 'other' }, spec: { containers: [{ name: 'pg', image: 'postgres' }, { name: 'side', image: 'busybox' }] } });
+    await backend.createPod({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } },
+      spec: { containers: [{ name: 'app', image: 'nginx' }] },
+    });
+    await backend.createPod({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'db', namespace: 'other' },
+      spec: {
+        containers: [
+          { name: 'pg', image: 'postgres' },
+          { name: 'side', image: 'busybox' },
+        ],
+      },
+    });
     backend.logs.set('default/web/app', ['line 1', 'line 2', 'line 3']);
     backend.logs.set('default/web/app/previous', ['old 1']);
     backend.addEvent({

@@ -94,7 +94,11 @@ export class MemoryBackend implements KubeBackend {
       }
     }
     if (causes.length) {
-      throw new ApiError(422, 'Invalid', `Pod "${name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`, { name, kind: 'Pod', causes });
+      throw new ApiError(422, 'Invalid', `Pod "${name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`, {
+        name,
+        kind: 'Pod',
+        causes,
+      });
     }
     if (this.pods.has(this.key(ns, name))) {
       throw new ApiError(409, 'AlreadyExists', `pods "${name}" already exists`, { name, kind: 'pods' });
@@ -139,15 +143,27 @@ export class MemoryBackend implements KubeBackend {
     const cur = this.pods.get(this.key(ns, name));
     if (!cur) throw new ApiError(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' });
     if (pod.metadata?.resourceVersion && pod.metadata.resourceVersion !== cur.metadata?.resourceVersion) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on pods "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, kind: 'pods' });
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on pods "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        { name, kind: 'pods' },
+      );
     }
     const strip = (p: Pod) => JSON.stringify((p.spec?.containers ?? []).map((c) => ({ ...c, image: undefined })));
     if (strip(pod) !== strip(cur) || (pod.spec?.containers.length ?? 0) !== cur.spec?.containers.length) {
-      throw new ApiError(422, 'Invalid', `Pod "${name}" is invalid: spec: Forbidden: pod updates may not change fields other than \`spec.containers[*].image\``, {
-        name,
-        kind: 'Pod',
-        causes: [{ reason: 'FieldValueForbidden', message: 'Forbidden: pod updates may not change fields other than `spec.containers[*].image`', field: 'spec' }],
-      });
+      throw new ApiError(
+        422,
+        'Invalid',
+        `Pod "${name}" is invalid: spec: Forbidden: pod updates may not change fields other than \`spec.containers[*].image\``,
+        {
+          name,
+          kind: 'Pod',
+          causes: [
+            { reason: 'FieldValueForbidden', message: 'Forbidden: pod updates may not change fields other than `spec.containers[*].image`', field: 'spec' },
+          ],
+        },
+      );
     }
     const next: Pod = structuredClone(cur);
     next.metadata = { ...pod.metadata, uid: cur.metadata!.uid, creationTimestamp: cur.metadata!.creationTimestamp, namespace: ns, name };
@@ -181,7 +197,13 @@ export class MemoryBackend implements KubeBackend {
     return snapshot;
   }
 
-  private watch<T>(rv: string, history: Array<{ rv: number; ev: WatchEvent<T> }>, listeners: Set<Listener<T>>, current: () => T[], onEvent: Listener<T>): Watch {
+  private watch<T>(
+    rv: string,
+    history: Array<{ rv: number; ev: WatchEvent<T> }>,
+    listeners: Set<Listener<T>>,
+    current: () => T[],
+    onEvent: Listener<T>,
+  ): Watch {
     if (rv === '' || rv === '0') {
       for (const o of current()) onEvent({ type: 'ADDED', object: o });
     } else {
@@ -276,7 +298,10 @@ export class MemoryBackend implements KubeBackend {
     return {
       timestamp: this.now(),
       window: '30s',
-      containers: pod.spec!.containers.map((c) => ({ name: c.name, ...(this.metrics.get(`${namespace}/${name}/${c.name}`) ?? { cpuCores: 0.003, memoryBytes: 12 * 1024 * 1024 }) })),
+      containers: pod.spec!.containers.map((c) => ({
+        name: c.name,
+        ...(this.metrics.get(`${namespace}/${name}/${c.name}`) ?? { cpuCores: 0.003, memoryBytes: 12 * 1024 * 1024 }),
+      })),
     };
   }
 }

@@ -9,7 +9,12 @@ import { parseFieldSelector, parseLabelSelector } from '../../src/kubeapi/select
 
 const pod = {
   metadata: { name: 'p', labels: { a: '1', tier: 'web' } },
-  spec: { containers: [{ name: 'main', image: 'a:1', env: [{ name: 'X', value: '1' }] }, { name: 'side', image: 's:1' }] },
+  spec: {
+    containers: [
+      { name: 'main', image: 'a:1', env: [{ name: 'X', value: '1' }] },
+      { name: 'side', image: 's:1' },
+    ],
+  },
 };
 
 test('JSON merge patch replaces lists and removes with null', () => {
@@ -36,17 +41,41 @@ test('strategic merge merges containers by name, keeps order and deletes by dire
     pod,
     {
       metadata: { labels: { tier: null } },
-      spec: { containers: [{ name: 'side', image: 's:2' }, { name: 'main', env: [{ name: 'Y', value: '2' }] }] },
+      spec: {
+        containers: [
+          { name: 'side', image: 's:2' },
+          { name: 'main', env: [{ name: 'Y', value: '2' }] },
+        ],
+      },
     },
     podMergeSchema,
   ) as typeof pod;
-  assert.deepEqual(out.spec.containers.map((c) => [c.name, c.image]), [['main', 'a:1'], ['side', 's:2']]);
-  assert.deepEqual(out.spec.containers[0]!.env, [{ name: 'X', value: '1' }, { name: 'Y', value: '2' }]);
+  assert.deepEqual(
+    out.spec.containers.map((c) => [c.name, c.image]),
+    [
+      ['main', 'a:1'],
+      ['side', 's:2'],
+    ],
+  );
+  assert.deepEqual(out.spec.containers[0]!.env, [
+    { name: 'X', value: '1' },
+    { name: 'Y', value: '2' },
+  ]);
   assert.deepEqual(out.metadata.labels, { a: '1' });
-  const ordered = strategicMerge(pod, { spec: { '$setElementOrder/containers': [{ name: 'side' }, { name: 'main' }], containers: [{ name: 'main', image: 'a:3' }] } }, podMergeSchema) as typeof pod;
-  assert.deepEqual(ordered.spec.containers.map((c) => c.name), ['side', 'main']);
+  const ordered = strategicMerge(
+    pod,
+    { spec: { '$setElementOrder/containers': [{ name: 'side' }, { name: 'main' }], containers: [{ name: 'main', image: 'a:3' }] } },
+    podMergeSchema,
+  ) as typeof pod;
+  assert.deepEqual(
+    ordered.spec.containers.map((c) => c.name),
+    ['side', 'main'],
+  );
   const deleted = strategicMerge(pod, { spec: { containers: [{ name: 'side', $patch: 'delete' }] } }, podMergeSchema) as typeof pod;
-  assert.deepEqual(deleted.spec.containers.map((c) => c.name), ['main']);
+  assert.deepEqual(
+    deleted.spec.containers.map((c) => c.name),
+    ['main'],
+  );
 });
 
 test('label selectors: equality, sets, existence', () => {
@@ -60,7 +89,12 @@ test('label selectors: equality, sets, existence', () => {
 });
 
 test('field selectors over known fields; unknown fields are refused', () => {
-  const sel = parseFieldSelector('status.phase=Running,metadata.name!=x', (p: { phase: string; name: string }) => ({ 'status.phase': p.phase, 'metadata.name': p.name }), ['status.phase', 'metadata.name'], 'Pod');
+  const sel = parseFieldSelector(
+    'status.phase=Running,metadata.name!=x',
+    (p: { phase: string; name: string }) => ({ 'status.phase': p.phase, 'metadata.name': p.name }),
+    ['status.phase', 'metadata.name'],
+    'Pod',
+  );
   assert.ok(sel({ phase: 'Running', name: 'a' }));
   assert.ok(!sel({ phase: 'Pending', name: 'a' }));
   assert.throws(() => parseFieldSelector('spec.foo=1', () => ({}), ['status.phase'], 'Pod'), /not a known field selector/);

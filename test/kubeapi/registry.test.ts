@@ -13,7 +13,10 @@ import { alreadyExists, conflict, notFound, staleObject } from '../../src/http/s
 import { startApiServer, type ApiServer } from './harness.js';
 import { MemoryBackend } from './memory-backend.js';
 
-type Widget = KubeObject & { spec?: { color?: string; replicas?: number; parts?: Array<{ name: string; size?: number }> }; status?: { replicas?: number; selector?: string } };
+type Widget = KubeObject & {
+  spec?: { color?: string; replicas?: number; parts?: Array<{ name: string; size?: number }> };
+  status?: { replicas?: number; selector?: string };
+};
 
 /** Objects by namespace/name with resourceVersions and watchers: the least a Storage needs. */
 class WidgetStore implements Storage<Widget> {
@@ -105,7 +108,10 @@ describe('generic registry: a kind that is one table row', () => {
   const base = '/apis/example.com/v1/namespaces/default/widgets';
 
   async function call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ code: number; body: any; text: string }> {
-    const res = await fetch(api.url + path, { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'Content-Type': contentType } } : {}) });
+    const res = await fetch(api.url + path, {
+      method,
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'Content-Type': contentType } } : {}),
+    });
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -150,7 +156,10 @@ describe('generic registry: a kind that is one table row', () => {
   });
 
   test('create, get, list with label and field selectors, update', async () => {
-    const created = await call('POST', base, { metadata: { name: 'a', labels: { tier: 'web' } }, spec: { color: 'red', replicas: 1, parts: [{ name: 'x', size: 1 }] } });
+    const created = await call('POST', base, {
+      metadata: { name: 'a', labels: { tier: 'web' } },
+      spec: { color: 'red', replicas: 1, parts: [{ name: 'x', size: 1 }] },
+    });
     assert.equal(created.code, 201, created.text);
     assert.equal(created.body.apiVersion, 'example.com/v1');
     assert.equal(created.body.kind, 'Widget');
@@ -186,10 +195,13 @@ describe('generic registry: a kind that is one table row', () => {
     assert.equal(stale.body.reason, 'Conflict');
   });
 
-  test('patches: strategic merge by the row\'s merge keys, merge patch, JSON patch', async () => {
+  test("patches: strategic merge by the row's merge keys, merge patch, JSON patch", async () => {
     const smp = await call('PATCH', `${base}/a`, { spec: { parts: [{ name: 'y', size: 2 }] } }, 'application/strategic-merge-patch+json');
     assert.equal(smp.code, 200, smp.text);
-    assert.deepEqual(smp.body.spec.parts.map((p: { name: string }) => p.name), ['x', 'y']);
+    assert.deepEqual(
+      smp.body.spec.parts.map((p: { name: string }) => p.name),
+      ['x', 'y'],
+    );
     const merge = await call('PATCH', `${base}/a`, { spec: { parts: [{ name: 'z' }] } }, 'application/merge-patch+json');
     assert.deepEqual(merge.body.spec.parts, [{ name: 'z' }]);
     const json = await call('PATCH', `${base}/a`, [{ op: 'replace', path: '/spec/color', value: 'black' }], 'application/json-patch+json');
@@ -199,7 +211,11 @@ describe('generic registry: a kind that is one table row', () => {
   });
 
   test('status and scale subresources', async () => {
-    const status = await call('PUT', `${base}/a/status`, { metadata: { name: 'a' }, spec: { color: 'ignored' }, status: { replicas: 1, selector: 'tier=web' } });
+    const status = await call('PUT', `${base}/a/status`, {
+      metadata: { name: 'a' },
+      spec: { color: 'ignored' },
+      status: { replicas: 1, selector: 'tier=web' },
+    });
     assert.equal(status.code, 200, status.text);
     assert.equal(status.body.status.replicas, 1);
     assert.equal(status.body.spec.color, 'black');
@@ -224,7 +240,10 @@ describe('generic registry: a kind that is one table row', () => {
 
   test('watch: events, bookmarks and timeoutSeconds', async () => {
     const res = await fetch(`${api.url}${base}?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&labelSelector=tier%3Dweb`);
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: Widget });
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; object: Widget });
     assert.equal(lines[0]!.type, 'ADDED');
     assert.equal(lines[0]!.object.metadata?.name, 'a');
     assert.equal(lines[0]!.object.kind, 'Widget');
@@ -243,7 +262,9 @@ describe('generic registry: a kind that is one table row', () => {
     assert.equal(staleRV.code, 409);
     const badPolicy = await call('DELETE', `${base}/a?propagationPolicy=Sometimes`);
     assert.equal(badPolicy.code, 400);
-    const deleted = await call('DELETE', `${base}/a?propagationPolicy=Background`, { preconditions: { uid: a.metadata?.uid, resourceVersion: a.metadata?.resourceVersion } });
+    const deleted = await call('DELETE', `${base}/a?propagationPolicy=Background`, {
+      preconditions: { uid: a.metadata?.uid, resourceVersion: a.metadata?.resourceVersion },
+    });
     assert.equal(deleted.code, 200, deleted.text);
     assert.equal(deleted.body.kind, 'Status');
     assert.equal(deleted.body.status, 'Success');
@@ -254,7 +275,10 @@ describe('generic registry: a kind that is one table row', () => {
     const collection = await call('DELETE', `${base}?labelSelector=tier%3Ddb`);
     assert.equal(collection.code, 200, collection.text);
     assert.deepEqual(collection.body.items.map((w: Widget) => w.metadata?.name).sort(), ['b', 'c']);
-    assert.deepEqual((await call('GET', base)).body.items.map((w: Widget) => w.metadata?.name), ['d']);
+    assert.deepEqual(
+      (await call('GET', base)).body.items.map((w: Widget) => w.metadata?.name),
+      ['d'],
+    );
   });
 
   test('scope: a namespaced kind has no cluster-wide objects; unknown paths are 404 Status', async () => {

@@ -37,7 +37,12 @@ describe('watch framing under a burst of changes', () => {
     for (let i = 0; i < COUNT; i++) {
       const name = `burst-${i}`;
       names.push(name);
-      await backend.createPod({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'main', image: 'busybox' }] } } as Pod);
+      await backend.createPod({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: 'default' },
+        spec: { containers: [{ name: 'main', image: 'busybox' }] },
+      } as Pod);
     }
   });
   after(async () => {
@@ -56,38 +61,50 @@ describe('watch framing under a burst of changes', () => {
     });
     assert.ok(body.length > 64 * 1024, `the burst is ${body.length} bytes`);
     assert.ok(body.endsWith('\n'));
-    const lines = body.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; object: Pod });
+    const lines = body
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; object: Pod });
     assert.equal(lines.length, COUNT);
-    assert.deepEqual(lines.map((l) => l.object.metadata?.name), names);
+    assert.deepEqual(
+      lines.map((l) => l.object.metadata?.name),
+      names,
+    );
     assert.ok(lines.every((l) => l.type === 'MODIFIED' && l.object.kind === 'Pod' && l.object.status?.containerStatuses?.[0]?.restartCount === 1));
     const rvs = lines.map((l) => Number(l.object.metadata?.resourceVersion));
-    assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b));
+    assert.deepEqual(
+      rvs,
+      [...rvs].sort((a, b) => a - b),
+    );
   });
 
   test('a timeoutSeconds past the 2^31-1 ms setTimeout honours keeps the watch open', async () => {
     const from = backend.listPods().resourceVersion;
     // 3,000,000 s is past the 24.8 days setTimeout honours: a raw timer would end the watch within 1 ms.
     const outcome = await new Promise<string>((resolve, reject) => {
-      const req = get({ host: '127.0.0.1', port: api.port, path: `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${from}&timeoutSeconds=3000000` }, (res) => {
-        assert.equal(res.statusCode, 200);
-        res.setEncoding('utf8');
-        let body = '';
-        res.on('data', (c: string) => {
-          body += c;
-          if (body.includes('\n')) {
-            resolve(body);
-            req.destroy();
-          }
-        });
-        res.on('end', () => resolve(`the watch ended with ${JSON.stringify(body)}`));
-        res.on('error', () => {});
-        // Changed 50 ms after the response opened, well past the 1 ms a clamped timer would have left.
-        setTimeout(() => {
-          const status = structuredClone(backend.pods.get(`default/${names[0]}`)!.status!);
-          status.containerStatuses![0]!.restartCount = 2;
-          backend.setStatus('default', names[0]!, status);
-        }, 50);
-      });
+      const req = get(
+        { host: '127.0.0.1', port: api.port, path: `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${from}&timeoutSeconds=3000000` },
+        (res) => {
+          assert.equal(res.statusCode, 200);
+          res.setEncoding('utf8');
+          let body = '';
+          res.on('data', (c: string) => {
+            body += c;
+            if (body.includes('\n')) {
+              resolve(body);
+              req.destroy();
+            }
+          });
+          res.on('end', () => resolve(`the watch ended with ${JSON.stringify(body)}`));
+          res.on('error', () => {});
+          // Changed 50 ms after the response opened, well past the 1 ms a clamped timer would have left.
+          setTimeout(() => {
+            const status = structuredClone(backend.pods.get(`default/${names[0]}`)!.status!);
+            status.containerStatuses![0]!.restartCount = 2;
+            backend.setStatus('default', names[0]!, status);
+          }, 50);
+        },
+      );
       req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
     });
     assert.match(outcome, /"type":"MODIFIED"/);
@@ -97,7 +114,10 @@ describe('watch framing under a burst of changes', () => {
     backend.oldestRV = 50_000;
     try {
       const body = await readWatch(api.port, '/api/v1/pods?watch=1&resourceVersion=5', () => {});
-      const lines = body.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; object: { code?: number; reason?: string } });
+      const lines = body
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; object: { code?: number; reason?: string } });
       assert.equal(lines.length, 1);
       assert.equal(lines[0]!.type, 'ERROR');
       assert.equal(lines[0]!.object.code, 410);

@@ -27,7 +27,12 @@ const node = { cpuMilli: 2000, memoryBytes: 1024 ** 3 };
 test('effective pod requests follow resourcehelper.PodRequests', () => {
   const cases: { name: string; pod: Pod; cpuMilli: number; memoryBytes: number }[] = [
     { name: 'no requests', pod: pod('a', [ctr('app')]), cpuMilli: 0, memoryBytes: 0 },
-    { name: 'sum of app containers', pod: pod('a', [ctr('a', { cpu: '250m', memory: '64Mi' }), ctr('b', { cpu: '1', memory: '64Mi' })]), cpuMilli: 1250, memoryBytes: 128 * 1024 ** 2 },
+    {
+      name: 'sum of app containers',
+      pod: pod('a', [ctr('a', { cpu: '250m', memory: '64Mi' }), ctr('b', { cpu: '1', memory: '64Mi' })]),
+      cpuMilli: 1250,
+      memoryBytes: 128 * 1024 ** 2,
+    },
     {
       name: 'largest init container wins over a smaller sum',
       pod: pod('a', [ctr('a', { cpu: '500m' }), ctr('b', { cpu: '500m' })], [ctr('i1', { cpu: '2' }), ctr('i2', { cpu: '1500m' })]),
@@ -155,10 +160,25 @@ test('host ports: every containerPort is a host port with the process runtime', 
     { name: 'different protocols', pod: web('b', [port(53, { protocol: 'UDP' })]), admitted: [web('a', [port(53, { protocol: 'TCP' })])], conflict: false },
     { name: 'TCP is the default protocol', pod: web('b', [port(53, { protocol: 'TCP' })]), admitted: [web('a', [port(53)])], conflict: true },
     { name: 'wildcard against a specific address', pod: web('b', [port(80)]), admitted: [web('a', [port(80, { hostIP: '127.0.0.1' })])], conflict: true },
-    { name: 'specific address against the wildcard', pod: web('b', [port(80, { hostIP: '127.0.0.1' })]), admitted: [web('a', [port(80, { hostIP: '0.0.0.0' })])], conflict: true },
-    { name: 'two different specific addresses', pod: web('b', [port(80, { hostIP: '127.0.0.2' })]), admitted: [web('a', [port(80, { hostIP: '127.0.0.1' })])], conflict: false },
+    {
+      name: 'specific address against the wildcard',
+      pod: web('b', [port(80, { hostIP: '127.0.0.1' })]),
+      admitted: [web('a', [port(80, { hostIP: '0.0.0.0' })])],
+      conflict: true,
+    },
+    {
+      name: 'two different specific addresses',
+      pod: web('b', [port(80, { hostIP: '127.0.0.2' })]),
+      admitted: [web('a', [port(80, { hostIP: '127.0.0.1' })])],
+      conflict: false,
+    },
     { name: 'hostPort is the bound port when set', pod: web('b', [port(80, { hostPort: 9090 })]), admitted: [web('a', [port(9090)])], conflict: true },
-    { name: 'within one pod', pod: pod('b', [ctr('x', undefined, { ports: [port(7000)] }), ctr('y', undefined, { ports: [port(7000)] })]), admitted: [], conflict: true },
+    {
+      name: 'within one pod',
+      pod: pod('b', [ctr('x', undefined, { ports: [port(7000)] }), ctr('y', undefined, { ports: [port(7000)] })]),
+      admitted: [],
+      conflict: true,
+    },
     {
       name: 'a sidecar holds its ports',
       pod: web('b', [port(7001)]),

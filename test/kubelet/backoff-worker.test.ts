@@ -34,10 +34,13 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
 
   /** Waits until the container is waiting in back-off; returns the back-off the message names. */
   const inBackOff = () =>
-    waitFor(() => `CrashLoopBackOff: ${describe(h, pod)}`, () => {
-      const w = containerStatus(h, pod, 'app')?.state?.waiting;
-      return w?.reason === 'CrashLoopBackOff' ? /^back-off (\S+) /.exec(w.message ?? '')![1] : undefined;
-    });
+    waitFor(
+      () => `CrashLoopBackOff: ${describe(h, pod)}`,
+      () => {
+        const w = containerStatus(h, pod, 'app')?.state?.waiting;
+        return w?.reason === 'CrashLoopBackOff' ? /^back-off (\S+) /.exec(w.message ?? '')![1] : undefined;
+      },
+    );
 
   /**
    * Advances the clock until the next start, second by second from `quietSeconds` on (the seconds
@@ -56,13 +59,19 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
       // A sync does real I/O: let every sync due by now finish before time moves on.
       await h.kubelet.syncPod(pod.metadata!.uid!);
     }
-    await waitFor(() => `the next start: ${describe(h, pod)}`, () => starts() > before);
+    await waitFor(
+      () => `the next start: ${describe(h, pod)}`,
+      () => starts() > before,
+    );
     return (clock.now() - from) / 1000;
   };
 
   await withPods(h, [pod], async () => {
     // First start and the immediate restart after the first crash: no time passes.
-    await waitFor(() => `two starts: ${describe(h, pod)}`, () => starts() >= 2);
+    await waitFor(
+      () => `two starts: ${describe(h, pod)}`,
+      () => starts() >= 2,
+    );
     const names: string[] = [];
     const waits: number[] = [];
     for (let i = 0; i < 7; i++) {
@@ -79,11 +88,17 @@ test('restarts follow the back-off sequence on the worker clock', { skip: relist
     await inBackOff();
     writeFileSync(hold, '');
     await nextStart();
-    await waitFor(() => `app running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running);
+    await waitFor(
+      () => `app running: ${describe(h, pod)}`,
+      () => containerStatus(h, pod, 'app')?.state?.running,
+    );
     await clock.advance(601_000);
     const before = starts();
     rmSync(hold);
-    await waitFor(() => `the next start: ${describe(h, pod)}`, () => starts() > before);
+    await waitFor(
+      () => `the next start: ${describe(h, pod)}`,
+      () => starts() > before,
+    );
     assert.ok(!existsSync(hold));
     assert.equal(await inBackOff(), '10s', 'the sequence starts again at 10 s');
   });
@@ -102,10 +117,16 @@ test('a sync that throws is logged and retried later; other pods go on', async (
     return runPodSandbox(config);
   };
   await withPods(h, [broken, fine], async () => {
-    await waitFor(() => `app running: ${describe(h, fine)}`, () => containerStatus(h, fine, 'app')?.state?.running);
+    await waitFor(
+      () => `app running: ${describe(h, fine)}`,
+      () => containerStatus(h, fine, 'app')?.state?.running,
+    );
     await h.kubelet.syncPod(broken.metadata!.uid!);
     assert.equal(failures, 2, 'the explicit sync retried');
-    await waitFor(() => `app running: ${describe(h, broken)}`, () => containerStatus(h, broken, 'app')?.state?.running);
+    await waitFor(
+      () => `app running: ${describe(h, broken)}`,
+      () => containerStatus(h, broken, 'app')?.state?.running,
+    );
   });
 });
 
@@ -125,6 +146,9 @@ test('a failed sync is retried after the error back-off', async () => {
     assert.equal(calls, 1, 'no retry before the 10 s error back-off');
     assert.equal(containerStatus(h, pod, 'app'), undefined);
     await clock.advance(1_000);
-    await waitFor(() => `app running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running);
+    await waitFor(
+      () => `app running: ${describe(h, pod)}`,
+      () => containerStatus(h, pod, 'app')?.state?.running,
+    );
   });
 });

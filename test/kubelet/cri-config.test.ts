@@ -36,8 +36,14 @@ test('pull credentials from dockerconfigjson match the registry and path, most s
     'reg.example:5000/team': { username: 'u2', password: 'p2' },
   });
   assert.deepEqual(credentialsFor('busybox', [s]), [{ username: 'hub', password: 'pw' }]);
-  assert.deepEqual(credentialsFor('reg.example:5000/team/app:1', [s]).map((a) => a.username), ['u2', 'u1']);
-  assert.deepEqual(credentialsFor('reg.example:5000/other/app', [s]).map((a) => a.username), ['u1']);
+  assert.deepEqual(
+    credentialsFor('reg.example:5000/team/app:1', [s]).map((a) => a.username),
+    ['u2', 'u1'],
+  );
+  assert.deepEqual(
+    credentialsFor('reg.example:5000/other/app', [s]).map((a) => a.username),
+    ['u1'],
+  );
   assert.deepEqual(credentialsFor('elsewhere.io/app', [s]), []);
 });
 
@@ -46,7 +52,9 @@ test("the kubelet's CPU shares and quota, memory limit and OOM score", () => {
   assert.equal(milliCPUToShares(250), 256);
   assert.equal(milliCPUToQuota(500, 100_000), 50_000);
   assert.equal(milliCPUToQuota(1, 100_000), 1000);
-  const guaranteed = makePod('g', [{ name: 'a', image: 'x', resources: { limits: { cpu: '500m', memory: '64Mi' }, requests: { cpu: '500m', memory: '64Mi' } } }]);
+  const guaranteed = makePod('g', [
+    { name: 'a', image: 'x', resources: { limits: { cpu: '500m', memory: '64Mi' }, requests: { cpu: '500m', memory: '64Mi' } } },
+  ]);
   assert.deepEqual(linuxContainerResources(guaranteed, guaranteed.spec!.containers[0]!, 1 << 30), {
     cpuPeriod: 100_000,
     cpuQuota: 50_000,
@@ -55,7 +63,13 @@ test("the kubelet's CPU shares and quota, memory limit and OOM score", () => {
     oomScoreAdj: -997,
   });
   const best = makePod('b', [{ name: 'a', image: 'x' }]);
-  assert.deepEqual(linuxContainerResources(best, best.spec!.containers[0]!, 1 << 30), { cpuPeriod: 0, cpuQuota: 0, cpuShares: 2, memoryLimitInBytes: 0, oomScoreAdj: 1000 });
+  assert.deepEqual(linuxContainerResources(best, best.spec!.containers[0]!, 1 << 30), {
+    cpuPeriod: 0,
+    cpuQuota: 0,
+    cpuShares: 2,
+    memoryLimitInBytes: 0,
+    oomScoreAdj: 1000,
+  });
 });
 
 test('DNS from the host resolv.conf, dnsConfig appended, None alone', () => {
@@ -71,7 +85,10 @@ test('DNS from the host resolv.conf, dnsConfig appended, None alone', () => {
 
 test('pod network config, CIDR checks, message cuts, sizes', () => {
   const conf = podNetworkConfList({ podCIDR: '10.85.0.0/16' }) as { plugins: Array<{ type: string; ipam?: { ranges: unknown } }> };
-  assert.deepEqual(conf.plugins.map((p) => p.type), ['bridge', 'portmap']);
+  assert.deepEqual(
+    conf.plugins.map((p) => p.type),
+    ['bridge', 'portmap'],
+  );
   assert.deepEqual(conf.plugins[0]!.ipam!.ranges, [[{ subnet: '10.85.0.0/16' }]]);
   assert.equal(checkPodCIDR('10.85.0.0/16'), undefined);
   assert.match(checkPodCIDR('10.300.0.0/16')!, /invalid CIDR/);

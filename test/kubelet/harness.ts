@@ -125,11 +125,7 @@ export async function newHarness(
 }
 
 /** A defaulted pod (as the config loader hands them over) with a fresh uid. */
-export function makePod(
-  name: string,
-  containers: Container[],
-  spec: Partial<NonNullable<Pod['spec']>> = {},
-): Pod {
+export function makePod(name: string, containers: Container[], spec: Partial<NonNullable<Pod['spec']>> = {}): Pod {
   return defaultPod(
     { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', uid: randomUUID() }, spec: { ...spec, containers } },
     { nodeName: 'test-node', source: 'file' },
@@ -157,9 +153,7 @@ export function condition(h: Harness, pod: Pod, type: string): string | undefine
 }
 
 export function eventsOf(h: Harness, pod: Pod, reason?: string): Event[] {
-  return h.kubelet.events
-    .list()
-    .filter((e) => e.involvedObject.uid === pod.metadata!.uid && (reason === undefined || e.reason === reason));
+  return h.kubelet.events.list().filter((e) => e.involvedObject.uid === pod.metadata!.uid && (reason === undefined || e.reason === reason));
 }
 
 /** A compact description of a pod's status, for failure messages. */

@@ -22,7 +22,10 @@ test('postStart failure → FailedPostStartHook, kill, PostStartHookError, resta
     if (w) waiting.push(w);
   });
   await withPods(h, [pod], async () => {
-    await waitFor(() => `a restart after PostStartHookError: ${describe(h, pod)}`, () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1 && waiting.some((w) => w.reason === 'PostStartHookError'));
+    await waitFor(
+      () => `a restart after PostStartHookError: ${describe(h, pod)}`,
+      () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 1 && waiting.some((w) => w.reason === 'PostStartHookError'),
+    );
     const hookFailed = eventsOf(h, pod, 'FailedPostStartHook');
     assert.equal(hookFailed[0]!.type, 'Warning');
     assert.equal(hookFailed[0]!.message, 'PostStartHook failed');
@@ -65,7 +68,10 @@ test('preStop runs before the stop signal; httpGet hooks reach the server', asyn
   );
   try {
     await withPods(h, [pod], async () => {
-      await waitFor(() => `app and web running: ${describe(h, pod)}`, () => containerStatus(h, pod, 'app')?.state?.running && containerStatus(h, pod, 'web')?.state?.running);
+      await waitFor(
+        () => `app and web running: ${describe(h, pod)}`,
+        () => containerStatus(h, pod, 'app')?.state?.running && containerStatus(h, pod, 'web')?.state?.running,
+      );
       await h.kubelet.terminatePod(pod.metadata!.uid!);
       assert.equal(readFileSync(result, 'utf8').trim(), 'yes', 'the preStop hook ran before SIGTERM');
       assert.equal(containerStatus(h, pod, 'app')!.state?.terminated?.exitCode, 0);
@@ -84,30 +90,40 @@ test('preStop runs before the stop signal; httpGet hooks reach the server', asyn
 test('env and ConfigMap/Secret references reach the process; a missing ConfigMap is a config error', async () => {
   const h = await newHarness({
     configMaps: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { greeting: 'hello' } }],
-    secrets: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'default' }, data: { token: Buffer.from('s3cret').toString('base64') } }],
+    secrets: [
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'default' }, data: { token: Buffer.from('s3cret').toString('base64') } },
+    ],
   });
   const out = join(h.dir, 'env-out');
-  const pod = makePod('env', [
-    sh('app', `echo "$GREETING $TARGET $TOKEN $POD_NAME" > ${out}; exec sleep 1000`, {
-      env: [
-        { name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'settings', key: 'greeting' } } },
-        { name: 'WHO', value: 'world' },
-        { name: 'TARGET', value: '$(WHO)!' },
-        { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } },
-        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-      ],
-    }),
-  ], { terminationGracePeriodSeconds: 2 });
-  const missing = makePod('missing', [
-    sh('app', 'exec sleep 1000', { env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } } }] }),
-  ]);
+  const pod = makePod(
+    'env',
+    [
+      sh('app', `echo "$GREETING $TARGET $TOKEN $POD_NAME" > ${out}; exec sleep 1000`, {
+        env: [
+          { name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'settings', key: 'greeting' } } },
+          { name: 'WHO', value: 'world' },
+          { name: 'TARGET', value: '$(WHO)!' },
+          { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } },
+          { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        ],
+      }),
+    ],
+    { terminationGracePeriodSeconds: 2 },
+  );
+  const missing = makePod('missing', [sh('app', 'exec sleep 1000', { env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } } }] })]);
   await withPods(h, [pod, missing], async () => {
-    await waitFor(() => `the postStart output written: ${describe(h, pod)}`, () => existsSync(out) && readFileSync(out, 'utf8').includes('\n'));
+    await waitFor(
+      () => `the postStart output written: ${describe(h, pod)}`,
+      () => existsSync(out) && readFileSync(out, 'utf8').includes('\n'),
+    );
     assert.equal(readFileSync(out, 'utf8').trim(), 'hello world! s3cret env');
-    const w = await waitFor(() => `CreateContainerConfigError for the missing Secret: ${describe(h, missing)}`, () => {
-      const waiting = containerStatus(h, missing, 'app')?.state?.waiting;
-      return waiting?.reason === 'CreateContainerConfigError' ? waiting : undefined;
-    });
+    const w = await waitFor(
+      () => `CreateContainerConfigError for the missing Secret: ${describe(h, missing)}`,
+      () => {
+        const waiting = containerStatus(h, missing, 'app')?.state?.waiting;
+        return waiting?.reason === 'CreateContainerConfigError' ? waiting : undefined;
+      },
+    );
     assert.match(w.message ?? '', /absent/);
     const failed = eventsOf(h, missing, 'Failed');
     assert.equal(failed[0]!.type, 'Warning');
@@ -123,10 +139,16 @@ test('a hung postStart keeps the container Waiting, blocks no other pod, and doe
   });
   const other = makePod('other', [sh('app', 'exec sleep 1000')], { terminationGracePeriodSeconds: 2 });
   await withPods(h, [hung, other], async () => {
-    await waitFor(() => `the other pod running: ${describe(h, other)}`, () => containerStatus(h, other, 'app')?.state?.running);
+    await waitFor(
+      () => `the other pod running: ${describe(h, other)}`,
+      () => containerStatus(h, other, 'app')?.state?.running,
+    );
     // The runtime runs the container, but while postStart runs the pod status still shows it waiting.
     await waitFor('both running', async () => (await h.runtime.listContainers()).filter((c) => c.state === 'CONTAINER_RUNNING').length === 2);
-    await waitFor(() => `the hung pod waiting in ContainerCreating: ${describe(h, hung)}`, () => containerStatus(h, hung, 'app')?.state?.waiting?.reason === 'ContainerCreating');
+    await waitFor(
+      () => `the hung pod waiting in ContainerCreating: ${describe(h, hung)}`,
+      () => containerStatus(h, hung, 'app')?.state?.waiting?.reason === 'ContainerCreating',
+    );
     assert.equal(eventsOf(h, hung, 'Started').length, 1);
     await h.kubelet.terminatePod(hung.metadata!.uid!);
     assert.ok(containerStatus(h, hung, 'app')!.state?.terminated, describe(h, hung));

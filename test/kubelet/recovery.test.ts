@@ -33,7 +33,14 @@ test('a restarted kubelet adopts the pods it is given and terminates the others'
   const runtime = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
   const server = await serveCri(runtime, { endpoint: `unix://${join(dir, 'runtime.sock')}`, logger: silentLogger });
   const kubeletOn = (client: CriRuntimeClient) =>
-    new PodKubelet({ runtime: client, clock, logger: silentLogger, rootDir: dir, nodeName: 'test-node', lookup: { configMap: () => undefined, secret: () => undefined } });
+    new PodKubelet({
+      runtime: client,
+      clock,
+      logger: silentLogger,
+      rootDir: dir,
+      nodeName: 'test-node',
+      lookup: { configMap: () => undefined, secret: () => undefined },
+    });
   let client = await connectCriRuntime({ endpoint: server.endpoint, logger: silentLogger });
   let kubelet = kubeletOn(client);
   const pidOf = (name: string) => Number(readFileSync(join(dir, `${name}.pid`), 'utf8'));
@@ -86,7 +93,10 @@ test('a restarted kubelet adopts the pods it is given and terminates the others'
     await waitFor('changed container restarted with its new spec', () => pidOf('changed') !== before.changedPid && isAlive(pidOf('changed')));
     await waitFor('the old instance of the changed container stopped', () => !isAlive(before.changedPid));
     // The pod no longer given is terminated and its sandbox removed.
-    await waitFor('gone pod terminated', async () => !isAlive(pidOf('gone')) && (await client.listPodSandbox({ id: before.goneSandboxes[0]!.id })).length === 0);
+    await waitFor(
+      'gone pod terminated',
+      async () => !isAlive(pidOf('gone')) && (await client.listPodSandbox({ id: before.goneSandboxes[0]!.id })).length === 0,
+    );
 
     await kubelet.terminateAll({ gracePeriodSeconds: 0 });
     assert.ok(!isAlive(before.keepPid), 'terminating the adopted pod stops its container');

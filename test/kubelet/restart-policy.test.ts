@@ -16,32 +16,42 @@ test('restart policy × exit code', async () => {
     { policy: 'Never', code: 1 },
   ].map((c) => ({ ...c, pod: makePod(`${c.policy.toLowerCase()}-${c.code}`, [sh('app', `exit ${c.code}`)], { restartPolicy: c.policy }) }));
 
-  await withPods(h, cases.map((c) => c.pod), async () => {
-    await Promise.all(
-      cases.map(async ({ policy, code, pod }) => {
-        const restarts = policy === 'Always' || (policy === 'OnFailure' && code !== 0);
-        if (restarts) {
-          // Restarted: the previous run shows as lastState, the pod stays Running.
-          const cs = await waitFor(() => `${policy}/${code} restarts: ${describe(h, pod)}`, () => {
-            const c = containerStatus(h, pod, 'app');
-            return c && c.restartCount >= 2 && c.lastState?.terminated ? c : undefined;
-          });
-          assert.equal(cs.lastState!.terminated!.exitCode, code);
-          assert.equal(cs.lastState!.terminated!.reason, code === 0 ? 'Completed' : 'Error');
-          assert.equal(statusOf(h, pod)!.phase, 'Running');
-        } else {
-          const phase = code === 0 ? 'Succeeded' : 'Failed';
-          await waitFor(() => `${policy}/${code} ${phase}: ${describe(h, pod)}`, () => statusOf(h, pod)?.phase === phase);
-          const cs = containerStatus(h, pod, 'app')!;
-          assert.equal(cs.restartCount, 0);
-          assert.equal(cs.state?.terminated?.exitCode, code);
-          assert.equal(cs.state?.terminated?.reason, code === 0 ? 'Completed' : 'Error');
-          assert.deepEqual(cs.lastState, {});
-          assert.equal(eventsOf(h, pod, 'Started').length, 1, 'started once');
-        }
-      }),
-    );
-  });
+  await withPods(
+    h,
+    cases.map((c) => c.pod),
+    async () => {
+      await Promise.all(
+        cases.map(async ({ policy, code, pod }) => {
+          const restarts = policy === 'Always' || (policy === 'OnFailure' && code !== 0);
+          if (restarts) {
+            // Restarted: the previous run shows as lastState, the pod stays Running.
+            const cs = await waitFor(
+              () => `${policy}/${code} restarts: ${describe(h, pod)}`,
+              () => {
+                const c = containerStatus(h, pod, 'app');
+                return c && c.restartCount >= 2 && c.lastState?.terminated ? c : undefined;
+              },
+            );
+            assert.equal(cs.lastState!.terminated!.exitCode, code);
+            assert.equal(cs.lastState!.terminated!.reason, code === 0 ? 'Completed' : 'Error');
+            assert.equal(statusOf(h, pod)!.phase, 'Running');
+          } else {
+            const phase = code === 0 ? 'Succeeded' : 'Failed';
+            await waitFor(
+              () => `${policy}/${code} ${phase}: ${describe(h, pod)}`,
+              () => statusOf(h, pod)?.phase === phase,
+            );
+            const cs = containerStatus(h, pod, 'app')!;
+            assert.equal(cs.restartCount, 0);
+            assert.equal(cs.state?.terminated?.exitCode, code);
+            assert.equal(cs.state?.terminated?.reason, code === 0 ? 'Completed' : 'Error');
+            assert.deepEqual(cs.lastState, {});
+            assert.equal(eventsOf(h, pod, 'Started').length, 1, 'started once');
+          }
+        }),
+      );
+    },
+  );
 });
 
 test('a crashing container goes into CrashLoopBackOff (cap 1 s)', async () => {
@@ -57,7 +67,11 @@ test('a crashing container goes into CrashLoopBackOff (cap 1 s)', async () => {
     }
   });
   await withPods(h, [pod], async () => {
-    await waitFor(() => `three restarts and a CrashLoopBackOff: ${describe(h, pod)}`, () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 3 && sawBackOffReason, 40_000);
+    await waitFor(
+      () => `three restarts and a CrashLoopBackOff: ${describe(h, pod)}`,
+      () => (containerStatus(h, pod, 'app')?.restartCount ?? 0) >= 3 && sawBackOffReason,
+      40_000,
+    );
     const backOff = eventsOf(h, pod, 'BackOff');
     assert.ok(backOff.length >= 1);
     assert.equal(backOff[0]!.type, 'Warning');

@@ -76,14 +76,26 @@ function pod(name: string, cpu?: string, containers = ['app']): Pod {
 
 const runningStatus = (...names: string[]): PodStatus => ({
   phase: 'Running',
-  containerStatuses: names.map((name) => ({ name, image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:00Z' } } })),
+  containerStatuses: names.map((name) => ({
+    name,
+    image: 'busybox',
+    imageID: '',
+    ready: false,
+    restartCount: 0,
+    state: { running: { startedAt: '2026-01-01T00:00:00Z' } },
+  })),
 });
 
 /** Starts runOnce and exposes its report once settled. */
 function start(k: ScriptedKubelet, pods: Pod[], opts: Omit<Parameters<typeof runOnce>[2], 'clock'>, clock: FakeClock) {
   let report: RunOnceReport | undefined;
   const done = runOnce(k, pods, { ...opts, clock }).then((r) => (report = r));
-  return { done, get report() { return report; } };
+  return {
+    done,
+    get report() {
+      return report;
+    },
+  };
 }
 
 test('a pod whose containers never run fails after 10 retries on the 1 s doubling schedule', async () => {
@@ -136,7 +148,13 @@ test('running must hold for the same containers one retry delay; silent changes 
   await clock.advance(999);
   assert.equal(run.report, undefined);
   await clock.advance(1);
-  assert.deepEqual(run.report!.results.map((r) => [r.pod.metadata!.name, r.ok]), [['a', true], ['b', true]]);
+  assert.deepEqual(
+    run.report!.results.map((r) => [r.pod.metadata!.name, r.ok]),
+    [
+      ['a', true],
+      ['b', true],
+    ],
+  );
   assert.equal(run.report!.error, undefined);
 });
 
@@ -196,7 +214,12 @@ test('the last retry gives a pod that just came up its settle check', async () =
 
 test('terminal phases are decided at once', async () => {
   const cases: { wait: 'running' | 'ready' | 'completed'; status: PodStatus; ok: boolean; error?: string }[] = [
-    { wait: 'running', status: { phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' }, ok: false, error: 'pod "p_default(uid-p)" failed: DeadlineExceeded: Pod was active on the node longer than the specified deadline' },
+    {
+      wait: 'running',
+      status: { phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' },
+      ok: false,
+      error: 'pod "p_default(uid-p)" failed: DeadlineExceeded: Pod was active on the node longer than the specified deadline',
+    },
     { wait: 'running', status: { phase: 'Failed' }, ok: false, error: 'pod "p_default(uid-p)" failed' },
     { wait: 'running', status: { phase: 'Succeeded' }, ok: true },
     { wait: 'ready', status: { phase: 'Succeeded' }, ok: true },
@@ -258,12 +281,21 @@ test('admission in input order: a rejected pod is reported Failed and not starte
   const run = start(k, [pod('first', '600m'), pod('second', '600m'), pod('third', '400m')], { wait: 'running' }, clock);
   await clock.advance(0);
   assert.deepEqual(k.started, ['first', 'third']);
-  assert.deepEqual(k.rejected, [{ name: 'second', reason: 'OutOfcpu', message: "Node didn't have enough resource: cpu, requested: 600, used: 600, capacity: 1000" }]);
+  assert.deepEqual(k.rejected, [
+    { name: 'second', reason: 'OutOfcpu', message: "Node didn't have enough resource: cpu, requested: 600, used: 600, capacity: 1000" },
+  ]);
   k.publish('first', runningStatus('app'));
   k.publish('third', runningStatus('app'));
   await clock.advance(1000);
   const r = run.report!;
-  assert.deepEqual(r.results.map((x) => [x.pod.metadata!.name, x.ok]), [['first', true], ['second', false], ['third', true]]);
+  assert.deepEqual(
+    r.results.map((x) => [x.pod.metadata!.name, x.ok]),
+    [
+      ['first', true],
+      ['second', false],
+      ['third', true],
+    ],
+  );
   assert.deepEqual(r.results[1]!.rejected, { reason: 'OutOfcpu', message: "Node didn't have enough resource: cpu, requested: 600, used: 600, capacity: 1000" });
   assert.equal(r.error, 'error running pods: [second_default(uid-second)]');
 });
@@ -277,10 +309,13 @@ test('--timeout bounds the wait before the retries run out', async () => {
   await clock.advance(4999);
   assert.equal(run.report, undefined);
   await clock.advance(1);
-  assert.deepEqual(run.report!.results.map((x) => [x.ok, x.error]), [
-    [false, 'timed out after 5s waiting for pod "slow_default(uid-slow)" to be running'],
-    [true, undefined],
-  ]);
+  assert.deepEqual(
+    run.report!.results.map((x) => [x.ok, x.error]),
+    [
+      [false, 'timed out after 5s waiting for pod "slow_default(uid-slow)" to be running'],
+      [true, undefined],
+    ],
+  );
   assert.equal(clock.pending(), 0);
 });
 
@@ -301,7 +336,10 @@ test('a pod that cannot succeed fails at once under auto, but not under the kube
     phase: 'Pending',
     containerStatuses: [{ name: 'app', image: 'busybox', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason, message } } }],
   });
-  assert.equal(cannotSucceed(waiting('CreateContainerConfigError', 'configmap "nope" not found')), 'container app: CreateContainerConfigError: configmap "nope" not found');
+  assert.equal(
+    cannotSucceed(waiting('CreateContainerConfigError', 'configmap "nope" not found')),
+    'container app: CreateContainerConfigError: configmap "nope" not found',
+  );
   assert.equal(cannotSucceed(waiting('ContainerCreating', '')), undefined);
 
   for (const [wait, decidedEarly] of [

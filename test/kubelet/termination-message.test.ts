@@ -6,8 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sh, makePod, newHarness, withPods, waitFor, containerStatus, describe, type Harness } from './harness.js';
 
-const terminated = (h: Harness, pod: ReturnType<typeof makePod>, name: string) => () =>
-  containerStatus(h, pod, name)?.state?.terminated;
+const terminated = (h: Harness, pod: ReturnType<typeof makePod>, name: string) => () => containerStatus(h, pod, name)?.state?.terminated;
 
 test('File: the message the process wrote to $PODVISOR_TERMINATION_MESSAGE_PATH, cut at 4096 bytes', async () => {
   const h = await newHarness();

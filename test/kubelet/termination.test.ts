@@ -13,7 +13,11 @@ test('graceful termination: SIGTERM honoured, SIGTERM ignored → SIGKILL after 
   const polite = makePod('polite', [sh('app', exitOnTerm)], { terminationGracePeriodSeconds: 30 });
   const stubborn = makePod('stubborn', [sh('app', ignoreTerm)], { terminationGracePeriodSeconds: 2 });
   await withPods(h, [polite, stubborn], async () => {
-    for (const p of [polite, stubborn]) await waitFor(() => `Ready: ${describe(h, p)}`, () => condition(h, p, 'Ready') === 'True');
+    for (const p of [polite, stubborn])
+      await waitFor(
+        () => `Ready: ${describe(h, p)}`,
+        () => condition(h, p, 'Ready') === 'True',
+      );
     await Promise.all([polite, stubborn].map((p) => h.kubelet.terminatePod(p.metadata!.uid!)));
 
     const politeApp = containerStatus(h, polite, 'app')!;
@@ -42,16 +46,22 @@ test('graceful termination: SIGTERM honoured, SIGTERM ignored → SIGKILL after 
 test('a second, zero-grace termination cuts a graceful one short', async () => {
   const h = await newHarness();
   const pod = makePod('slow', [sh('app', ignoreTerm)], { terminationGracePeriodSeconds: 300 });
-  const withPreStop = makePod(
-    'slow-hook',
-    [sh('app', ignoreTerm, { lifecycle: { preStop: { sleep: { seconds: 250 } } } })],
-    { terminationGracePeriodSeconds: 300 },
-  );
+  const withPreStop = makePod('slow-hook', [sh('app', ignoreTerm, { lifecycle: { preStop: { sleep: { seconds: 250 } } } })], {
+    terminationGracePeriodSeconds: 300,
+  });
   await withPods(h, [pod, withPreStop], async () => {
-    for (const p of [pod, withPreStop]) await waitFor(() => `app running: ${describe(h, p)}`, () => containerStatus(h, p, 'app')?.state?.running);
+    for (const p of [pod, withPreStop])
+      await waitFor(
+        () => `app running: ${describe(h, p)}`,
+        () => containerStatus(h, p, 'app')?.state?.running,
+      );
     let done = 0;
     const graceful = [pod, withPreStop].map((p) => h.kubelet.terminatePod(p.metadata!.uid!).then(() => done++));
-    for (const p of [pod, withPreStop]) await waitFor(() => `a Killing event: ${describe(h, p)}`, () => eventsOf(h, p, 'Killing').length > 0);
+    for (const p of [pod, withPreStop])
+      await waitFor(
+        () => `a Killing event: ${describe(h, p)}`,
+        () => eventsOf(h, p, 'Killing').length > 0,
+      );
     assert.equal(done, 0);
     await h.kubelet.terminateAll({ gracePeriodSeconds: 0 });
     await Promise.all(graceful);
@@ -68,7 +78,10 @@ test('activeDeadlineSeconds: containers killed, pod Failed with DeadlineExceeded
   const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 5 });
   await withPods(h, [pod], async () => {
     // Failed is reported at once; the container's end follows once it is killed.
-    await waitFor(() => `the pod Failed with app terminated: ${describe(h, pod)}`, () => statusOf(h, pod)?.phase === 'Failed' && containerStatus(h, pod, 'app')?.state?.terminated);
+    await waitFor(
+      () => `the pod Failed with app terminated: ${describe(h, pod)}`,
+      () => statusOf(h, pod)?.phase === 'Failed' && containerStatus(h, pod, 'app')?.state?.terminated,
+    );
     const s = statusOf(h, pod)!;
     assert.equal(s.reason, 'DeadlineExceeded');
     assert.equal(s.message, 'Pod was active on the node longer than the specified deadline');

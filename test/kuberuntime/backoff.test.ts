@@ -129,9 +129,15 @@ test('a changed spec hash gives a fresh back-off', async () => {
 });
 
 test('maxContainerRestartPeriod caps the back-off and lowers the initial value', async () => {
-  assert.deepEqual((await crashLoop(60, 8)).waits.map((w) => w / 1000), [0, 10, 20, 40, 60, 60, 60, 60]);
+  assert.deepEqual(
+    (await crashLoop(60, 8)).waits.map((w) => w / 1000),
+    [0, 10, 20, 40, 60, 60, 60, 60],
+  );
   const one = await crashLoop(1, 5);
-  assert.deepEqual(one.waits.map((w) => w / 1000), [0, 1, 1, 1, 1]);
+  assert.deepEqual(
+    one.waits.map((w) => w / 1000),
+    [0, 1, 1, 1, 1],
+  );
   assert.equal(one.messages[0], 'back-off 1s restarting failed container=app pod=web_default(u1)');
   const clock = new FakeClock();
   assert.throws(() => newCrashLoopBackoff(clock, 0), /between 1s and 300s/);

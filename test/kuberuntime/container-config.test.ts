@@ -32,8 +32,17 @@ test('command and args: $(VAR) expanded against the final environment', async (t
   ];
   const cases: Array<{ name: string; command?: string[]; args?: string[]; want: [string[], string[]] }> = [
     { name: 'command only', command: ['echo', '$(GREETING)'], want: [['echo', 'hello'], []] },
-    { name: 'command and args', command: ['/bin/serve'], args: ['--port=$(PORT)', '--name', '$(NAME)'], want: [['/bin/serve'], ['--port=8080', '--name', 'web']] },
-    { name: 'escaped and unresolved', command: ['sh', '-c', 'echo $$(GREETING) $(MISSING) $HOME'], want: [['sh', '-c', 'echo $(GREETING) $(MISSING) $HOME'], []] },
+    {
+      name: 'command and args',
+      command: ['/bin/serve'],
+      args: ['--port=$(PORT)', '--name', '$(NAME)'],
+      want: [['/bin/serve'], ['--port=8080', '--name', 'web']],
+    },
+    {
+      name: 'escaped and unresolved',
+      command: ['sh', '-c', 'echo $$(GREETING) $(MISSING) $HOME'],
+      want: [['sh', '-c', 'echo $(GREETING) $(MISSING) $HOME'], []],
+    },
     { name: 'args only', args: ['$(GREETING)'], want: [[], ['hello']] },
   ];
   for (const c of cases) {
@@ -46,13 +55,23 @@ test('command and args: $(VAR) expanded against the final environment', async (t
 
 test('HOSTNAME: the pod name, spec.hostname when set, the pod env when it defines one', async (t) => {
   const cases: Array<{ name: string; container: Container; spec?: Partial<NonNullable<Pod['spec']>>; want: Array<{ key: string; value: string }> }> = [
-    { name: 'pod name first', container: { name: 'app', env: [{ name: 'A', value: '1' }] }, want: [{ key: 'HOSTNAME', value: 'web' }, { key: 'A', value: '1' }] },
+    {
+      name: 'pod name first',
+      container: { name: 'app', env: [{ name: 'A', value: '1' }] },
+      want: [
+        { key: 'HOSTNAME', value: 'web' },
+        { key: 'A', value: '1' },
+      ],
+    },
     { name: 'spec.hostname', container: { name: 'app' }, spec: { hostname: 'custom' }, want: [{ key: 'HOSTNAME', value: 'custom' }] },
     { name: 'pod env wins', container: { name: 'app', env: [{ name: 'HOSTNAME', value: 'mine' }] }, want: [{ key: 'HOSTNAME', value: 'mine' }] },
     {
       name: 'not visible to expansion',
       container: { name: 'app', env: [{ name: 'H', value: '$(HOSTNAME)' }] },
-      want: [{ key: 'HOSTNAME', value: 'web' }, { key: 'H', value: '$(HOSTNAME)' }],
+      want: [
+        { key: 'HOSTNAME', value: 'web' },
+        { key: 'H', value: '$(HOSTNAME)' },
+      ],
     },
   ];
   for (const c of cases) {
@@ -98,7 +117,7 @@ test('hashContainer: hex, stable across key order, changes with the spec', () =>
   assert.notEqual(hashContainer(a), hashContainer({ ...a, command: ['a'] }));
 });
 
-test('an env expansion bomb fails at the first value past execve\'s limit, with the variable named', () => {
+test("an env expansion bomb fails at the first value past execve's limit, with the variable named", () => {
   // Each level multiplies by 64: unbounded, D would be 1 KiB × 64³ = 256 MiB.
   const refs = (name: string) => `$(${name})`.repeat(64);
   const env = [
@@ -119,10 +138,9 @@ test('an env expansion bomb fails at the first value past execve\'s limit, with 
 
 test('command and total size: an argument or an environment execve would refuse is a config error', () => {
   const big = { name: 'A', value: 'x'.repeat(100_000) };
-  assert.throws(
-    () => buildContainerConfig(input({ name: 'app', image: 'img', command: ['echo', '$(A)$(A)'], env: [big] })),
-    { message: /^command\[1\] expands to more than 131072 bytes/ },
-  );
+  assert.throws(() => buildContainerConfig(input({ name: 'app', image: 'img', command: ['echo', '$(A)$(A)'], env: [big] })), {
+    message: /^command\[1\] expands to more than 131072 bytes/,
+  });
   const many = Array.from({ length: 30 }, (_, i) => ({ name: `V${i}`, value: 'y'.repeat(100_000) }));
   assert.throws(() => buildContainerConfig(input({ name: 'app', image: 'img', command: ['true'], env: many })), {
     message: /^the environment and command line take \d+ bytes, more than the 2097152 a process can be started with \(argument list too long\)$/,
@@ -133,9 +151,12 @@ test('command and total size: an argument or an environment execve would refuse 
 
 test('linux config: limits become cgroup settings as the kubelet converts them; runAsNonRoot is checked', () => {
   const cfg = buildContainerConfig(
-    input({ name: 'app', image: 'img', command: ['true'], resources: { limits: { memory: '64Mi', cpu: '250m' } }, securityContext: { runAsUser: 1000 } }, {
-      securityContext: { runAsGroup: 2000, supplementalGroups: [3000] },
-    }),
+    input(
+      { name: 'app', image: 'img', command: ['true'], resources: { limits: { memory: '64Mi', cpu: '250m' } }, securityContext: { runAsUser: 1000 } },
+      {
+        securityContext: { runAsGroup: 2000, supplementalGroups: [3000] },
+      },
+    ),
   );
   assert.deepEqual(cfg.linux, {
     // Limits only: requests default to them, so the pod is Guaranteed (OOM score adjustment -997).
@@ -149,7 +170,11 @@ test('linux config: limits become cgroup settings as the kubelet converts them; 
   });
   const nonRoot = (sc: Container['securityContext']) => () =>
     buildContainerConfig({ ...input({ name: 'app', image: 'img', command: ['true'], securityContext: sc }), imageUid: 0 });
-  assert.throws(nonRoot({ runAsNonRoot: true }), { message: /^container has runAsNonRoot and image will run as root \(pod: "web_prod\([^)]*\)", container: app\)$/ });
-  assert.throws(nonRoot({ runAsNonRoot: true, runAsUser: 0 }), { message: /^container's runAsUser breaks non-root policy \(pod: "web_prod\([^)]*\)", container: app\)$/ });
+  assert.throws(nonRoot({ runAsNonRoot: true }), {
+    message: /^container has runAsNonRoot and image will run as root \(pod: "web_prod\([^)]*\)", container: app\)$/,
+  });
+  assert.throws(nonRoot({ runAsNonRoot: true, runAsUser: 0 }), {
+    message: /^container's runAsUser breaks non-root policy \(pod: "web_prod\([^)]*\)", container: app\)$/,
+  });
   assert.doesNotThrow(nonRoot({ runAsNonRoot: true, runAsUser: 65534 }));
 });

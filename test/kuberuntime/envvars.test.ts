@@ -63,28 +63,98 @@ function envOf(container: Partial<Container>, p: Pod = pod(), nodeAllocatable = 
 
 test('env: order, overriding and references to earlier variables only', async (t) => {
   const cases: Array<{ name: string; env?: EnvVar[]; envFrom?: EnvFromSource[]; want: Array<[string, string]> }> = [
-    { name: 'literal values in order', env: [{ name: 'B', value: '2' }, { name: 'A', value: '1' }], want: [['B', '2'], ['A', '1']] },
-    { name: 'backward reference', env: [{ name: 'B', value: 'b' }, { name: 'A', value: 'x$(B)' }], want: [['B', 'b'], ['A', 'xb']] },
-    { name: 'forward reference stays literal', env: [{ name: 'A', value: '$(B)' }, { name: 'B', value: 'b' }], want: [['A', '$(B)'], ['B', 'b']] },
-    { name: 'escaped', env: [{ name: 'B', value: 'b' }, { name: 'A', value: '$$(B)' }], want: [['B', 'b'], ['A', '$(B)']] },
+    {
+      name: 'literal values in order',
+      env: [
+        { name: 'B', value: '2' },
+        { name: 'A', value: '1' },
+      ],
+      want: [
+        ['B', '2'],
+        ['A', '1'],
+      ],
+    },
+    {
+      name: 'backward reference',
+      env: [
+        { name: 'B', value: 'b' },
+        { name: 'A', value: 'x$(B)' },
+      ],
+      want: [
+        ['B', 'b'],
+        ['A', 'xb'],
+      ],
+    },
+    {
+      name: 'forward reference stays literal',
+      env: [
+        { name: 'A', value: '$(B)' },
+        { name: 'B', value: 'b' },
+      ],
+      want: [
+        ['A', '$(B)'],
+        ['B', 'b'],
+      ],
+    },
+    {
+      name: 'escaped',
+      env: [
+        { name: 'B', value: 'b' },
+        { name: 'A', value: '$$(B)' },
+      ],
+      want: [
+        ['B', 'b'],
+        ['A', '$(B)'],
+      ],
+    },
     { name: 'self reference', env: [{ name: 'A', value: '$(A)' }], want: [['A', '$(A)']] },
-    { name: 'redefinition keeps first position', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }, { name: 'A', value: '$(A)3' }], want: [['A', '13'], ['B', '2']] },
+    {
+      name: 'redefinition keeps first position',
+      env: [
+        { name: 'A', value: '1' },
+        { name: 'B', value: '2' },
+        { name: 'A', value: '$(A)3' },
+      ],
+      want: [
+        ['A', '13'],
+        ['B', '2'],
+      ],
+    },
     { name: 'empty value', env: [{ name: 'A' }], want: [['A', '']] },
     {
       name: 'envFrom first, env overrides, env can reference envFrom',
       envFrom: [{ configMapRef: { name: 'app-config' } }],
-      env: [{ name: 'MODE', value: 'env' }, { name: 'LVL', value: '$(LOG_LEVEL)' }],
-      want: [['LOG_LEVEL', 'debug'], ['MODE', 'env'], ['LVL', 'debug']],
+      env: [
+        { name: 'MODE', value: 'env' },
+        { name: 'LVL', value: '$(LOG_LEVEL)' },
+      ],
+      want: [
+        ['LOG_LEVEL', 'debug'],
+        ['MODE', 'env'],
+        ['LVL', 'debug'],
+      ],
     },
     {
       name: 'later envFrom sources override earlier ones',
       envFrom: [{ configMapRef: { name: 'app-config' } }, { configMapRef: { name: 'other' } }],
-      want: [['LOG_LEVEL', 'debug'], ['MODE', 'slow'], ['EXTRA', '1']],
+      want: [
+        ['LOG_LEVEL', 'debug'],
+        ['MODE', 'slow'],
+        ['EXTRA', '1'],
+      ],
     },
     {
       name: 'prefix',
-      envFrom: [{ prefix: 'CFG_', configMapRef: { name: 'app-config' } }, { prefix: 'DB_', secretRef: { name: 'db' } }],
-      want: [['CFG_LOG_LEVEL', 'debug'], ['CFG_MODE', 'fast'], ['DB_password', 's3cret'], ['DB_user', 'admin']],
+      envFrom: [
+        { prefix: 'CFG_', configMapRef: { name: 'app-config' } },
+        { prefix: 'DB_', secretRef: { name: 'db' } },
+      ],
+      want: [
+        ['CFG_LOG_LEVEL', 'debug'],
+        ['CFG_MODE', 'fast'],
+        ['DB_password', 's3cret'],
+        ['DB_user', 'admin'],
+      ],
     },
     {
       name: 'optional missing envFrom sources are skipped',
@@ -98,7 +168,10 @@ test('env: order, overriding and references to earlier variables only', async (t
         { name: 'LVL', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'LOG_LEVEL' } } },
         { name: 'PW', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
       ],
-      want: [['LVL', 'debug'], ['PW', 's3cret']],
+      want: [
+        ['LVL', 'debug'],
+        ['PW', 's3cret'],
+      ],
     },
     {
       name: 'optional references to missing objects or keys are skipped',
@@ -114,8 +187,16 @@ test('env: order, overriding and references to earlier variables only', async (t
     {
       name: 'values from references are not expanded',
       envFrom: [{ configMapRef: { name: 'app-config' } }],
-      env: [{ name: 'X', value: 'x' }, { name: 'Y', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'MODE' } } }],
-      want: [['LOG_LEVEL', 'debug'], ['MODE', 'fast'], ['X', 'x'], ['Y', 'fast']],
+      env: [
+        { name: 'X', value: 'x' },
+        { name: 'Y', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'MODE' } } },
+      ],
+      want: [
+        ['LOG_LEVEL', 'debug'],
+        ['MODE', 'fast'],
+        ['X', 'x'],
+        ['Y', 'fast'],
+      ],
     },
   ];
   for (const c of cases) {

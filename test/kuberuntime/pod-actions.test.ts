@@ -48,7 +48,11 @@ function results(map: Record<string, ProbeResult> = {}) {
   return { get: (id: string) => map[id.replace(/^process:\/\//, '')] };
 }
 
-function actions(pod: Pod, containers: RuntimeContainerStatus[], probes: { liveness?: Record<string, ProbeResult>; startup?: Record<string, ProbeResult> } = {}): PodActions {
+function actions(
+  pod: Pod,
+  containers: RuntimeContainerStatus[],
+  probes: { liveness?: Record<string, ProbeResult>; startup?: Record<string, ProbeResult> } = {},
+): PodActions {
   return computePodActions({
     pod,
     runtimePod: new RuntimePod(containers),
@@ -143,7 +147,13 @@ test('regular container rules', () => {
     },
     {
       name: 'one finished, one running under Never → keep',
-      pod: makePod({ policy: 'Never', containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'x' }] }),
+      pod: makePod({
+        policy: 'Never',
+        containers: [
+          { name: 'a', image: 'x' },
+          { name: 'b', image: 'x' },
+        ],
+      }),
       cs: [exited('a', 0), running('b')],
       want: { killPod: false, init: [], start: [], kill: [] },
     },

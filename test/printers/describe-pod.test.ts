@@ -7,8 +7,14 @@ import { describePod, describeProbe } from '../../src/printers/describe-pod.js';
 
 test('describeProbe words probes as kubectl', () => {
   const attrs = { initialDelaySeconds: 0, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };
-  assert.equal(describeProbe({ ...attrs, httpGet: { path: '/healthz', port: 8080 } }), 'http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3');
-  assert.equal(describeProbe({ ...attrs, exec: { command: ['cat', '/tmp/ready'] } }), 'exec [cat /tmp/ready] delay=0s timeout=1s period=10s #success=1 #failure=3');
+  assert.equal(
+    describeProbe({ ...attrs, httpGet: { path: '/healthz', port: 8080 } }),
+    'http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3',
+  );
+  assert.equal(
+    describeProbe({ ...attrs, exec: { command: ['cat', '/tmp/ready'] } }),
+    'exec [cat /tmp/ready] delay=0s timeout=1s period=10s #success=1 #failure=3',
+  );
   assert.equal(describeProbe({ ...attrs, tcpSocket: { port: 5432 } }), 'tcp-socket :5432 delay=0s timeout=1s period=10s #success=1 #failure=3');
 });
 
@@ -21,7 +27,10 @@ test('describePod: a terminated last state, env sources, mounts, volumes, no eve
         {
           name: 'main',
           image: 'busybox',
-          env: [{ name: 'A', value: 'x' }, { name: 'S', valueFrom: { secretKeyRef: { name: 'creds', key: 'p', optional: true } } }],
+          env: [
+            { name: 'A', value: 'x' },
+            { name: 'S', valueFrom: { secretKeyRef: { name: 'creds', key: 'p', optional: true } } },
+          ],
           volumeMounts: [{ name: 'data', mountPath: '/data', readOnly: true }],
         },
       ],

@@ -112,7 +112,9 @@ test('a live event stream keeps columns aligned and messages on one row', async 
   const ev = (reason: string, name: string, message: string) =>
     ({ metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name }, reason, type: 'Normal', message, firstTimestamp: t, lastTimestamp: t }) as never;
   const f = new EventStreamFormatter(['pod/a-long-name', 'pod/b']);
-  const out = f.format(ev('Started', 'b', 'Started container app'), Date.parse(t) + 65_000) + f.format(ev('Killing', 'a-long-name', 'Stopping\ncontainer app\n'), Date.parse(t) + 5000);
+  const out =
+    f.format(ev('Started', 'b', 'Started container app'), Date.parse(t) + 65_000) +
+    f.format(ev('Killing', 'a-long-name', 'Stopping\ncontainer app\n'), Date.parse(t) + 5000);
   const lines = out.split('\n');
   const col = lines[0]!.indexOf('MESSAGE');
   assert.equal(lines[1]!.indexOf('Started container app'), col);

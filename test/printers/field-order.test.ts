@@ -57,15 +57,23 @@ test('inApiOrder: Go struct order, embedded structs in place, maps sorted, unkno
     '.spec.containers[0].readinessProbe.httpGet: path,port',
     '.status: phase',
   ]);
-  const list = inApiOrder({ items: [pod, { data: { z: '1', a: '2' }, metadata: { name: 'cm' }, kind: 'ConfigMap', apiVersion: 'v1' }], metadata: {}, kind: 'List', apiVersion: 'v1' });
-  assert.deepEqual(keyOrders(list).filter((l) => !l.startsWith('.items[0].')), [
-    '.: kind,apiVersion,metadata,items',
-    '.metadata: ',
-    '.items[0]: kind,apiVersion,metadata,spec,status',
-    '.items[1]: kind,apiVersion,metadata,data',
-    '.items[1].metadata: name',
-    '.items[1].data: a,z',
-  ]);
+  const list = inApiOrder({
+    items: [pod, { data: { z: '1', a: '2' }, metadata: { name: 'cm' }, kind: 'ConfigMap', apiVersion: 'v1' }],
+    metadata: {},
+    kind: 'List',
+    apiVersion: 'v1',
+  });
+  assert.deepEqual(
+    keyOrders(list).filter((l) => !l.startsWith('.items[0].')),
+    [
+      '.: kind,apiVersion,metadata,items',
+      '.metadata: ',
+      '.items[0]: kind,apiVersion,metadata,spec,status',
+      '.items[1]: kind,apiVersion,metadata,data',
+      '.items[1].metadata: name',
+      '.items[1].data: a,z',
+    ],
+  );
 });
 
 test('validate -o yaml and run -o yaml print the same pod with the same field order', async () => {

@@ -48,7 +48,11 @@ test('the summary names failed pods, their containers and the log tail', async (
     [
       { pod: pod('ok', [cs('app', { running: {} }, { ready: true })]), ok: true },
       {
-        pod: pod('bad', [cs('web', { running: {} }, { ready: true }), cs('db', { terminated: { exitCode: 1, reason: 'Error', containerID: 'process://db1' } })], [cs('init', { terminated: { exitCode: 0 } })]),
+        pod: pod(
+          'bad',
+          [cs('web', { running: {} }, { ready: true }), cs('db', { terminated: { exitCode: 1, reason: 'Error', containerID: 'process://db1' } })],
+          [cs('init', { terminated: { exitCode: 0 } })],
+        ),
         ok: false,
         error: 'timeout error: pod "bad_default(bad)" containers not running after 10 retries',
       },

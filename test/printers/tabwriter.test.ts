@@ -18,18 +18,42 @@ test('tabwriteText aligns each run of lines sharing a column, as text/tabwriter'
   assert.equal(tabwriteText('a\tb\nccc\td', { minwidth: 0, padding: 1 }), 'a   b\nccc d');
 });
 
-test('tabwriteRows: every cell but a row\'s last is padded, widths count code points, minwidth holds', () => {
-  assert.equal(tabwriteRows([['NAME', 'AGE'], ['é', '5s']], getTableSettings), 'NAME   AGE\né      5s\n');
+test("tabwriteRows: every cell but a row's last is padded, widths count code points, minwidth holds", () => {
+  assert.equal(
+    tabwriteRows(
+      [
+        ['NAME', 'AGE'],
+        ['é', '5s'],
+      ],
+      getTableSettings,
+    ),
+    'NAME   AGE\né      5s\n',
+  );
   // A row with one cell ends the column block, as a line without tabs does.
   assert.equal(tabwriteRows([['a', 'b', 'c'], ['x'], ['aaaa', 'b', 'c']], { minwidth: 0, padding: 1 }), 'a b c\nx\naaaa b c\n');
   // A trailing empty cell (kubectl top ends every cell with a tab) pads the one before it.
-  assert.equal(tabwriteRows([['CPU', ''], ['1m', '']], getTableSettings), 'CPU   \n1m    \n');
+  assert.equal(
+    tabwriteRows(
+      [
+        ['CPU', ''],
+        ['1m', ''],
+      ],
+      getTableSettings,
+    ),
+    'CPU   \n1m    \n',
+  );
   assert.equal(tabwriteRows([], getTableSettings), '');
 });
 
 test('RememberingTabwriter: a column never narrows across flushes, and widens when it must', () => {
   const w = new RememberingTabwriter(getTableSettings);
-  assert.equal(w.flushRows([['NAME', 'STATUS'], ['a', 'Running']]), 'NAME   STATUS\na      Running\n');
+  assert.equal(
+    w.flushRows([
+      ['NAME', 'STATUS'],
+      ['a', 'Running'],
+    ]),
+    'NAME   STATUS\na      Running\n',
+  );
   assert.equal(w.flushRows([['a-long-name', 'Pending']]), 'a-long-name   Pending\n');
   assert.equal(w.flushRows([['b', 'Running']]), 'b             Running\n');
   // Started at given widths (SetRememberedWidths).

@@ -7,15 +7,21 @@ import type { Container } from '../../src/api/types.js';
 import { doExecProbe, expandCommandOnlyStatic, runtimeContainerId } from '../../src/prober/exec.js';
 import { execOnlyRuntime } from './exec-runtime.js';
 
-const container: Container = { name: 'c', env: [{ name: 'A', value: 'script' }, { name: 'FROM', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] };
+const container: Container = {
+  name: 'c',
+  env: [
+    { name: 'A', value: 'script' },
+    { name: 'FROM', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+  ],
+};
 
 test('exit code 0 is success with the output; non-zero is failure with the output', async () => {
   const rt = execOnlyRuntime();
   assert.deepEqual(await doExecProbe(rt, 'process://abc', container, ['sh', '-c', 'echo healthy'], 1), { result: 'success', output: 'healthy\n' });
-  assert.deepEqual(
-    await doExecProbe(rt, 'process://abc', container, ['sh', '-c', "cat /nonexistent/health"], 1),
-    { result: 'failure', output: 'cat: /nonexistent/health: No such file or directory\n' },
-  );
+  assert.deepEqual(await doExecProbe(rt, 'process://abc', container, ['sh', '-c', 'cat /nonexistent/health'], 1), {
+    result: 'failure',
+    output: 'cat: /nonexistent/health: No such file or directory\n',
+  });
   assert.equal(rt.calls[0]!.containerId, 'abc', 'the runtime-local ID');
   assert.equal(rt.calls[0]!.timeoutSeconds, 1);
 });
@@ -48,12 +54,18 @@ test('a runtime error is unknown with the error', async () => {
 
 test('$(VAR) expands only against literal env values', async () => {
   const cases: [string[], string[]][] = [
-    [['some', '$(A)', '$(B)'], ['some', 'script', '$(B)']],
+    [
+      ['some', '$(A)', '$(B)'],
+      ['some', 'script', '$(B)'],
+    ],
     [['x$(A)y'], ['xscripty']],
     [['$(FROM)'], ['$(FROM)']], // valueFrom: not expanded
     [['$$(A)'], ['$(A)']], // escaped
     [['$(A'], ['$(A']], // unterminated
-    [['$x', 'a$', '$'], ['$x', 'a$', '$']],
+    [
+      ['$x', 'a$', '$'],
+      ['$x', 'a$', '$'],
+    ],
   ];
   for (const [cmd, expected] of cases) assert.deepEqual(expandCommandOnlyStatic(cmd, container.env), expected, cmd.join(' '));
   const rt = execOnlyRuntime();

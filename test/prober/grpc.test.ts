@@ -112,7 +112,7 @@ test('no connection outlives a probe: failed probes before the server starts, pr
   const s = await http2Server((stream) => stream.on('end', () => serving(stream)).resume(), port);
   for (let i = 0; i < 5; i++) assert.deepEqual(await prober.probe('127.0.0.1', '', port, 1), { result: 'success', output: 'service healthy' });
   try {
-    await waitFor('the probes\' sessions closed', () => s.open.size === 0);
+    await waitFor("the probes' sessions closed", () => s.open.size === 0);
     // Longer than a reconnect back-off: nothing left from the refused probes may connect now.
     await holdsFor('no session opened by a refused probe retrying', () => s.open.size === 0, 2500);
   } finally {

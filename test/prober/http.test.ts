@@ -72,7 +72,20 @@ test('custom headers accumulate under the canonical name and are sent sorted aft
     ],
   });
   assert.deepEqual(seen[0]!.rawHeaders, [
-    'Host', `127.0.0.1:${port}`, 'User-Agent', UA, 'Accept', '*/*', 'X-Custom', 'a', 'X-Custom', 'b', 'X-Zeta', 'z', 'Connection', 'close',
+    'Host',
+    `127.0.0.1:${port}`,
+    'User-Agent',
+    UA,
+    'Accept',
+    '*/*',
+    'X-Custom',
+    'a',
+    'X-Custom',
+    'b',
+    'X-Zeta',
+    'z',
+    'Connection',
+    'close',
   ]);
 });
 
@@ -223,9 +236,15 @@ test('a custom Host header survives relative redirects only', async () => {
   });
   const host = [{ name: 'Host', value: 'vhost.example' }];
   await probe({ port, path: '/relative', httpHeaders: host });
-  assert.deepEqual(seen.map((r) => r.headers.host), ['vhost.example', 'vhost.example']);
+  assert.deepEqual(
+    seen.map((r) => r.headers.host),
+    ['vhost.example', 'vhost.example'],
+  );
   await probe({ port, path: '/absolute', httpHeaders: host });
-  assert.deepEqual(seen.slice(2).map((r) => r.headers.host), ['vhost.example', `127.0.0.1:${port}`]);
+  assert.deepEqual(
+    seen.slice(2).map((r) => r.headers.host),
+    ['vhost.example', `127.0.0.1:${port}`],
+  );
 });
 
 test('proxy environment variables are ignored', async () => {
@@ -253,26 +272,48 @@ function haveOpenssl(): boolean {
   }
 }
 
-test('HTTPS with a self-signed certificate: verification is off', { skip: haveOpenssl() ? false : 'openssl not found: cannot make a self-signed certificate' }, async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'podvisor-tls-'));
-  try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=self-signed.invalid'], { stdio: 'ignore' });
-    const seen: http.IncomingMessage[] = [];
-    const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-      seen.push(req);
-      res.end('secure');
-    });
-    servers.push(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const port = (server.address() as AddressInfo).port;
-    assert.deepEqual(await probe({ port, scheme: 'HTTPS', path: '/tls' }), { result: 'success', output: 'secure' });
-    assert.equal(seen[0]!.headers['user-agent'], UA);
-    // An IP address gets no SNI.
-    assert.equal((seen[0]!.socket as import('node:tls').TLSSocket & { servername?: string | false }).servername, false);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'HTTPS with a self-signed certificate: verification is off',
+  { skip: haveOpenssl() ? false : 'openssl not found: cannot make a self-signed certificate' },
+  async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'podvisor-tls-'));
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=self-signed.invalid',
+        ],
+        { stdio: 'ignore' },
+      );
+      const seen: http.IncomingMessage[] = [];
+      const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
+        seen.push(req);
+        res.end('secure');
+      });
+      servers.push(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const port = (server.address() as AddressInfo).port;
+      assert.deepEqual(await probe({ port, scheme: 'HTTPS', path: '/tls' }), { result: 'success', output: 'secure' });
+      assert.equal(seen[0]!.headers['user-agent'], UA);
+      // An IP address gets no SNI.
+      assert.equal((seen[0]!.socket as import('node:tls').TLSSocket & { servername?: string | false }).servername, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('ports: numbers, container port names, numeric strings; bad ones are errors', () => {
   const c: Container = { name: 'c', ports: [{ name: 'web', containerPort: 8080 }] };

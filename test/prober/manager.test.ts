@@ -192,7 +192,10 @@ test('UpdatePodStatus after a kubelet restart (§3.5) keeps a Ready pod ready, a
   ] as const) {
     const h = newHarness(new FakeClock());
     const startedBefore = new Date(h.manager.startMs - 60_000).toISOString();
-    const p: Pod = { ...pod('uid', [container('probed', { readiness: true }), container('plain')]), status: { conditions: [{ type: 'Ready', status: podReady }] } };
+    const p: Pod = {
+      ...pod('uid', [container('probed', { readiness: true }), container('plain')]),
+      status: { conditions: [{ type: 'Ready', status: podReady }] },
+    };
     h.manager.addPod(p);
     const status: PodStatus = {
       containerStatuses: [cs('probed', { running: { startedAt: startedBefore } }), cs('plain', { running: { startedAt: startedBefore } })],
@@ -311,7 +314,10 @@ test('a worker exits when the pod is terminal and removes its cache entry and me
   await h.clock.advance(20_000);
   assert.equal(h.manager.readiness.get(testContainerID), 'Success');
   const text = await registry.metrics();
-  assert.match(text, /prober_probe_total\{probe_type="Readiness",result="successful",container="cOnTaInEr_NaMe",pod="test-pod",namespace="test-ns",pod_uid="test-pod-uid"\} 3/);
+  assert.match(
+    text,
+    /prober_probe_total\{probe_type="Readiness",result="successful",container="cOnTaInEr_NaMe",pod="test-pod",namespace="test-ns",pod_uid="test-pod-uid"\} 3/,
+  );
   assert.match(text, /prober_probe_duration_seconds_count\{probe_type="Readiness",container="cOnTaInEr_NaMe",pod="test-pod",namespace="test-ns"\} 3/);
   assert.match(text, /process_start_time_seconds \d+/);
 

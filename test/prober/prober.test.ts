@@ -39,7 +39,12 @@ test('success emits nothing; failure emits Unhealthy with the output on the cont
   assert.equal(recorder.events.length, 0);
   assert.deepEqual(await prober.probe('Readiness', podWith(c), status, c, 'process://abc'), { result: 'Failure' });
   assert.deepEqual(recorder.events, [
-    { obj: { namespace: 'shop', name: 'web', uid: 'u-1', fieldPath: 'spec.containers{app}' }, type: 'Warning', reason: 'Unhealthy', message: 'Readiness probe failed: not yet\n' },
+    {
+      obj: { namespace: 'shop', name: 'web', uid: 'u-1', fieldPath: 'spec.containers{app}' },
+      type: 'Warning',
+      reason: 'Unhealthy',
+      message: 'Readiness probe failed: not yet\n',
+    },
   ]);
 });
 

@@ -37,7 +37,16 @@ function setup(c: Container, opts: { started?: boolean; manager?: Partial<Prober
     phase: 'Running',
     podIP: '127.0.0.1',
     containerStatuses: [
-      { name: c.name, containerID: ID, image: 'img', imageID: '', ready: false, restartCount: 0, started: opts.started ?? true, state: { running: { startedAt: new Date().toISOString() } } },
+      {
+        name: c.name,
+        containerID: ID,
+        image: 'img',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        started: opts.started ?? true,
+        state: { running: { startedAt: new Date().toISOString() } },
+      },
     ],
   };
   provider.set(pod, status);
@@ -97,7 +106,9 @@ describe('probing on the real clock', { concurrency: true }, () => {
     const server = new grpc.Server();
     new HealthImplementation({ '': 'SERVING' }).addToServer(server);
     cleanups.push(() => server.forceShutdown());
-    const port = await new Promise<number>((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    const port = await new Promise<number>((res, rej) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+    );
     const closed = await new Promise<number>((res) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
         const p = (s.address() as net.AddressInfo).port;
@@ -109,7 +120,10 @@ describe('probing on the real clock', { concurrency: true }, () => {
     serving.manager.addPod(serving.pod);
     dead.manager.addPod(dead.pod);
     await waitFor('closed port: liveness Failure', () => dead.manager.liveness.get(ID) === 'Failure');
-    assert.match(dead.recorder.events[0]!.message, /^Liveness probe failed: timeout: failed to connect service "127\.0\.0\.1:\d+" within 1s: context deadline exceeded$/);
+    assert.match(
+      dead.recorder.events[0]!.message,
+      /^Liveness probe failed: timeout: failed to connect service "127\.0\.0\.1:\d+" within 1s: context deadline exceeded$/,
+    );
     await waitFor('three SERVING probes', async () => /result="successful".* ([3-9]|\d\d)\n/.test(await serving.manager.registry.metrics()));
     assert.deepEqual(serving.history.Liveness, ['Success']);
   });

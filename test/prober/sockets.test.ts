@@ -46,7 +46,6 @@ function timeWait(port: number): TimeWait {
   return out;
 }
 
-
 const twReuse = existsSync('/proc/sys/net/ipv4/tcp_tw_reuse') ? Number(readFileSync('/proc/sys/net/ipv4/tcp_tw_reuse', 'utf8').trim()) : 0;
 const skip = existsSync('/proc/net/tcp') ? false : 'no /proc/net/tcp on this system';
 
@@ -72,7 +71,11 @@ test(`${PROBES} TCP probes close with a FIN and their TIME_WAIT ports stay reusa
   const failures = results.filter((r) => r.result !== 'success');
   assert.equal(failures.length, 0, `probe errors: ${JSON.stringify(failures.slice(0, 3))}`);
   // No resets: the prober's side went through the orderly close and waits out TIME_WAIT.
-  await waitFor(() => `the prober to close first: ${timeWait(port).clientSide.length} TIME_WAIT sockets, of ${PROBES * 0.9} at least`, () => timeWait(port).clientSide.length >= PROBES * 0.9, 10_000);
+  await waitFor(
+    () => `the prober to close first: ${timeWait(port).clientSide.length} TIME_WAIT sockets, of ${PROBES * 0.9} at least`,
+    () => timeWait(port).clientSide.length >= PROBES * 0.9,
+    10_000,
+  );
   // What keeps them from exhausting the ephemeral range (28 232 ports by default, 60 s each) at
   // thousands of probes a second: loopback connections reuse TIME_WAIT ports (tcp_tw_reuse 2, the default).
   if (twReuse === 0) t.diagnostic('net.ipv4.tcp_tw_reuse is 0: TIME_WAIT ports are not reused for new connections on this host');

@@ -59,7 +59,6 @@ function startServer(cmd: string, args: string[], portFrom: RegExp, cwd?: string
   });
 }
 
-
 function assertAllSucceeded(results: ActionOutcome[]): void {
   const failures = results.filter((r) => r.result !== 'success');
   assert.equal(failures.length, 0, `probe failures: ${JSON.stringify(failures.slice(0, 3))}`);
@@ -67,7 +66,11 @@ function assertAllSucceeded(results: ActionOutcome[]): void {
 
 /** The server keeps running and writes nothing on stderr while the last closes reach it. */
 const staysQuiet = (srv: { child: ChildProcess; stderr: () => string }) =>
-  holdsFor(() => `the server running with nothing on stderr (exit ${srv.child.exitCode}, stderr ${JSON.stringify(srv.stderr().slice(0, 2000))})`, () => srv.child.exitCode === null && srv.stderr() === '', 1500);
+  holdsFor(
+    () => `the server running with nothing on stderr (exit ${srv.child.exitCode}, stderr ${JSON.stringify(srv.stderr().slice(0, 2000))})`,
+    () => srv.child.exitCode === null && srv.stderr() === '',
+    1500,
+  );
 
 for (const [what, onAccept] of [
   ['writes on accept and ends (no error handler)', "sock.end('ready for query\\n')"],
@@ -111,7 +114,11 @@ test(`${PROBES} httpGet and tcpSocket probes against python3 -m http.server`, { 
   assertAllSucceeded(await runMany(PROBES, PYTHON_PARALLEL, () => doHTTPProbe(req, 5, clock)));
   assertAllSucceeded(await runMany(PROBES, PYTHON_PARALLEL, () => doTCPProbe('127.0.0.1', srv.port, 5, clock)));
   // http.server logs one access line per request; anything else (a traceback, a reset) is a failure.
-  const logLines = () => srv.stderr().split('\n').filter((l) => l !== '');
+  const logLines = () =>
+    srv
+      .stderr()
+      .split('\n')
+      .filter((l) => l !== '');
   await waitFor(`a log line per probe from the server`, () => logLines().length >= PROBES);
   assert.equal(srv.child.exitCode, null, `server died: ${srv.stderr()}`);
   const lines = logLines();

@@ -6,16 +6,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/util/clock.js';
 import type { PodStatus, ProbeType } from '../../src/api/types.js';
 import type { ProbeResult } from '../../src/prober/types.js';
-import {
-  defaultProbe,
-  getTestPod,
-  newHarness,
-  runningStatus,
-  testContainerID,
-  testPodUID,
-  withState,
-  type Harness,
-} from './helpers.js';
+import { defaultProbe, getTestPod, newHarness, runningStatus, testContainerID, testPodUID, withState, type Harness } from './helpers.js';
 
 const probeTypes: ProbeType[] = ['Liveness', 'Readiness', 'Startup'];
 
@@ -52,7 +43,12 @@ test('doProbe table (worker_test.go TestDoProbe)', async () => {
     { name: 'pod failed', status: { ...running, phase: 'Failed' }, keepGoing: false, result: 'none' },
     { name: 'pod succeeded', status: { ...running, phase: 'Succeeded' }, keepGoing: false, result: 'none' },
     { name: 'no container status', status: { phase: 'Running', containerStatuses: [] }, keepGoing: true, result: 'none' },
-    { name: 'container without ID', status: { phase: 'Running', containerStatuses: [{ ...running.containerStatuses![0]!, containerID: '' }] }, keepGoing: true, result: 'none' },
+    {
+      name: 'container without ID',
+      status: { phase: 'Running', containerStatuses: [{ ...running.containerStatuses![0]!, containerID: '' }] },
+      keepGoing: true,
+      result: 'none',
+    },
     { name: 'container waiting', status: withState(running, { waiting: { reason: 'ContainerCreating' } }), keepGoing: true, result: 'Failure' },
     { name: 'container terminated, restartPolicy Always', status: withState(running, { terminated: { exitCode: 0 } }), keepGoing: true, result: 'Failure' },
     { name: 'pod deletion requested', status: running, deleting: true, keepGoing: false, result: 'Success' },

@@ -82,22 +82,26 @@ for (const mode of modes) {
     });
   });
 
-  test(`${mode.name}: a probe forking 200 processes is ${mode.name === 'cgroups' ? 'bounded by the pod pids limit and ' : ''}fully cleaned`, { skip: mode.skip }, async () => {
-    const m = marker();
-    await withRuntime({ ...mode.opts, podPidsLimit: 40 }, async (rt, root) => {
-      const { id } = await startContainer(rt, root, ['sleep', m]);
-      // The probe first lets its move into the cgroup happen: what a process forks in the instant before
-      // it joins is not counted (docs/security.md); the bound holds from then on.
-      const probe = `sleep 1; i=0; while [ $i -lt 200 ]; do sleep ${m} 2>/dev/null & i=$((i+1)); done; exit 0`;
-      const r = await rt.execSync(id, ['sh', '-c', probe], 30);
-      assert.equal(r.timedOut, false);
-      const running = withMarker(m).length;
-      if (mode.name === 'cgroups') assert.ok(running <= 40, `${running} processes under a pids limit of 40`);
-      else assert.ok(running > 40, `${running} processes without a pids limit`);
-      await rt.stopContainer(id, 5);
-      assert.deepEqual(withMarker(m), []);
-    });
-  });
+  test(
+    `${mode.name}: a probe forking 200 processes is ${mode.name === 'cgroups' ? 'bounded by the pod pids limit and ' : ''}fully cleaned`,
+    { skip: mode.skip },
+    async () => {
+      const m = marker();
+      await withRuntime({ ...mode.opts, podPidsLimit: 40 }, async (rt, root) => {
+        const { id } = await startContainer(rt, root, ['sleep', m]);
+        // The probe first lets its move into the cgroup happen: what a process forks in the instant before
+        // it joins is not counted (docs/security.md); the bound holds from then on.
+        const probe = `sleep 1; i=0; while [ $i -lt 200 ]; do sleep ${m} 2>/dev/null & i=$((i+1)); done; exit 0`;
+        const r = await rt.execSync(id, ['sh', '-c', probe], 30);
+        assert.equal(r.timedOut, false);
+        const running = withMarker(m).length;
+        if (mode.name === 'cgroups') assert.ok(running <= 40, `${running} processes under a pids limit of 40`);
+        else assert.ok(running > 40, `${running} processes without a pids limit`);
+        await rt.stopContainer(id, 5);
+        assert.deepEqual(withMarker(m), []);
+      });
+    },
+  );
 }
 
 test('a 64Mi memory limit is enforced: exit 137, reason OOMKilled', { skip: cgroupsUsable ? false : 'needs root and a cgroup hierarchy' }, async () => {
@@ -156,7 +160,10 @@ test('runAsUser as root without supplementary groups: spawn uid/gid', { skip: is
   await withRuntime({}, async (rt, root) => {
     const { id } = await startContainer(rt, root, ['sh', '-c', 'id -u; id -G'], { workingDir: '/', linux: { securityContext: { runAsUser: 65534 } } });
     await waitFor('exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
-    const lines = readFileSync((await rt.containerStatus(id)).logPath, 'utf8').trim().split('\n').map((l) => l.split(' ').slice(3).join(' '));
+    const lines = readFileSync((await rt.containerStatus(id)).logPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').slice(3).join(' '));
     // The primary group is the user's passwd group, and no group of the agent is kept.
     assert.deepEqual(lines, ['65534', '65534']);
   });
@@ -174,12 +181,15 @@ test('not root: runAsUser, runAsGroup and supplementalGroups are reported as not
   assert.deepEqual(resolveIdentity({ runAsUser: 1000 }, { uid: 1000, gid: 1000 }, []).unhonoured, []);
 });
 
-test('not root, for real: a runtime started as nobody falls back to the /proc tree and reports the limits it cannot enforce', { skip: isRoot ? false : 'needs root to become nobody' }, async () => {
-  const { dir, cleanup } = tempDir();
-  chownSync(dir, 65534, 65534);
-  try {
-    const rtUrl = new URL('../../src/runtime/process/runtime.js', import.meta.url).href;
-    const script = `
+test(
+  'not root, for real: a runtime started as nobody falls back to the /proc tree and reports the limits it cannot enforce',
+  { skip: isRoot ? false : 'needs root to become nobody' },
+  async () => {
+    const { dir, cleanup } = tempDir();
+    chownSync(dir, 65534, 65534);
+    try {
+      const rtUrl = new URL('../../src/runtime/process/runtime.js', import.meta.url).href;
+      const script = `
       import { ProcessRuntime } from ${JSON.stringify(rtUrl)};
       import { RealClock } from ${JSON.stringify(new URL('../../src/util/clock.js', import.meta.url).href)};
       const seen = [];
@@ -191,22 +201,23 @@ test('not root, for real: a runtime started as nobody falls back to the /proc tr
         linux: { resources: { memoryLimitInBytes: 67108864, cpuQuota: 50000, cpuPeriod: 100000, cpuShares: 2, oomScoreAdj: 0 }, securityContext: { runAsUser: 0 } } }, sbc);
       console.log(JSON.stringify({ enforces: rt.enforcesLimits, seen }));
       await rt.close();`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, cwd: '/', stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const code = await new Promise<number | null>((r) => child.once('close', r));
-    assert.equal(code, 0, out);
-    const res = JSON.parse(out) as { enforces: boolean; seen: string[] };
-    assert.equal(res.enforces, false);
-    assert.deepEqual(res.seen, [
-      'runAsUser: podvisor is not running as root',
-      'resources.limits.memory: no writable cgroup hierarchy (podvisor is not root, or cgroups are read-only)',
-      'resources.limits.cpu: no writable cgroup hierarchy (podvisor is not root, or cgroups are read-only)',
-    ]);
-  } finally {
-    cleanup();
-  }
-});
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, cwd: '/', stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const code = await new Promise<number | null>((r) => child.once('close', r));
+      assert.equal(code, 0, out);
+      const res = JSON.parse(out) as { enforces: boolean; seen: string[] };
+      assert.equal(res.enforces, false);
+      assert.deepEqual(res.seen, [
+        'runAsUser: podvisor is not running as root',
+        'resources.limits.memory: no writable cgroup hierarchy (podvisor is not root, or cgroups are read-only)',
+        'resources.limits.cpu: no writable cgroup hierarchy (podvisor is not root, or cgroups are read-only)',
+      ]);
+    } finally {
+      cleanup();
+    }
+  },
+);
 
 test('cgroup layout detection: v2 with the controllers, else the v1 mounts', () => {
   const v1 = [

@@ -49,7 +49,14 @@ const codeOf = (err: unknown) => (err instanceof CriError ? err.code : undefined
 
 test('CRI Exec on the process runtime: a URL whose stream carries stdin, stdout, stderr and the exit code', async () => {
   await withService(async (client, _sb, id) => {
-    const { url } = await client.exec({ containerId: id, cmd: ['/bin/sh', '-c', 'cat; echo "$GREETING" >&2; exit 9'], tty: false, stdin: true, stdout: true, stderr: true });
+    const { url } = await client.exec({
+      containerId: id,
+      cmd: ['/bin/sh', '-c', 'cat; echo "$GREETING" >&2; exit 9'],
+      tty: false,
+      stdin: true,
+      stdout: true,
+      stderr: true,
+    });
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/exec\/[A-Za-z0-9_-]+$/);
     const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: true, tty: false });
     const io = collect(s);
@@ -60,7 +67,10 @@ test('CRI Exec on the process runtime: a URL whose stream carries stdin, stdout,
     assert.equal(io.err(), 'hello\n');
 
     // A URL serves once.
-    await assert.rejects(connectRuntimeStream(url, { stdin: true, stdout: true, stderr: true, tty: false }), /unable to upgrade connection: unknown or expired/);
+    await assert.rejects(
+      connectRuntimeStream(url, { stdin: true, stdout: true, stderr: true, tty: false }),
+      /unable to upgrade connection: unknown or expired/,
+    );
 
     // A terminal request with stdout only: the output comes through the terminal (CR LF line ends).
     const t = await client.exec({ containerId: id, cmd: ['/bin/echo', 'fine'], tty: true, stdin: false, stdout: true, stderr: false });
@@ -81,10 +91,22 @@ test('CRI Exec on the process runtime: a URL whose stream carries stdin, stdout,
 test('CRI Exec and Attach requests are checked as containerd checks them', async () => {
   await withService(async (client, sb, id) => {
     await assert.rejects(client.exec({ containerId: 'nope', cmd: ['true'], tty: false, stdin: false, stdout: true, stderr: false }), NotFoundError);
-    await assert.rejects(client.exec({ containerId: id, cmd: [], tty: false, stdin: false, stdout: true, stderr: false }), (e) => codeOf(e) === grpc.status.INVALID_ARGUMENT);
-    await assert.rejects(client.exec({ containerId: id, cmd: ['true'], tty: true, stdin: false, stdout: true, stderr: true }), /tty and stderr cannot both be true/);
-    await assert.rejects(client.exec({ containerId: id, cmd: ['true'], tty: false, stdin: false, stdout: false, stderr: false }), /one of stdin, stdout, or stderr must be set/);
-    await assert.rejects(client.attach({ containerId: id, tty: false, stdin: true, stdout: true, stderr: false }), (e) => codeOf(e) === grpc.status.FAILED_PRECONDITION);
+    await assert.rejects(
+      client.exec({ containerId: id, cmd: [], tty: false, stdin: false, stdout: true, stderr: false }),
+      (e) => codeOf(e) === grpc.status.INVALID_ARGUMENT,
+    );
+    await assert.rejects(
+      client.exec({ containerId: id, cmd: ['true'], tty: true, stdin: false, stdout: true, stderr: true }),
+      /tty and stderr cannot both be true/,
+    );
+    await assert.rejects(
+      client.exec({ containerId: id, cmd: ['true'], tty: false, stdin: false, stdout: false, stderr: false }),
+      /one of stdin, stdout, or stderr must be set/,
+    );
+    await assert.rejects(
+      client.attach({ containerId: id, tty: false, stdin: true, stdout: true, stderr: false }),
+      (e) => codeOf(e) === grpc.status.FAILED_PRECONDITION,
+    );
     await assert.rejects(client.portForward(sb, [80]), (e) => codeOf(e) === grpc.status.UNIMPLEMENTED && /share the host network/.test((e as Error).message));
   });
 });
@@ -105,7 +127,11 @@ test("CRI Attach on the process runtime: the container's output as written, its 
 
 test('CRI Exec with a terminal on the process runtime: stdin and stdout are a terminal, input is echoed, resize reaches it', async () => {
   await withService(async (client, _sb, id) => {
-    const cmd = ['/bin/sh', '-c', '[ -t 0 ] && [ -t 1 ] && echo is-a-tty; while [ "$(stty size)" != "30 100" ]; do sleep 0.05; done; echo sized; read x; echo "got-$x"; exit 4'];
+    const cmd = [
+      '/bin/sh',
+      '-c',
+      '[ -t 0 ] && [ -t 1 ] && echo is-a-tty; while [ "$(stty size)" != "30 100" ]; do sleep 0.05; done; echo sized; read x; echo "got-$x"; exit 4',
+    ];
     const { url } = await client.exec({ containerId: id, cmd, tty: true, stdin: true, stdout: true, stderr: false });
     const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: false, tty: true });
     const io = collect(s);

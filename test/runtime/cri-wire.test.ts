@@ -11,7 +11,16 @@ import { PROCESS_RUNTIME_CAPABILITIES, ProcessRuntime } from '../../src/runtime/
 import { containerProcessInfo, CRI_RUNTIME_CAPABILITIES, NotFoundError, type ContainerEvent } from '../../src/runtime/cri.js';
 import { CriError, CriRuntimeClient, connectCriRuntime } from '../../src/runtime/cri/client.js';
 import { serveCri } from '../../src/runtime/cri/server.js';
-import { containerConfigFromWire, containerConfigToWire, msToNs, nsToMs, sandboxConfigFromWire, sandboxConfigToWire, signalFromWire, signalToWire } from '../../src/runtime/cri/convert.js';
+import {
+  containerConfigFromWire,
+  containerConfigToWire,
+  msToNs,
+  nsToMs,
+  sandboxConfigFromWire,
+  sandboxConfigToWire,
+  signalFromWire,
+  signalToWire,
+} from '../../src/runtime/cri/convert.js';
 import { loadCriServices, warmCodecs } from '../../src/runtime/cri/proto.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -51,7 +60,11 @@ test('conversions: nanosecond timestamps, signals, optional fields round-trip', 
     portMappings: [{ protocol: 'UDP' as const, containerPort: 53, hostPort: 5353, hostIp: '127.0.0.1' }],
     linux: {
       cgroupParent: '/kubepods/pod1',
-      securityContext: { namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc: 'POD' as const }, runAsUser: 0, supplementalGroups: [5, 6] },
+      securityContext: {
+        namespaceOptions: { network: 'NODE' as const, pid: 'CONTAINER' as const, ipc: 'POD' as const },
+        runAsUser: 0,
+        supplementalGroups: [5, 6],
+      },
       sysctls: { 'net.core.somaxconn': '1024' },
     },
   };
@@ -214,7 +227,9 @@ test('error codes: NotFound for unknown ids, InvalidArgument for malformed reque
     const services = loadCriServices();
     const raw = new services.RuntimeService(endpoint, grpc.credentials.createInsecure());
     const code = await new Promise<number>((resolve) =>
-      (raw as unknown as { CreateContainer: (r: object, cb: (e: grpc.ServiceError | null) => void) => void }).CreateContainer({ podSandboxId: sb }, (e) => resolve(e?.code ?? 0)),
+      (raw as unknown as { CreateContainer: (r: object, cb: (e: grpc.ServiceError | null) => void) => void }).CreateContainer({ podSandboxId: sb }, (e) =>
+        resolve(e?.code ?? 0),
+      ),
     );
     raw.close();
     assert.equal(code, grpc.status.INVALID_ARGUMENT);

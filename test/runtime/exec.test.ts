@@ -11,10 +11,7 @@ import { FakeClock, RealClock, type Clock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } from './helpers.js';
 
-async function withContainer(
-  fn: (ctx: { rt: ProcessRuntime; id: string; root: string }) => Promise<void>,
-  clock: Clock = new RealClock(),
-) {
+async function withContainer(fn: (ctx: { rt: ProcessRuntime; id: string; root: string }) => Promise<void>, clock: Clock = new RealClock()) {
   const { dir, cleanup } = tempDir();
   const rt = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
   try {

@@ -154,7 +154,8 @@ test('reader: tail, since, timestamps, stream, across rotated files in order', a
     const logDir = join(dir, 'c');
     mkdirSync(logDir);
     const path = join(logDir, '0.log');
-    const rec = (sec: number, stream: string, tag: string, text: string) => `2026-12-02T12:00:${String(sec).padStart(2, '0')}.000000001Z ${stream} ${tag} ${text}\n`;
+    const rec = (sec: number, stream: string, tag: string, text: string) =>
+      `2026-12-02T12:00:${String(sec).padStart(2, '0')}.000000001Z ${stream} ${tag} ${text}\n`;
     // Rotated names sort by stamp, then by sequence number (numerically).
     writeFileSync(`${path}.20261202-120000`, rec(0, 'stdout', 'F', 'one') + rec(1, 'stdout', 'P', 'tw'));
     writeFileSync(`${path}.20261202-120000.2`, rec(2, 'stderr', 'F', 'err') + rec(3, 'stdout', 'F', 'o'));

@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import { childrenTree, ProcSnapshots, ProcTreeTracker, readProcTable, stdioTargets } from '../../src/runtime/process/proc-tree.js';
 import { waitFor } from '../fixtures/wait.js';
 
-
 test('childrenTree: the subtree of a process, as the full /proc table links it', async (t) => {
   // sh → (sh → sleep) and sleep: two children, one grandchild.
   const root = spawn('sh', ['-c', '(sleep 30; true) & sleep 30 & wait'], { stdio: 'ignore', detached: true });
@@ -27,7 +26,7 @@ test('childrenTree: the subtree of a process, as the full /proc table links it',
   if (tree === undefined) return t.skip('this kernel keeps no /proc/<pid>/task/<tid>/children lists');
   const table = readProcTable();
   const expected = new Set<number>();
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const e of table.values()) {
       if (!expected.has(e.pid) && (e.ppid === root.pid || expected.has(e.ppid))) {

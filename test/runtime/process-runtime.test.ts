@@ -203,7 +203,7 @@ test('start errors: the container exits 128 with StartError and a containerd-lik
   });
 });
 
-test('env: exactly the config envs, plus containerd\'s default PATH, the passwd HOME and the sandbox\'s HOSTNAME when the config sets none', async (t) => {
+test("env: exactly the config envs, plus containerd's default PATH, the passwd HOME and the sandbox's HOSTNAME when the config sets none", async (t) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -214,7 +214,10 @@ test('env: exactly the config envs, plus containerd\'s default PATH, the passwd 
       await rt.startContainer(id);
       await waitFor('exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
       const logPath = (await rt.containerStatus(id)).logPath;
-      const lines = readFileSync(logPath, 'utf8').trim().split('\n').map((l) => l.split(' ').slice(3).join(' '));
+      const lines = readFileSync(logPath, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').slice(3).join(' '));
       return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
     };
     await t.test('without PATH', async () => {
@@ -226,7 +229,10 @@ test('env: exactly the config envs, plus containerd\'s default PATH, the passwd 
       assert.deepEqual(env, { HOSTNAME: 'web', A: 'last wins', PATH: DEFAULT_PATH, HOME: homeOf(process.getuid!()) });
     });
     await t.test('with PATH', async () => {
-      const env = await readEnv([{ key: 'PATH', value: '/bin:/usr/bin' }, { key: 'HOME', value: '/h' }]);
+      const env = await readEnv([
+        { key: 'PATH', value: '/bin:/usr/bin' },
+        { key: 'HOME', value: '/h' },
+      ]);
       assert.deepEqual(env, { PATH: '/bin:/usr/bin', HOME: '/h', HOSTNAME: sbc.hostname });
     });
   });
@@ -303,9 +309,18 @@ test('list, filters, start twice, unknown ids', async () => {
     const c2 = await rt.createContainer(sbId, containerConfig(['sleep', '100']), b);
     await rt.startContainer(c1);
     await assert.rejects(rt.startContainer(c1), /only a created container can be started/);
-    assert.deepEqual((await rt.listContainers()).map((c) => c.id), [c1, c2]);
-    assert.deepEqual((await rt.listContainers({ podSandboxId: sbId })).map((c) => c.id), [c2]);
-    assert.deepEqual((await rt.listContainers({ state: 'CONTAINER_RUNNING' })).map((c) => c.id), [c1]);
+    assert.deepEqual(
+      (await rt.listContainers()).map((c) => c.id),
+      [c1, c2],
+    );
+    assert.deepEqual(
+      (await rt.listContainers({ podSandboxId: sbId })).map((c) => c.id),
+      [c2],
+    );
+    assert.deepEqual(
+      (await rt.listContainers({ state: 'CONTAINER_RUNNING' })).map((c) => c.id),
+      [c1],
+    );
     await assert.rejects(rt.startContainer('nope'), NotFoundError);
     await assert.rejects(rt.stopContainer('nope', 0), NotFoundError);
     await assert.rejects(rt.podSandboxStatus('nope'), NotFoundError);

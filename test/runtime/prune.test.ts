@@ -15,7 +15,8 @@ test('pruneContainerLogs keeps the current and the previous instance, touches no
     mkdirSync(logs);
     const victim = join(dir, 'victim');
     writeFileSync(victim, 'keep me');
-    for (const n of ['0.log', '0.log.20260101-000000', '1.log', '1.log.20260101-000000.1', '2.log', '3.log', 'notes.txt', '1.logx']) writeFileSync(join(logs, n), '');
+    for (const n of ['0.log', '0.log.20260101-000000', '1.log', '1.log.20260101-000000.1', '2.log', '3.log', 'notes.txt', '1.logx'])
+      writeFileSync(join(logs, n), '');
     symlinkSync(victim, join(logs, '1.log.20260101-000001'));
     const removed = await pruneContainerLogs(logs, 2);
     assert.deepEqual(removed.sort(), ['0.log', '0.log.20260101-000000', '1.log', '1.log.20260101-000000.1', '1.log.20260101-000001']);

@@ -87,7 +87,10 @@ test('a pod with metadata.uid "../../victim" is rejected before anything starts,
   const root = join(dir, 'root', 'a', 'b');
   const pod = join(dir, 'pod.yaml');
   writeFileSync(pod, podYaml('../../victim', 'echo planted > beside; rm -f precious'));
-  for (const args of [['validate', '-f', pod], ['run', '-f', pod, '--root-dir', root]]) {
+  for (const args of [
+    ['validate', '-f', pod],
+    ['run', '-f', pod, '--root-dir', root],
+  ]) {
     const r = await runCli(args);
     assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
     assert.match(r.stderr, /metadata\.uid: Invalid value: "\.\.\/\.\.\/victim": a valid UID must consist of alphanumeric characters/);

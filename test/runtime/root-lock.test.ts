@@ -16,7 +16,10 @@ test('a live holder refuses a second owner; stale locks are taken over', async (
     const pid = child.pid!;
     const start = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19];
     writeFileSync(join(root, LOCK_FILE), JSON.stringify({ pid, startTime: start, command: 'up' }));
-    assert.throws(() => lockRootDir(root, 'run'), (e: unknown) => e instanceof RootDirLockedError && /"podvisor up" \(pid \d+\)/.test(e.message));
+    assert.throws(
+      () => lockRootDir(root, 'run'),
+      (e: unknown) => e instanceof RootDirLockedError && /"podvisor up" \(pid \d+\)/.test(e.message),
+    );
     assert.equal(lockOwner(root)?.pid, pid);
 
     // Same pid, another start time: the pid was reused, the lock is stale.

@@ -36,7 +36,12 @@ function startService(root: string): Service {
 
 async function connected(root: string): Promise<CriRuntimeClient> {
   const client = new CriRuntimeClient({ endpoint: `unix://${join(root, 'runtime.sock')}`, logger: silentLogger });
-  await waitFor('the runtime service answers', () => client.version().then(() => true, () => false));
+  await waitFor('the runtime service answers', () =>
+    client.version().then(
+      () => true,
+      () => false,
+    ),
+  );
   return client;
 }
 
@@ -59,14 +64,18 @@ test('kill -9 of the runtime service: containers keep running and logging, the r
     // Writes a numbered line every 20 ms: a gap in the numbers would be lost output.
     const counter = await client.createContainer(
       sb,
-      containerConfig(['sh', '-c', `echo $$ > ${counterPid}; i=0; while :; do i=$((i+1)); echo "n $i"; sleep 0.02; done`], { metadata: { name: 'counter', attempt: 0 } }),
+      containerConfig(['sh', '-c', `echo $$ > ${counterPid}; i=0; while :; do i=$((i+1)); echo "n $i"; sleep 0.02; done`], {
+        metadata: { name: 'counter', attempt: 0 },
+      }),
       sbc,
     );
     const quitterPid = join(root, 'quitter.pid');
     const quitFlag = join(root, 'quit');
     const quitter = await client.createContainer(
       sb,
-      containerConfig(['sh', '-c', `echo $$ > ${quitterPid}; while [ ! -e ${quitFlag} ]; do sleep 0.02; done; exit 5`], { metadata: { name: 'quitter', attempt: 0 } }),
+      containerConfig(['sh', '-c', `echo $$ > ${quitterPid}; while [ ! -e ${quitFlag} ]; do sleep 0.02; done; exit 5`], {
+        metadata: { name: 'quitter', attempt: 0 },
+      }),
       sbc,
     );
     await client.startContainer(counter);

@@ -31,7 +31,9 @@ function liveMembers(pgid: number): number[] {
 
 test('a process group of zombies counts as stopped', async () => {
   // The parent forks a child that leads its own group and exits; the parent never reaps it.
-  const parent = spawn('perl', ['-e', '$|=1; my $p = fork(); if ($p == 0) { setpgrp(0, 0); exit 0 } print "$p\\n"; sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const parent = spawn('perl', ['-e', '$|=1; my $p = fork(); if ($p == 0) { setpgrp(0, 0); exit 0 } print "$p\\n"; sleep 60'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   try {
     const zombie = await new Promise<number>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
     await waitFor('the child is a zombie', () => {

@@ -11,7 +11,8 @@ import { translateKubeletStreamingURL } from '../../src/streaming/kubelet-paths.
 import { FakeClock } from '../../src/util/clock.js';
 
 // A request object as node:http gives one: method, url, headers, on a plain (unencrypted) socket.
-const req = (method: string, url: string, headers: Record<string, string> = {}) => ({ method, url, headers, socket: new Socket() }) as unknown as IncomingMessage;
+const req = (method: string, url: string, headers: Record<string, string> = {}) =>
+  ({ method, url, headers, socket: new Socket() }) as unknown as IncomingMessage;
 
 describe('kubelet request attributes', () => {
   it('maps the method to the verb and the path to the subresource, as the kubelet', () => {
@@ -38,7 +39,9 @@ describe('kubelet port authentication and authorisation', () => {
     const post = async (path: string, body: any) => {
       reviews.push(path);
       if (path.endsWith('/tokenreviews')) {
-        return body.spec.token === 'good' ? { status: { authenticated: true, user: { username: 'alice', groups: ['dev'] } } } : { status: { authenticated: false } };
+        return body.spec.token === 'good'
+          ? { status: { authenticated: true, user: { username: 'alice', groups: ['dev'] } } }
+          : { status: { authenticated: false } };
       }
       return { status: { allowed: body.spec.resourceAttributes.subresource === 'stats' } };
     };
@@ -73,9 +76,19 @@ describe('kubelet port authentication and authorisation', () => {
     const down = async () => {
       throw new Error('connect ECONNREFUSED');
     };
-    const o = { nodeName: 'n1', x509: false, anonymous: true, authenticateToken: (t: string) => new TokenReviewAuthenticator(down, clock).authenticate(t), authorize: (u: any, a: any) => new SubjectAccessReviewAuthorizer(down, clock).authorize(u, a) };
-    assert.equal((await checkKubeletRequest(req('GET', '/pods', { authorization: 'Bearer x' }), o) as any).code, 401);
-    assert.deepEqual(await checkKubeletRequest(req('GET', '/pods'), o), { ok: false, code: 500, message: 'Authorization error (user=system:anonymous, verb=get, resource=nodes, subresource=proxy)' });
+    const o = {
+      nodeName: 'n1',
+      x509: false,
+      anonymous: true,
+      authenticateToken: (t: string) => new TokenReviewAuthenticator(down, clock).authenticate(t),
+      authorize: (u: any, a: any) => new SubjectAccessReviewAuthorizer(down, clock).authorize(u, a),
+    };
+    assert.equal(((await checkKubeletRequest(req('GET', '/pods', { authorization: 'Bearer x' }), o)) as any).code, 401);
+    assert.deepEqual(await checkKubeletRequest(req('GET', '/pods'), o), {
+      ok: false,
+      code: 500,
+      message: 'Authorization error (user=system:anonymous, verb=get, resource=nodes, subresource=proxy)',
+    });
   });
 });
 

@@ -31,7 +31,14 @@ const crash: StartFailure = {
 
 test('shouldContainerBeRestarted table', () => {
   const c = container('app');
-  const cases: { name: string; policy: 'Always' | 'OnFailure' | 'Never'; latest?: RuntimeContainerStatus; deleting?: boolean; sidecar?: boolean; want: boolean }[] = [
+  const cases: {
+    name: string;
+    policy: 'Always' | 'OnFailure' | 'Never';
+    latest?: RuntimeContainerStatus;
+    deleting?: boolean;
+    sidecar?: boolean;
+    want: boolean;
+  }[] = [
     { name: 'deleting', policy: 'Always', deleting: true, want: false },
     { name: 'never ran', policy: 'Never', want: true },
     { name: 'running', policy: 'Always', latest: instance('app', 'CONTAINER_RUNNING'), want: false },
@@ -213,8 +220,14 @@ test('started is carried over from the previous status while running', () => {
 
 test('regular statuses are sorted by name; init statuses keep the spec order', () => {
   const p = pod({ containers: [container('zeta'), container('alpha'), container('mid')], initContainers: [container('z-init'), sidecar('a-side')] });
-  assert.deepEqual(convert(p, []).map((s) => s.name), ['alpha', 'mid', 'zeta']);
-  assert.deepEqual(convert(p, [], { init: true }).map((s) => s.name), ['z-init', 'a-side']);
+  assert.deepEqual(
+    convert(p, []).map((s) => s.name),
+    ['alpha', 'mid', 'zeta'],
+  );
+  assert.deepEqual(
+    convert(p, [], { init: true }).map((s) => s.name),
+    ['z-init', 'a-side'],
+  );
 });
 
 test('init containers: exited 0 never shows the reason cache; sidecars show it under Never', () => {

@@ -158,13 +158,10 @@ test('failure overrides the phase with its reason and message', () => {
   assert.equal(s.phase, 'Failed');
   assert.equal(s.reason, 'DeadlineExceeded');
   assert.equal(s.message, 'Pod was active on the node longer than the specified deadline');
-  assert.deepEqual(Object.keys(s).filter((k) => ['message', 'phase', 'qosClass', 'reason', 'startTime'].includes(k)), [
-    'message',
-    'phase',
-    'qosClass',
-    'reason',
-    'startTime',
-  ]);
+  assert.deepEqual(
+    Object.keys(s).filter((k) => ['message', 'phase', 'qosClass', 'reason', 'startTime'].includes(k)),
+    ['message', 'phase', 'qosClass', 'reason', 'startTime'],
+  );
   // and later generations keep phase, reason and message
   const next = gen(p, { containers: [instance('app', 'CONTAINER_RUNNING')], previous: s });
   assert.equal(next.phase, 'Failed');
@@ -175,7 +172,7 @@ test('a terminal phase in the cached or the API status is kept', () => {
   const p = pod({});
   const running = [instance('app', 'CONTAINER_RUNNING')];
   assert.equal(gen(p, { containers: running, previous: { phase: 'Succeeded' } }).phase, 'Succeeded');
-  const apiFailed: Pod = { ...p, status: { phase: 'Failed', reason: 'OutOfcpu', message: 'Pod Node didn\'t have enough resource: cpu' } };
+  const apiFailed: Pod = { ...p, status: { phase: 'Failed', reason: 'OutOfcpu', message: "Pod Node didn't have enough resource: cpu" } };
   const s = gen(apiFailed, { containers: running });
   assert.equal(s.phase, 'Failed');
   assert.equal(s.reason, 'OutOfcpu');
@@ -195,7 +192,12 @@ test('reason and message of an unchanged phase are kept; a new phase drops them'
 test('conditions owned by others are preserved before the kubelet ones; DisruptionTarget is copied', () => {
   const p: Pod = {
     ...pod({ readinessGates: ['example.com/lb'] }),
-    status: { conditions: [{ type: 'example.com/lb', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }, { type: 'Ready', status: 'True' }] },
+    status: {
+      conditions: [
+        { type: 'example.com/lb', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        { type: 'Ready', status: 'True' },
+      ],
+    },
   };
   const previous: PodStatus = { phase: 'Running', conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet' }] };
   const s = gen(p, { containers: [instance('app', 'CONTAINER_RUNNING')], previous });

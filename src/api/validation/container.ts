@@ -33,8 +33,15 @@ function validateContainerPorts(ports: Container['ports'], path: FieldPath): Fie
 }
 
 const envFieldPaths = [
-  'metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName',
-  'status.hostIP', 'status.hostIPs', 'status.podIP', 'status.podIPs',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
 ];
 const resourceFieldPaths = ['limits.cpu', 'limits.ephemeral-storage', 'limits.memory', 'requests.cpu', 'requests.ephemeral-storage', 'requests.memory'];
 
@@ -165,7 +172,8 @@ export function validateContainerCommon(c: Container, ctx: ContainerContext, pat
   errs.push(...validateVolumeMounts(c, ctx.volumes, path.child('volumeMounts')));
   const pull = c.imagePullPolicy ?? '';
   if (pull === '') errs.push(required(path.child('imagePullPolicy'), ''));
-  else if (!['Always', 'IfNotPresent', 'Never'].includes(pull)) errs.push(notSupported(path.child('imagePullPolicy'), pull, ['Always', 'IfNotPresent', 'Never']));
+  else if (!['Always', 'IfNotPresent', 'Never'].includes(pull))
+    errs.push(notSupported(path.child('imagePullPolicy'), pull, ['Always', 'IfNotPresent', 'Never']));
   errs.push(...validateResourceRequirements(c.resources as never, path.child('resources')));
   return errs;
 }
@@ -178,7 +186,17 @@ function checkHostPortConflicts(containers: readonly Container[], path: FieldPat
     (c.ports ?? []).forEach((port, pi) => {
       if (!port.hostPort) return;
       const key = `${port.protocol ?? ''}/${port.hostIP ?? ''}/${port.hostPort}`;
-      if (seen.has(key)) errs.push(duplicate(path.index(ci + indexOffset).child('ports').index(pi).child('hostPort'), key));
+      if (seen.has(key))
+        errs.push(
+          duplicate(
+            path
+              .index(ci + indexOffset)
+              .child('ports')
+              .index(pi)
+              .child('hostPort'),
+            key,
+          ),
+        );
       else seen.add(key);
     });
   });

@@ -80,7 +80,9 @@ function validateHostNetworkPorts(spec: NonNullable<Pod['spec']>, path: FieldPat
     (containers ?? []).forEach((c, ci) =>
       (c.ports ?? []).forEach((port, pi) => {
         if (port.hostPort && port.hostPort !== port.containerPort) {
-          errs.push(invalid(p.index(ci).child('ports').index(pi).child('containerPort'), port.containerPort, 'must match `hostPort` when `hostNetwork` is true'));
+          errs.push(
+            invalid(p.index(ci).child('ports').index(pi).child('containerPort'), port.containerPort, 'must match `hostPort` when `hostNetwork` is true'),
+          );
         }
       }),
     );
@@ -100,9 +102,7 @@ export function validatePodSpec(spec: Pod['spec'], path: FieldPath = newPath('sp
   const ctx = { volumes: vols.names, gracePeriod: grace };
   errs.push(...validateContainers(spec.containers, ctx, path.child('containers')));
   errs.push(...validateInitContainers(spec.initContainers, spec.containers, ctx, path.child('initContainers')));
-  (spec.ephemeralContainers ?? []).forEach((c, i) =>
-    errs.push(...validateContainerCommon(c as Container, ctx, path.child('ephemeralContainers').index(i))),
-  );
+  (spec.ephemeralContainers ?? []).forEach((c, i) => errs.push(...validateContainerCommon(c as Container, ctx, path.child('ephemeralContainers').index(i))));
   const podResources = (spec as { resources?: Parameters<typeof validateResourceRequirements>[0] }).resources;
   errs.push(...validateResourceRequirements(podResources, path.child('resources')));
   errs.push(...validateHostNetworkPorts(spec, path));
@@ -150,7 +150,10 @@ export function validatePodUID(uid: string | undefined, path: FieldPath = newPat
   if (uid === undefined || uid === '') return [];
   const errs: FieldError[] = [];
   if (Buffer.byteLength(uid) > uidMaxLength) errs.push(invalid(path, uid, maxLenError(uidMaxLength)));
-  if (!uidRe.test(uid)) errs.push(invalid(path, uid, regexError("a valid UID must consist of alphanumeric characters, '-', '_' or '.'", uidFmt, '3f2b5c1e-0d4e-4c3a-9a51-6d2f8e7b9c10')));
+  if (!uidRe.test(uid))
+    errs.push(
+      invalid(path, uid, regexError("a valid UID must consist of alphanumeric characters, '-', '_' or '.'", uidFmt, '3f2b5c1e-0d4e-4c3a-9a51-6d2f8e7b9c10')),
+    );
   if (uid === '.' || uid === '..') errs.push(invalid(path, uid, `must not be '${uid}'`));
   return errs;
 }

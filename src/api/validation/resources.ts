@@ -9,10 +9,26 @@ import { isQualifiedName } from './names.js';
 const standardContainerResources = new Set(['cpu', 'memory', 'ephemeral-storage']);
 /** Names a container may request without a domain prefix (besides hugepages-<size>). */
 const standardResourceNames = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
-  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'services', 'replicationcontrollers',
-  'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims', 'requests.storage',
-  'services.nodeports', 'services.loadbalancers', 'storage',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'services',
+  'replicationcontrollers',
+  'resourcequotas',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'requests.storage',
+  'services.nodeports',
+  'services.loadbalancers',
+  'storage',
 ]);
 
 const isHugePages = (name: string) => name.startsWith('hugepages-');

@@ -5,7 +5,13 @@ import type { KubeBackend, KubeObject, Storage } from '../backend.js';
 import { resource } from '../resource-def.js';
 
 function namespaceObject(name: string): KubeObject {
-  return { kind: 'Namespace', apiVersion: 'v1', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } } as KubeObject;
+  return {
+    kind: 'Namespace',
+    apiVersion: 'v1',
+    metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  } as KubeObject;
 }
 
 function namespaceStorage(b: KubeBackend): Storage {

@@ -32,7 +32,12 @@ function podMetrics(b: KubeBackend, ctx: ApiContext, p: Pod): KubeObject | undef
 
 function podMetricsStorage(b: KubeBackend, ctx: ApiContext): Storage {
   return {
-    list: () => ({ items: b.listPods().items.map((p) => podMetrics(b, ctx, p)).filter((m) => m !== undefined) }),
+    list: () => ({
+      items: b
+        .listPods()
+        .items.map((p) => podMetrics(b, ctx, p))
+        .filter((m) => m !== undefined),
+    }),
     get: (ns, name) => {
       const p = b.getPod(ns, name);
       return p && podMetrics(b, ctx, p);

@@ -136,7 +136,10 @@ function mountFromWire(w: Wire): Mount {
 }
 
 /** The fields the sandbox's and the container's Linux security contexts share. */
-type SharedSecurity = Pick<LinuxContainerSecurityContext, 'namespaceOptions' | 'runAsUser' | 'runAsGroup' | 'readonlyRootfs' | 'supplementalGroups' | 'privileged'>;
+type SharedSecurity = Pick<
+  LinuxContainerSecurityContext,
+  'namespaceOptions' | 'runAsUser' | 'runAsGroup' | 'readonlyRootfs' | 'supplementalGroups' | 'privileged'
+>;
 
 function sharedSecurityToWire(sc: SharedSecurity): Wire {
   return {
@@ -219,7 +222,8 @@ export function sandboxConfigFromWire(w: Wire): PodSandboxConfig {
       hostIp: p.hostIp ?? '',
     })),
   };
-  if (w.dnsConfig) c.dnsConfig = { servers: [...(w.dnsConfig.servers ?? [])], searches: [...(w.dnsConfig.searches ?? [])], options: [...(w.dnsConfig.options ?? [])] };
+  if (w.dnsConfig)
+    c.dnsConfig = { servers: [...(w.dnsConfig.servers ?? [])], searches: [...(w.dnsConfig.searches ?? [])], options: [...(w.dnsConfig.options ?? [])] };
   const linux = linuxSandboxFromWire(w.linux);
   if (linux) c.linux = linux;
   return c;

@@ -154,10 +154,23 @@ export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime:
       return { stdout: res.stdout, stderr: res.stderr, exitCode: res.exitCode };
     },
     Exec: async (req) => {
-      return runtime.exec({ containerId: requireId(req.containerId, 'container_id'), cmd: req.cmd ?? [], tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
+      return runtime.exec({
+        containerId: requireId(req.containerId, 'container_id'),
+        cmd: req.cmd ?? [],
+        tty: !!req.tty,
+        stdin: !!req.stdin,
+        stdout: !!req.stdout,
+        stderr: !!req.stderr,
+      });
     },
     Attach: async (req) => {
-      return runtime.attach({ containerId: requireId(req.containerId, 'container_id'), tty: !!req.tty, stdin: !!req.stdin, stdout: !!req.stdout, stderr: !!req.stderr });
+      return runtime.attach({
+        containerId: requireId(req.containerId, 'container_id'),
+        tty: !!req.tty,
+        stdin: !!req.stdin,
+        stdout: !!req.stdout,
+        stderr: !!req.stderr,
+      });
     },
     PortForward: async (req) => {
       return runtime.portForward(requireId(req.podSandboxId, 'pod_sandbox_id'), req.port ?? []);
@@ -182,7 +195,9 @@ export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime:
 
   const images = runtime.images;
   const img: Record<string, Handler> = {
-    ListImages: async (req) => ({ images: (await images.listImages(req.filter?.image ? { image: imageSpecFromWire(req.filter.image) } : undefined)).map(imageToWire) }),
+    ListImages: async (req) => ({
+      images: (await images.listImages(req.filter?.image ? { image: imageSpecFromWire(req.filter.image) } : undefined)).map(imageToWire),
+    }),
     ImageStatus: async (req) => {
       if (!req.image?.image) throw invalid('image must be set');
       const i = await images.imageStatus(imageSpecFromWire(req.image));
@@ -219,7 +234,12 @@ export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime:
   return { runtime: runtimeImpl, image: imageImpl };
 }
 
-function statsAttributes(s: { id: string; metadata: { name: string; attempt: number }; labels: Record<string, string>; annotations: Record<string, string> }): Wire {
+function statsAttributes(s: {
+  id: string;
+  metadata: { name: string; attempt: number };
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}): Wire {
   return { attributes: { id: s.id, metadata: s.metadata, labels: s.labels, annotations: s.annotations }, cpu: { timestamp: msToNs(Date.now()) } };
 }
 

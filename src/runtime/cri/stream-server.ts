@@ -39,7 +39,9 @@ function offeredProtocols(req: IncomingMessage): string[] {
 }
 
 function refuse(socket: Duplex, code: number, reason: string, message: string): void {
-  socket.end(`HTTP/1.1 ${code} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`);
+  socket.end(
+    `HTTP/1.1 ${code} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`,
+  );
 }
 
 /** Serves exec and attach on 127.0.0.1 (a port of the system's choosing). */
@@ -91,7 +93,13 @@ export async function startStreamServer(backend: StreamBackend, opts: { logger: 
 }
 
 /** Waits for the client's streams, runs the session, reports its end on the error stream. */
-function serveSession(session: SpdySession, req: Omit<StreamRequest, 'cmd'>, cmd: string[], start: () => ExecSession | Promise<ExecSession>, logger: Logger): void {
+function serveSession(
+  session: SpdySession,
+  req: Omit<StreamRequest, 'cmd'>,
+  cmd: string[],
+  start: () => ExecSession | Promise<ExecSession>,
+  logger: Logger,
+): void {
   const want = new Set(['error']);
   if (req.stdin) want.add('stdin');
   if (req.stdout) want.add('stdout');
@@ -118,7 +126,12 @@ function serveSession(session: SpdySession, req: Omit<StreamRequest, 'cmd'>, cmd
     const errStream = streams.get('error')!;
     errStream.resume();
     const report = async (result: number | Error) => {
-      await new Promise<void>((r) => errStream.end(JSON.stringify(exitStatus(result instanceof Error ? new Error(`error executing command in container: ${result.message}`) : result, cmd)), () => r()));
+      await new Promise<void>((r) =>
+        errStream.end(
+          JSON.stringify(exitStatus(result instanceof Error ? new Error(`error executing command in container: ${result.message}`) : result, cmd)),
+          () => r(),
+        ),
+      );
       await session.end();
     };
     let exec: ExecSession;

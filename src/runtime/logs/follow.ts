@@ -40,7 +40,12 @@ export function followContainerOutput(runtime: RuntimeService, listener: OutputL
       return;
     }
     if (!path || stopped || followed.has(id)) return;
-    const offset = fromEnd ? await stat(path).then((s) => s.size, () => 0) : 0;
+    const offset = fromEnd
+      ? await stat(path).then(
+          (s) => s.size,
+          () => 0,
+        )
+      : 0;
     followed.set(id, { path, offset, rest: Buffer.alloc(0), last: false, busy: false });
   };
 
@@ -48,7 +53,10 @@ export function followContainerOutput(runtime: RuntimeService, listener: OutputL
     if (f.busy) return;
     f.busy = true;
     try {
-      const size = await stat(f.path).then((s) => s.size, () => -1);
+      const size = await stat(f.path).then(
+        (s) => s.size,
+        () => -1,
+      );
       if (size >= 0 && size < f.offset) {
         f.offset = 0;
         f.rest = Buffer.alloc(0);

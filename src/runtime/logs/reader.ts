@@ -77,8 +77,7 @@ export async function readContainerLogEntries(path: string, opts: ReadLogOptions
   let out = opts.stream ? entries.filter((e) => e.stream === opts.stream) : entries;
   if (opts.tailLines !== undefined && opts.tailLines >= 0) out = opts.tailLines === 0 ? [] : out.slice(-opts.tailLines);
   if (opts.sinceTime !== undefined) {
-    const since =
-      opts.sinceTime instanceof Date ? BigInt(opts.sinceTime.getTime()) * 1_000_000n : parseRFC3339Nano(opts.sinceTime);
+    const since = opts.sinceTime instanceof Date ? BigInt(opts.sinceTime.getTime()) * 1_000_000n : parseRFC3339Nano(opts.sinceTime);
     if (since === undefined) throw new Error(`invalid sinceTime ${JSON.stringify(opts.sinceTime)}`);
     out = out.filter((e) => (parseRFC3339Nano(e.timestamp) ?? 0n) >= since);
   }

@@ -79,7 +79,10 @@ export class CgroupManager {
   /** A pod's cgroup, named by its sandbox id (hex, never pod data), with the pod's pids limit. */
   createPod(sandboxId: string, limits: CgroupLimits): Cgroup {
     checkName(sandboxId);
-    const cg = new Cgroup(this.layout, parentDirs(this.layout).map((d) => join(d, sandboxId)));
+    const cg = new Cgroup(
+      this.layout,
+      parentDirs(this.layout).map((d) => join(d, sandboxId)),
+    );
     cg.create(limits);
     if (this.layout.version === 2) enableControllers(cg.dirs[0]!);
     return cg;
@@ -96,7 +99,10 @@ export class Cgroup {
   /** A child cgroup (a container inside its pod), named by the runtime's hex id. */
   child(name: string, limits: CgroupLimits): Cgroup {
     checkName(name);
-    const cg = new Cgroup(this.layout, this.dirs.map((d) => join(d, name)));
+    const cg = new Cgroup(
+      this.layout,
+      this.dirs.map((d) => join(d, name)),
+    );
     cg.create(limits);
     return cg;
   }

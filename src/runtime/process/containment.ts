@@ -131,7 +131,7 @@ class CgroupContainment implements Containment {
       const table = readProcTable();
       const tree = new Set([pid]);
       let movedNow = 0;
-      for (let grew = true; grew; ) {
+      for (let grew = true; grew;) {
         grew = false;
         for (const e of table.values()) {
           if (tree.has(e.pid) || !tree.has(e.ppid)) continue;

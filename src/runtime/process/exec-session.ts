@@ -69,7 +69,13 @@ export function startExecSession(ctx: ContainerProcessContext, cmd: string[], st
   }
   let target: ReturnType<typeof spawnTarget>;
   try {
-    const id = { home: ctx.env.HOME ?? '/', unhonoured: [], ...(ctx.uid !== undefined ? { uid: ctx.uid } : {}), ...(ctx.gid !== undefined ? { gid: ctx.gid } : {}), ...(ctx.groups ? { groups: ctx.groups } : {}) };
+    const id = {
+      home: ctx.env.HOME ?? '/',
+      unhonoured: [],
+      ...(ctx.uid !== undefined ? { uid: ctx.uid } : {}),
+      ...(ctx.gid !== undefined ? { gid: ctx.gid } : {}),
+      ...(ctx.groups ? { groups: ctx.groups } : {}),
+    };
     target = spawnTarget(cmd[0], cmd.slice(1), id, host, { PATH: DEFAULT_PATH, ...ctx.env }, ctx.cwd);
   } catch (err) {
     return { resize() {}, kill() {}, exit: Promise.reject(new Error(`failed to exec in container: ${(err as Error).message}`)) };

@@ -47,10 +47,7 @@ class CappedOutput {
 export function execInContext(cmd: string[], timeoutSeconds: number, ctx: ExecContext): Promise<ExecSyncResult> {
   return new Promise((resolve, reject) => {
     const failStart = (err: NodeJS.ErrnoException) => {
-      describeSpawnError(err, cmd[0] ?? '', ctx.cwd).then(
-        (msg) => reject(new Error(`failed to exec in container: ${msg}`)),
-        reject,
-      );
+      describeSpawnError(err, cmd[0] ?? '', ctx.cwd).then((msg) => reject(new Error(`failed to exec in container: ${msg}`)), reject);
     };
     if (cmd.length === 0 || !cmd[0]) {
       reject(new Error('failed to exec in container: exec: no command specified'));

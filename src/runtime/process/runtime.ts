@@ -596,10 +596,7 @@ export class ProcessRuntime implements RuntimeService {
   }
 
   /** A container record with nothing running yet, registered with the runtime and its sandbox. */
-  private addRecord(
-    sb: SandboxRecord,
-    fields: Pick<ContainerRecord, 'status' | 'config' | 'env' | 'cwd' | 'identity' | 'procs'>,
-  ): ContainerRecord {
+  private addRecord(sb: SandboxRecord, fields: Pick<ContainerRecord, 'status' | 'config' | 'env' | 'cwd' | 'identity' | 'procs'>): ContainerRecord {
     let markExited!: () => void;
     const exited = new Promise<void>((r) => (markExited = r));
     const rec: ContainerRecord = { ...fields, exited, markExited, stopTimers: [], execGroups: new Set() };
@@ -647,7 +644,14 @@ export class ProcessRuntime implements RuntimeService {
     } else {
       try {
         const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd);
-        child = spawn(t.file, t.args, { cwd: c.cwd, env: c.env, detached: true, stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'], uid: t.uid, gid: t.gid });
+        child = spawn(t.file, t.args, {
+          cwd: c.cwd,
+          env: c.env,
+          detached: true,
+          stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'],
+          uid: t.uid,
+          gid: t.gid,
+        });
       } catch (err) {
         spawnError = err as NodeJS.ErrnoException;
       }
@@ -658,9 +662,7 @@ export class ProcessRuntime implements RuntimeService {
     for (const fd of fifo?.ends ?? []) closeSync(fd);
     if (spawnError || !child || child.pid === undefined) {
       for (const r of fifo?.readers ?? []) r.destroy();
-      const message = file
-        ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd)
-        : 'exec: no command specified';
+      const message = file ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd) : 'exec: no command specified';
       await logFile?.close();
       // containerd reports a container that never ran as exited 128 / StartError, started at 0.
       Object.assign(status, {
@@ -679,7 +681,9 @@ export class ProcessRuntime implements RuntimeService {
     const pgid = child.pid;
     c.pgid = pgid;
     // Tracked at once; the cgroup moves complete off the event loop (containment.ts).
-    c.procs.addSpawnedInBackground(pgid).catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
+    c.procs
+      .addSpawnedInBackground(pgid)
+      .catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
     const streams: Readable[] = fifo?.readers ?? [child.stdout!, child.stderr!];
     const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child.once('close', () => r()));
     child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
@@ -829,7 +833,9 @@ export class ProcessRuntime implements RuntimeService {
 
 /** Resolves once every stream ended (or failed). */
 function streamsEnded(streams: Readable[]): Promise<void> {
-  return Promise.all(streams.map((s) => new Promise<void>((r) => (s.readableEnded || s.destroyed ? r() : (s.once('end', r), s.once('close', r)))))).then(() => undefined);
+  return Promise.all(streams.map((s) => new Promise<void>((r) => (s.readableEnded || s.destroyed ? r() : (s.once('end', r), s.once('close', r)))))).then(
+    () => undefined,
+  );
 }
 
 function newId(): string {

@@ -12,7 +12,6 @@ import { procStartTime, processState } from './adopt.js';
 import { ProcessRuntime } from './runtime.js';
 import { defaultRuntimeEndpoint, runtimeStateDir } from './state.js';
 
-
 export interface ProcessRuntimeService {
   runtime: ProcessRuntime;
   server: CriServer;
