@@ -104,8 +104,22 @@ export function buildContainerConfig(input: BuildContainerConfigInput): Containe
 }
 
 /** The sandbox hostname: spec.hostname when set, else the pod name. */
+/** The longest hostname sethostname(2) takes (64 bytes with the terminating NUL). */
+export const HOSTNAME_MAX_LENGTH = 63;
+
+/**
+ * The pod's hostname, as GeneratePodHostNameAndDomain: spec.hostname, else the pod's name, cut to 63
+ * characters without a trailing '-' or '.' (truncatePodHostnameIfNeeded): a pod name may be up to
+ * 253 characters, a hostname may not.
+ */
 export function podHostname(pod: Pod): string {
-  return pod.spec?.hostname || pod.metadata?.name || '';
+  return truncateHostname(pod.spec?.hostname || pod.metadata?.name || '');
+}
+
+/** truncatePodHostnameIfNeeded: the first 63 characters, with trailing '-' and '.' removed. */
+export function truncateHostname(hostname: string): string {
+  if (hostname.length <= HOSTNAME_MAX_LENGTH) return hostname;
+  return hostname.slice(0, HOSTNAME_MAX_LENGTH).replace(/[-.]+$/, '');
 }
 
 /**

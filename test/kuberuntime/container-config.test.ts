@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from '../../src/api/types.js';
-import { buildContainerConfig, ContainerConfigError, hashContainer, type BuildContainerConfigInput } from '../../src/kuberuntime/container-config.js';
+import { buildContainerConfig, ContainerConfigError, hashContainer, podHostname, type BuildContainerConfigInput } from '../../src/kuberuntime/container-config.js';
+import { podSandboxConfig } from '../../src/kuberuntime/sandbox.js';
 
 function input(container: Container, podOver: Partial<NonNullable<Pod['spec']>> = {}, attempt = 0): BuildContainerConfigInput {
   return {
@@ -177,4 +178,20 @@ test('linux config: limits become cgroup settings as the kubelet converts them; 
     message: /^container's runAsUser breaks non-root policy \(pod: "web_prod\([^)]*\)", container: app\)$/,
   });
   assert.doesNotThrow(nonRoot({ runAsNonRoot: true, runAsUser: 65534 }));
+});
+
+test('hostname: a pod name past 63 characters is cut as truncatePodHostnameIfNeeded, without a trailing - or .', () => {
+  const long = (name: string): Pod => ({ metadata: { name, namespace: 'prod', uid: 'uid-7' }, spec: { containers: [{ name: 'app' }] } });
+  const cases: Array<{ name: string; want: string }> = [
+    { name: 'a'.repeat(63), want: 'a'.repeat(63) },
+    { name: 'a'.repeat(64), want: 'a'.repeat(63) },
+    { name: `${'b'.repeat(61)}--x-tail`, want: 'b'.repeat(61) },
+    { name: `${'c'.repeat(62)}.d`, want: 'c'.repeat(62) },
+  ];
+  for (const c of cases) {
+    assert.equal(podHostname(long(c.name)), c.want, c.name);
+    assert.equal(podSandboxConfig(long(c.name), '/state').hostname, c.want, c.name);
+  }
+  const env = buildContainerConfig({ ...input({ name: 'app' }), pod: long('x'.repeat(100)) }).envs;
+  assert.deepEqual(env, [{ key: 'HOSTNAME', value: 'x'.repeat(63) }]);
 });
