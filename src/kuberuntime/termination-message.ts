@@ -6,7 +6,7 @@
 import { mkdir, open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerStatus } from '../runtime/cri.js';
-import { readContainerLog } from '../runtime/logs/reader.js';
+import { readContainerLogText } from '../runtime/logs/reader.js';
 import { sandboxDir } from '../runtime/root-dir.js';
 import { ANNOTATION_TERMINATION_MESSAGE_POLICY } from './container-config.js';
 
@@ -68,8 +68,7 @@ export async function readTerminationMessage(hostPath: string, status: Container
   }
   if (checkLogs && status.logPath) {
     try {
-      const lines = await readContainerLog(status.logPath, { tailLines: MAX_TERMINATION_LOG_LINES });
-      const text = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
+      const text = Buffer.from(await readContainerLogText(status.logPath, { tailLines: MAX_TERMINATION_LOG_LINES }), 'utf8');
       message = text.subarray(Math.max(0, text.length - MAX_TERMINATION_LOG_BYTES)).toString('utf8');
     } catch (e) {
       message = `Error on reading termination message from logs: ${(e as Error).message}`;

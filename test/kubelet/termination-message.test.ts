@@ -42,6 +42,7 @@ test('FallbackToLogsOnError: the log tail (80 lines, 2048 bytes) on a failure, t
       sh('bytes', 'head -c 3000 /dev/zero | tr "\\0" y; echo; exit 3', fallback),
       sh('file-wins', 'echo from-log; echo from-file > "$PODVISOR_TERMINATION_MESSAGE_PATH"; exit 1', fallback),
       sh('succeeds', 'echo fine; exit 0', fallback),
+      sh('unterminated', 'echo first; printf DONE; exit 4', fallback),
     ],
     { restartPolicy: 'Never' },
   );
@@ -56,6 +57,10 @@ test('FallbackToLogsOnError: the log tail (80 lines, 2048 bytes) on a failure, t
     assert.equal(fileWins.message, 'from-file\n');
     const ok = await waitFor(() => `succeeds terminated: ${describe(h, pod)}`, terminated(h, pod, 'succeeds'));
     assert.equal(ok.message, undefined);
+    // A last line without a newline is given as written (upstream's "from log output if
+    // TerminationMessagePolicy FallbackToLogsOnError is set" expects exactly "DONE").
+    const unterminated = await waitFor(() => `unterminated terminated: ${describe(h, pod)}`, terminated(h, pod, 'unterminated'));
+    assert.equal(unterminated.message, 'first\nDONE');
   });
 });
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CriLineSplitter, decodeRecord, type LogTag } from '../../src/runtime/logs/cri-format.js';
-import { readContainerLog, readContainerLogEntries } from '../../src/runtime/logs/reader.js';
+import { readContainerLog, readContainerLogEntries, readContainerLogText } from '../../src/runtime/logs/reader.js';
 import { listRotatedLogs } from '../../src/runtime/logs/rotation.js';
 import { formatRFC3339Nano, LogTimestamps, parseRFC3339Nano, rotationSuffix } from '../../src/runtime/logs/timestamp.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
@@ -21,12 +21,12 @@ test('splitter: records as containerd cuts them', async (t) => {
     { name: 'CRLF across chunks', chunks: ['a\r', '\nb\n'], want: ['F:a', 'F:b'] },
     { name: 'a line across chunks', chunks: ['ab', 'c', 'd\n'], want: ['F:abcd'] },
     { name: 'empty line', chunks: ['\n\n'], want: ['F:', 'F:'] },
-    { name: 'no newline at EOF', chunks: ['a\nrest'], want: ['F:a', 'F:rest'] },
+    { name: 'no newline at EOF: a P, as containerd writes it', chunks: ['a\nrest'], want: ['F:a', 'P:rest'] },
     { name: 'exactly the max', chunks: ['abcd\n'], max: 4, want: ['F:abcd'] },
     { name: 'one over the max', chunks: ['abcde\n'], max: 4, want: ['P:abcd', 'F:e'] },
     { name: 'twice the max', chunks: ['abcdefgh\n'], max: 4, want: ['P:abcd', 'F:efgh'] },
     { name: 'long line in pieces', chunks: ['abc', 'defghij', '\n'], max: 4, want: ['P:abcd', 'P:efgh', 'F:ij'] },
-    { name: 'long line at EOF', chunks: ['abcdef'], max: 4, want: ['P:abcd', 'F:ef'] },
+    { name: 'long line at EOF', chunks: ['abcdef'], max: 4, want: ['P:abcd', 'P:ef'] },
   ];
   for (const c of cases) {
     await t.test(c.name, () => {
@@ -87,7 +87,10 @@ test('log file: every line in CRI format, laid out as /var/log/pods', async () =
     assert.equal(lines.pop(), '');
     for (const l of lines) assert.match(l, recordLine);
     const records = lines.map((l) => l.split(' ').slice(1).join(' '));
-    assert.deepEqual(records.sort(), ['stderr F oops', 'stdout F ', 'stdout F hello', 'stdout F no newline'].sort());
+    assert.deepEqual(records.sort(), ['stderr F oops', 'stdout F ', 'stdout F hello', 'stdout P no newline'].sort());
+    // Read back as the kubelet's ReadLogs writes it: the unterminated last line keeps no newline.
+    const text = await readContainerLogText(status.logPath, { stream: 'stdout' });
+    assert.equal(text, 'hello\n\nno newline');
   } finally {
     cleanup();
   }
@@ -181,7 +184,7 @@ test('reader: tail, since, timestamps, stream, across rotated files in order', a
     }
     await t.test('a joined line keeps the timestamp of its first piece', async () => {
       const entries = await readContainerLogEntries(path);
-      assert.deepEqual(entries[2], { timestamp: '2026-12-02T12:00:01.000000001Z', stream: 'stdout', content: 'two' });
+      assert.deepEqual(entries[2], { timestamp: '2026-12-02T12:00:01.000000001Z', stream: 'stdout', content: 'two', terminated: true });
     });
     await t.test('a missing log is an error', async () => {
       await assert.rejects(readContainerLog(join(logDir, 'nope.log')), { code: 'ENOENT' });

@@ -14,7 +14,8 @@ const CR = 0x0d;
 /**
  * Cuts one stream into records the way containerd's redirectLogs does: each line (without its
  * `\n` or `\r\n`) becomes an `F` record; a line longer than maxLen is written as `P` pieces of
- * maxLen bytes followed by an `F` with the rest; bytes left at end of stream become an `F`.
+ * maxLen bytes followed by an `F` with the rest; bytes left at end of stream, a line never
+ * terminated, become a `P` (a reader then shows them without a newline).
  */
 export class CriLineSplitter {
   private pending: Buffer[] = [];
@@ -44,11 +45,11 @@ export class CriLineSplitter {
     }
   }
 
-  /** The stream ended: whatever is left is a last (unterminated) line. */
+  /** The stream ended: whatever is left is a last line without its newline, a `P` as containerd writes it. */
   end(): void {
     if (this.pendingLen === 0) return;
     this.emitOverflow();
-    this.emit('F', this.take());
+    this.emit('P', this.take());
   }
 
   private append(b: Buffer): void {

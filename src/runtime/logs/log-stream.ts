@@ -34,10 +34,10 @@ export function containerLogStream(path: string, opts: LogStreamOptions): Readab
       cb(err);
     },
   });
-  /** Pushes one line; false once limitBytes is reached (the stream then ends). */
-  const emit = (timestamp: string, content: string): boolean => {
+  /** Pushes one line's text (with its newline, unless the line ended unterminated); false once limitBytes is reached. */
+  const emit = (timestamp: string, text: string): boolean => {
     if (since !== undefined && (parseRFC3339Nano(timestamp) ?? 0n) < since) return true;
-    let line = Buffer.from(`${opts.timestamps ? `${timestamp} ` : ''}${content}\n`);
+    let line = Buffer.from(`${opts.timestamps ? `${timestamp} ` : ''}${text}`);
     if (opts.limitBytes !== undefined && sent + line.length >= opts.limitBytes) {
       line = line.subarray(0, opts.limitBytes - sent);
       out.push(line);
@@ -59,7 +59,7 @@ export function containerLogStream(path: string, opts: LogStreamOptions): Readab
     try {
       const entries = await readContainerLogEntries(path, opts.tailLines !== undefined ? { tailLines: opts.tailLines } : {});
       offset = (await stat(path).catch(() => ({ size: 0 }))).size;
-      for (const e of entries) if (stopped || !emit(e.timestamp, e.content)) return finish();
+      for (const e of entries) if (stopped || !emit(e.timestamp, e.terminated ? `${e.content}\n` : e.content)) return finish();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
@@ -98,14 +98,18 @@ export function containerLogStream(path: string, opts: LogStreamOptions): Readab
           const ts = open_?.timestamp ?? rec.timestamp;
           const content = open_ ? Buffer.concat([...open_.parts, rec.content]).toString('utf8') : rec.content.toString('utf8');
           partial[rec.stream] = undefined;
-          if (!emit(ts, content)) return finish();
+          if (!emit(ts, `${content}\n`)) return finish();
         }
         rest = rest.subarray(pos);
       }
       if (!grew && opts.isRunning && !(await opts.isRunning())) {
         // One more look: the last lines may have landed after the size was read.
         const last = (await stat(path).catch(() => ({ size: offset }))).size;
-        if (last <= offset) return finish();
+        if (last <= offset) {
+          // A last line the container never ended is shown as written, without a newline.
+          for (const p of Object.values(partial)) if (p && !emit(p.timestamp, Buffer.concat(p.parts).toString('utf8'))) break;
+          return finish();
+        }
       }
       if (!stopped) timer = setTimeout(() => void tick().catch((e: Error) => out.destroy(e)), FOLLOW_POLL_MS);
     };

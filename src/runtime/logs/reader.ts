@@ -23,6 +23,11 @@ export interface LogEntry {
   timestamp: string;
   stream: LogStream;
   content: string;
+  /**
+   * False for the last piece of a stream that ended without a newline (`P` records and no `F`): the
+   * kubelet's log reader shows it as written, without adding a newline.
+   */
+  terminated: boolean;
 }
 
 /** Every line of the log, oldest first, with its stream and timestamp. */
@@ -60,18 +65,18 @@ export async function readContainerLogEntries(path: string, opts: ReadLogOptions
       }
       if (open) {
         open.parts.push(rec.content);
-        entries.push({ timestamp: open.timestamp, stream: rec.stream, content: Buffer.concat(open.parts).toString('utf8') });
+        entries.push({ timestamp: open.timestamp, stream: rec.stream, content: Buffer.concat(open.parts).toString('utf8'), terminated: true });
         partial[rec.stream] = undefined;
       } else {
-        entries.push({ timestamp: rec.timestamp, stream: rec.stream, content: rec.content.toString('utf8') });
+        entries.push({ timestamp: rec.timestamp, stream: rec.stream, content: rec.content.toString('utf8'), terminated: true });
       }
     }
   }
   if (found === 0) throw missing;
-  // A line still in pieces at the end (its writer is mid-line) is shown as it is.
+  // A line still in pieces at the end (its writer is mid-line, or ended without a newline) is shown as it is.
   for (const stream of ['stdout', 'stderr'] as const) {
     const open = partial[stream];
-    if (open) entries.push({ timestamp: open.timestamp, stream, content: Buffer.concat(open.parts).toString('utf8') });
+    if (open) entries.push({ timestamp: open.timestamp, stream, content: Buffer.concat(open.parts).toString('utf8'), terminated: false });
   }
 
   let out = opts.stream ? entries.filter((e) => e.stream === opts.stream) : entries;
@@ -82,6 +87,12 @@ export async function readContainerLogEntries(path: string, opts: ReadLogOptions
     out = out.filter((e) => (parseRFC3339Nano(e.timestamp) ?? 0n) >= since);
   }
   return out;
+}
+
+/** The log as the kubelet's ReadLogs writes it: each line with its newline, an unterminated last piece without. */
+export async function readContainerLogText(path: string, opts: ReadLogOptions = {}): Promise<string> {
+  const entries = await readContainerLogEntries(path, opts);
+  return entries.map((e) => `${opts.timestamps ? `${e.timestamp} ` : ''}${e.content}${e.terminated ? '\n' : ''}`).join('');
 }
 
 /** The log's lines as text, oldest first (see ReadLogOptions). */
