@@ -1,7 +1,8 @@
 // `--runtime=containerd` with `--cni-conf-dir`: writes podvisor's pod network into the runtime's CNI
-// directory before connecting, and warns when another network there would be used first.
+// directory before connecting (its bridge named after the root dir), and warns when another network
+// there would be used first.
 
-import { checkPodCIDR, DEFAULT_POD_CIDR, writePodNetworkConfig } from '../runtime/cni-config.js';
+import { bridgeName, checkPodCIDR, DEFAULT_POD_CIDR, writePodNetworkConfig } from '../runtime/cni-config.js';
 import type { Logger } from '../util/logger.js';
 import type { AgentSettings } from './settings.js';
 
@@ -10,7 +11,8 @@ export async function preparePodNetwork(settings: AgentSettings, logger: Logger)
   const cidr = settings.podCIDR ?? DEFAULT_POD_CIDR;
   const bad = checkPodCIDR(cidr);
   if (bad) throw new Error(`--pod-cidr: ${bad}`);
-  const earlier = await writePodNetworkConfig(settings.cniConfDir, { podCIDR: cidr });
+  // A bridge of this agent's own: another agent on the host (another root dir) has its own.
+  const earlier = await writePodNetworkConfig(settings.cniConfDir, { podCIDR: cidr, bridge: bridgeName(settings.rootDir) });
   if (earlier.length) {
     logger.warn(`${settings.cniConfDir} holds ${earlier.join(', ')}, which the runtime uses before podvisor's network`);
   }

@@ -3,11 +3,14 @@
 // configuration directory (containerd watches it and uses the first file in name order).
 
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 
 /** A private range that clashes with no common default (Docker 172.17.0.0/16 and up, podman 10.88.0.0/16, flannel 10.244.0.0/16). */
 export const DEFAULT_POD_CIDR = '10.85.0.0/16';
 export const DEFAULT_BRIDGE = 'podvisor0';
+/** Linux's IFNAMSIZ less the terminating NUL. */
+const MAX_INTERFACE_NAME = 15;
 export const CONF_FILE = '10-podvisor.conflist';
 
 export interface PodNetworkOptions {
@@ -18,6 +21,16 @@ export interface PodNetworkOptions {
   ipMasq?: boolean;
   /** Where host-local keeps its allocations (its default /var/lib/cni/networks when unset). */
   ipamDataDir?: string;
+}
+
+/**
+ * The bridge of the agent whose state is under rootDir: `podvisor` and 7 hex digits of the root
+ * dir's hash. Two agents on one host (each with its own root dir, node name and pod range) then
+ * never share a bridge, whose gateway address would belong to the other's range.
+ */
+export function bridgeName(rootDir: string): string {
+  const digest = createHash('sha256').update(resolve(rootDir)).digest('hex');
+  return `podvisor${digest}`.slice(0, MAX_INTERFACE_NAME);
 }
 
 /** Checks an IPv4 CIDR (`a.b.c.d/n`, n in 8..30); returns an error message or undefined. */

@@ -6,7 +6,12 @@ import { test } from 'node:test';
 import { applyDefaultImageTag, credentialsFor, parseImageName, shouldPullImage } from '../../src/kuberuntime/images.js';
 import { linuxContainerResources, milliCPUToQuota, milliCPUToShares, parseResolvConf, podDNSConfig } from '../../src/kuberuntime/linux-config.js';
 import { truncateForPod } from '../../src/kuberuntime/termination-message.js';
-import { checkPodCIDR, podNetworkConfList } from '../../src/runtime/cni-config.js';
+import { bridgeName, checkPodCIDR, podNetworkConfList } from '../../src/runtime/cni-config.js';
+import { preparePodNetwork } from '../../src/agent/pod-network.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { humanSize } from '../../src/cli/images.js';
 import { makePod } from './harness.js';
 
@@ -95,4 +100,23 @@ test('pod network config, CIDR checks, message cuts, sizes', () => {
   assert.equal(truncateForPod('x'.repeat(5000), 3).length, 4096);
   assert.equal(truncateForPod('x'.repeat(5000), 1).length, 5000);
   assert.equal(humanSize(1088855), '1.089MB');
+});
+
+test('pod network: each root dir gets its own bridge, a valid interface name', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'podvisor-net-'));
+  try {
+    const bridges: string[] = [];
+    for (const root of ['a', 'b']) {
+      const cniConfDir = join(dir, root, 'net.d');
+      const settings = { runtime: 'containerd', rootDir: join(dir, root), runtimeEndpoint: '', node: { cpuMilli: 1000, memoryBytes: 1e9 }, cniConfDir, podCIDR: '10.86.0.0/16' };
+      await preparePodNetwork(settings, silentLogger);
+      const conf = JSON.parse(readFileSync(join(cniConfDir, '10-podvisor.conflist'), 'utf8')) as { plugins: Array<{ bridge?: string }> };
+      bridges.push(conf.plugins[0]!.bridge!);
+    }
+    assert.notEqual(bridges[0], bridges[1]);
+    for (const b of bridges) assert.match(b, /^podvisor[0-9a-f]{7}$/);
+    assert.equal(bridgeName(join(dir, 'a')), bridges[0], 'stable for a root dir');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
