@@ -191,8 +191,10 @@ export class ClusterNode implements PodHandler {
       return;
     }
     void Promise.all([this.recovered, this.o.lookup.registerPod(defaulted)]).then(() => {
-      if (this.stopped || this.terminating.has(uid) || !this.apiPods.has(uid)) return;
-      this.o.kubelet.startPod(defaulted);
+      const latest = this.apiPods.get(uid);
+      if (this.stopped || this.terminating.has(uid) || !latest) return;
+      // An update that came while the pod's objects were looked up is not lost.
+      this.o.kubelet.startPod(latest === pod ? defaulted : applyV1Defaults(latest));
     });
   }
 
@@ -201,6 +203,9 @@ export class ClusterNode implements PodHandler {
     if (!uid) return;
     this.apiPods.set(uid, pod);
     if (pod.metadata?.deletionTimestamp) this.beginDeletion(pod);
+    // The fields a bound pod may still change (activeDeadlineSeconds, images, metadata) and the
+    // conditions other clients write into its status (readiness gates) go to its worker.
+    else this.o.kubelet.updatePod(applyV1Defaults(pod));
   }
 
   remove(pod: Pod): void {

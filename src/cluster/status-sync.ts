@@ -6,6 +6,7 @@
 // and a uid precondition.
 
 import type { PodStatus } from '../api/types.js';
+import { kubeletOwnedConditionTypes } from '../status/conditions.js';
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { isNotFound, isRetriable, podPath, RetryBackoff, STRATEGIC_MERGE_PATCH, type ApiClient } from './client.js';
@@ -40,6 +41,9 @@ interface PodState {
 /** The status patch: the new status, with null for top-level fields the last sent status had and this one drops. */
 export function statusPatch(uid: string, status: PodStatus, previous: PodStatus | undefined): Record<string, unknown> {
   const body: Record<string, unknown> = { ...status };
+  // As mergePodStatus: the conditions other clients own (readiness gates) are theirs to write; the
+  // strategic merge keeps them on the server as they are now.
+  if (status.conditions) body.conditions = status.conditions.filter((c) => kubeletOwnedConditionTypes.has(c.type) || c.type === 'DisruptionTarget');
   for (const k of Object.keys(previous ?? {})) if (!(k in body) || body[k] === undefined) body[k] = null;
   return { metadata: { uid }, status: body };
 }

@@ -1,5 +1,5 @@
 // Pod admission as the kubelet's predicate admit handler does it (pkg/kubelet/lifecycle/predicate.go on
-// top of the scheduler's AdmissionCheck): resources fit node allocatable, host ports are free.
+// top of the scheduler's AdmissionCheck): resources fit node allocatable, declared host ports are free.
 
 import type { Container, ContainerPort, Pod } from '../api/types.js';
 import { parseQuantity } from '../api/quantity.js';
@@ -169,26 +169,47 @@ export function podRequests(pod: Pod): PodRequests {
   return reqs;
 }
 
-/** One host port a pod binds: with the process runtime every containerPort is bound on the host. */
+/** One host port a pod binds. */
 export interface HostPort {
   hostIP: string;
   protocol: string;
   port: number;
 }
 
+/** Sidecars, then app containers: what runs alongside for the life of the pod (plain init containers do not). */
+function longRunningContainers(pod: Pod): Container[] {
+  return [...(pod.spec?.initContainers ?? []).filter(isRestartableInitContainer), ...(pod.spec?.containers ?? [])];
+}
+
 /**
- * The host ports of a pod, as the scheduler's GetHostPorts collects them (sidecars, then app
- * containers; plain init containers are not running alongside). A port's hostPort is taken when set,
- * else its containerPort, because a host process binds its containerPort on the host itself.
+ * The host ports a pod declares, as the scheduler's GetHostPorts collects them: each port's hostPort,
+ * and on a hostNetwork pod its containerPort (v1 defaulting makes it the hostPort there). What the
+ * kubelet's NodePorts admission compares.
  */
 export function hostPorts(pod: Pod): HostPort[] {
-  const containers = [...(pod.spec?.initContainers ?? []).filter(isRestartableInitContainer), ...(pod.spec?.containers ?? [])];
+  const hostNetwork = pod.spec?.hostNetwork === true;
   const out: HostPort[] = [];
-  for (const c of containers) {
+  for (const c of longRunningContainers(pod)) {
     for (const p of c.ports ?? []) {
-      const port = p.hostPort && p.hostPort > 0 ? p.hostPort : p.containerPort;
+      const port = p.hostPort && p.hostPort > 0 ? p.hostPort : hostNetwork ? p.containerPort : 0;
       if (!port || port <= 0) continue;
       out.push(sanitize(p, port));
+    }
+  }
+  return out;
+}
+
+/**
+ * The ports a pod's processes bind on the host: its declared host ports and, on a runtime whose pods
+ * share the host's network (`network: 'host'`, the process runtime), every containerPort as well.
+ */
+export function boundHostPorts(pod: Pod, network: 'host' | 'pod'): HostPort[] {
+  if (network !== 'host') return hostPorts(pod);
+  const out: HostPort[] = [];
+  for (const c of longRunningContainers(pod)) {
+    for (const p of c.ports ?? []) {
+      const port = p.hostPort && p.hostPort > 0 ? p.hostPort : p.containerPort;
+      if (port && port > 0) out.push(sanitize(p, port));
     }
   }
   return out;

@@ -15,6 +15,7 @@ import type { StatusManager } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { admitPod, type NodeAllocatable } from './admission.js';
+import { HostPortClaims } from './host-ports.js';
 import { newCrashLoopBackoff, type Backoff } from '../kuberuntime/backoff.js';
 import { formatPod, podRef } from '../kuberuntime/format.js';
 import { LABEL_POD_UID } from '../kuberuntime/container-config.js';
@@ -79,6 +80,8 @@ export class PodKubelet implements Kubelet {
   private readonly unsubscribe: Array<() => void> = [];
   /** Sandboxes found in the runtime at recovery, by pod UID, for startPod to adopt. */
   private readonly adoptable = new Map<string, PodSandboxStatus>();
+  /** The host ports pods bind, when the runtime's pods share the host's network. */
+  private readonly hostPorts?: HostPortClaims;
   private closed = false;
 
   constructor(opts: PodKubeletOptions) {
@@ -86,6 +89,7 @@ export class PodKubelet implements Kubelet {
     this.hostIP = opts.hostIP ?? '127.0.0.1';
     this.nodeAllocatable = opts.nodeAllocatable ?? { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
     this.backoff = newCrashLoopBackoff(opts.clock, opts.crashLoopBackOffMaxSeconds);
+    if (opts.runtime.capabilities.network === 'host') this.hostPorts = new HostPortClaims();
     this.statusManager = opts.statusManager ?? new PodStatusManager({ clock: opts.clock, logger: opts.logger });
     this.events = opts.events ?? new EventStore({ clock: opts.clock, host: opts.nodeName });
     this.probeManager =
@@ -183,6 +187,7 @@ export class PodKubelet implements Kubelet {
       random: o.random ?? Math.random,
       podRuntime: this.podRuntime,
       onSandbox: (id) => this.workerBySandbox.set(id, worker),
+      hostPorts: this.hostPorts,
     });
     this.workers.set(uid, worker);
     const existing = this.adoptable.get(uid);

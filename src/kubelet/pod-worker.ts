@@ -14,7 +14,9 @@ import type { PodSandboxStatus, ContainerStatus as RuntimeContainerStatus, Runti
 import { removeUnder, sandboxDir } from '../runtime/root-dir.js';
 import { generateAPIPodStatus } from '../status/generate.js';
 import type { StartFailure } from '../status/reason-cache.js';
+import { needToReconcilePodReadiness } from '../status/conditions.js';
 import { isTerminalPhase } from '../status/phase.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { toRFC3339 } from '../status/time.js';
 import type { StatusManager } from '../status/types.js';
 import type { Clock, Timer } from '../util/clock.js';
@@ -29,6 +31,7 @@ import { podSandboxConfig } from '../kuberuntime/sandbox.js';
 import { startContainer, type ObjectLookup, type SandboxInfo, type StartDeps, type StartResult } from '../kuberuntime/start.js';
 import type { PodRuntimeSupport } from '../kuberuntime/runtime-support.js';
 import { TerminationOrdering } from '../kuberuntime/termination-order.js';
+import { HostPortInUseReason, portConflictMessage, type HostPortClaims } from './host-ports.js';
 import type { TerminateOptions } from './types.js';
 
 /** The kubelet's default syncFrequency. */
@@ -60,6 +63,8 @@ export interface PodWorkerDeps {
   podRuntime?: PodRuntimeSupport;
   /** Told once the pod's sandbox exists, so runtime events can be routed to this worker. */
   onSandbox?: (sandboxId: string) => void;
+  /** On a runtime whose pods share the host's network: the ports pods hold, which this pod waits for. */
+  hostPorts?: HostPortClaims;
 }
 
 interface Termination {
@@ -68,6 +73,12 @@ interface Termination {
   /** Resolves once every container stopped and the final status is stored. */
   done: Promise<void>;
   resolve: () => void;
+}
+
+/** The metadata a sync depends on: all but what every write of the object changes. */
+function comparableMetadata(pod: Pod): unknown {
+  const { resourceVersion: _rv, managedFields: _mf, generation: _g, ...rest } = (pod.metadata ?? {}) as Record<string, unknown>;
+  return rest;
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -185,8 +196,14 @@ export class PodWorker {
     const metadata = { ...pod.metadata } as { deletionTimestamp?: string; deletionGracePeriodSeconds?: number };
     if (deletion?.deletionTimestamp) metadata.deletionTimestamp = deletion.deletionTimestamp;
     if (deletion?.deletionGracePeriodSeconds !== undefined) metadata.deletionGracePeriodSeconds = deletion.deletionGracePeriodSeconds;
+    const before = this.pod;
     this.pod = { ...pod, metadata };
     this.deps.statusManager.setPod(this.pod);
+    // As HandlePodUpdates and HandlePodReconcile: a change of the spec or metadata is synced; a
+    // change of the status alone (another client's write, or our own coming back) only when the
+    // readiness gates it carries change what Ready says.
+    const statusOnly = jsonEqual(before.spec, this.pod.spec) && jsonEqual(comparableMetadata(before), comparableMetadata(this.pod));
+    if (statusOnly && !needToReconcilePodReadiness(this.pod, this.deps.statusManager.getPodStatus(this.uid))) return;
     this.trigger();
   }
 
@@ -197,6 +214,7 @@ export class PodWorker {
     this.termination?.force.abort();
     this.wakeTimer?.cancel();
     this.termination?.resolve();
+    this.deps.hostPorts?.release(this.uid);
   }
 
   // --- the loop ---
@@ -269,6 +287,12 @@ export class PodWorker {
       return;
     }
 
+    if (!this.sandbox && this.waitsForHostPorts()) {
+      await this.publishStatus(false);
+      if (deadlineMs !== undefined) this.scheduleWake(Math.max(1, deadlineMs - clock.now()));
+      return;
+    }
+
     const { sandbox, created } = await this.ensureSandbox();
     if (signal.aborted) return;
     // Probe workers exist before any container of this sync runs, so the first status that shows a
@@ -310,6 +334,27 @@ export class PodWorker {
     if (outcome.failed) delay = Math.min(delay, this.jitter(SYNC_ERROR_BACKOFF_MS));
     if (deadlineMs !== undefined) delay = Math.min(delay, Math.max(1, deadlineMs - clock.now()));
     this.scheduleWake(delay);
+  }
+
+  /**
+   * Whether another pod holds one of this pod's host ports: its containers then wait (reason
+   * HostPortInUse, with the port and the pod holding it) and a Warning event says so once; the
+   * worker is triggered again when the ports are released.
+   */
+  private waitsForHostPorts(): boolean {
+    const claims = this.deps.hostPorts;
+    if (!claims) return false;
+    const conflict = claims.claim(this.pod, () => this.trigger());
+    const containers = [...(this.pod.spec?.initContainers ?? []), ...(this.pod.spec?.containers ?? [])];
+    if (!conflict) {
+      for (const c of containers) if (this.reasonCache.get(c.name)?.reason === HostPortInUseReason) this.reasonCache.delete(c.name);
+      return false;
+    }
+    const message = portConflictMessage(conflict);
+    const first = containers[0] && this.reasonCache.get(containers[0].name)?.message !== message;
+    for (const c of containers) this.reasonCache.set(c.name, { reason: HostPortInUseReason, message });
+    if (first) this.deps.recorder.event(podRef(this.pod), 'Warning', HostPortInUseReason, message);
+    return true;
   }
 
   private async applyActions(
@@ -514,6 +559,7 @@ export class PodWorker {
     await this.publishStatus(true);
     await this.deps.podRuntime?.releasePod(this.pod);
     this.terminal = true;
+    this.deps.hostPorts?.release(this.uid);
     // A terminate() that arrived while the pod was finishing on its own waits on this termination.
     this.termination?.resolve();
   }

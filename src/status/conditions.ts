@@ -2,7 +2,7 @@
 // Ready (with readiness gates) and PodScheduled, with the reasons and messages of the kubelet's
 // status/generate.go.
 
-import type { ContainerStatus, Pod, PodCondition } from '../api/types.js';
+import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../api/types.js';
 import type { PodSandboxStatus } from '../runtime/cri.js';
 import { findStatus, hasAnyRegularContainerStarted, isRestartableInitContainer } from './phase.js';
 import { goQuote } from '../util/go-format.js';
@@ -145,6 +145,20 @@ export function generatePodReadyCondition(
   }
   if (messages.length > 0) return makeCondition('Ready', 'False', ReadinessGatesNotReady, messages.join(', '));
   return makeCondition('Ready', 'True');
+}
+
+/**
+ * NeedToReconcilePodReadiness: a pod with readiness gates whose Ready condition in `current` (the
+ * status last generated) no longer matches what the gate conditions of `pod.status` (the API's, where
+ * other clients set them) give: its status must be generated again.
+ */
+export function needToReconcilePodReadiness(pod: Pod, current: PodStatus | undefined): boolean {
+  if (!current || (pod.spec?.readinessGates ?? []).length === 0) return false;
+  const have = current.conditions?.find((c) => c.type === 'Ready');
+  if (!have) return false;
+  const gates = (pod.status?.conditions ?? []).filter((c) => !kubeletOwnedConditionTypes.has(c.type));
+  const want = generatePodReadyCondition(pod, gates, current.initContainerStatuses ?? [], current.containerStatuses ?? [], current.phase ?? 'Pending');
+  return have.status !== want.status || (have.message ?? '') !== (want.message ?? '');
 }
 
 export function podScheduledCondition(): PodCondition {

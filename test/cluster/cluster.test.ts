@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpsRequest } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { defaultPod } from '../../src/api/defaults.js';
 import { PodKubelet } from '../../src/kubelet/kubelet.js';
@@ -259,6 +260,75 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     assert.equal(readFileSync(marker, 'utf8').trim(), 'term', 'the container got SIGTERM and ran its handler');
     const events = await cp.kubectlOk(['get', 'events', '--field-selector', `involvedObject.uid=${uid}`]);
     assert.match(events, /Killing/);
+  });
+
+  /** PATCH pods/NAME/status as another client (the admin), as a readiness-gate controller does. */
+  const patchStatus = (name: string, body: Json): Promise<number> => {
+    const env = Object.fromEntries(
+      readFileSync(join(cp.dir, 'env'), 'utf8')
+        .split('\n')
+        .map((l) => /^(?:export )?(\w+)=['"]?(.*?)['"]?$/.exec(l))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => [m[1]!, m[2]!]),
+    );
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        `${env.KCP_SERVER}/api/v1/namespaces/default/pods/${name}/status`,
+        {
+          method: 'PATCH',
+          ca: readFileSync(env.KCP_CA!),
+          headers: { Authorization: `Bearer ${env.KCP_ADMIN_TOKEN}`, 'Content-Type': 'application/strategic-merge-patch+json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(body));
+    });
+  };
+  const gate = (status: string) => ({ status: { conditions: [{ type: 'example.com/lb', status }] } });
+  const podReady = async (name: string) => (await podJSON(name))?.status?.conditions?.find((c: Json) => c.type === 'Ready');
+
+  it('merges readiness gates another client patches into the pod status into Ready', async () => {
+    await apply(boundPod('gated', [shC('app', 'sleep 3600')], { readinessGates: [{ conditionType: 'example.com/lb' }] }));
+    await waitFor(
+      async () => `gated Running, ContainersReady: ${await describePod('gated')}`,
+      async () => (await podJSON('gated'))?.status?.conditions?.some((c: Json) => c.type === 'ContainersReady' && c.status === 'True'),
+      60_000,
+    );
+    assert.equal((await podReady('gated'))?.reason, 'ReadinessGatesNotReady');
+    assert.equal(await patchStatus('gated', gate('True')), 200);
+    await waitFor(
+      async () => `gated Ready once its gate is True: ${await describePod('gated')}`,
+      async () => (await podReady('gated'))?.status === 'True',
+      30_000,
+    );
+    assert.equal(await patchStatus('gated', gate('False')), 200);
+    await waitFor(
+      async () => `gated not Ready once its gate is False: ${await describePod('gated')}`,
+      async () => (await podReady('gated'))?.status === 'False',
+      30_000,
+    );
+    // The node's own status patches leave the gate as its owner set it.
+    const conditions = (await podJSON('gated'))!.status.conditions as Json[];
+    assert.equal(conditions.find((c) => c.type === 'example.com/lb')?.status, 'False');
+  });
+
+  it('enforces an activeDeadlineSeconds set on a running pod', async () => {
+    await apply(boundPod('deadline', [shC('app', 'sleep 3600')]));
+    await waitFor(async () => `deadline Running: ${await describePod('deadline')}`, async () => (await podJSON('deadline'))?.status?.phase === 'Running', 60_000);
+    await cp.kubectlOk(['patch', 'pod', 'deadline', '-p', '{"spec":{"activeDeadlineSeconds":2}}']);
+    const pod = await waitFor(
+      async () => `deadline Failed with its container terminated: ${await describePod('deadline')}`,
+      async () => {
+        const p = await podJSON('deadline');
+        return p?.status?.phase === 'Failed' && p.status.containerStatuses?.[0]?.state?.terminated ? p : undefined;
+      },
+      60_000,
+    );
+    assert.equal(pod.status.reason, 'DeadlineExceeded');
   });
 
   it('mirrors a static pod in the API server, with its status', async () => {

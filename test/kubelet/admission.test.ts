@@ -1,10 +1,12 @@
 // Admission by the kubelet's predicate rules: effective requests (init max, sidecars, overhead),
-// fit against node allocatable with the exact rejection messages, and host-port conflicts.
+// fit against node allocatable with the exact rejection messages, and declared host-port conflicts;
+// the ports pods hold on a runtime whose pods share the host's network.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from '../../src/api/types.js';
-import { admitPod, hostPorts, podRequests } from '../../src/kubelet/admission.js';
+import { admitPod, boundHostPorts, hostPorts, podRequests } from '../../src/kubelet/admission.js';
+import { HostPortClaims, portConflictMessage } from '../../src/kubelet/host-ports.js';
 
 type Res = { cpu?: string; memory?: string };
 
@@ -150,45 +152,60 @@ test('admission against node allocatable and admitted pods', () => {
   }
 });
 
-test('host ports: every containerPort is a host port with the process runtime', () => {
+test('host ports: the declared ones (hostPort, or containerPort on the host network) are what admission compares', () => {
   const port = (containerPort: number, extra: Record<string, unknown> = {}) => ({ containerPort, ...extra });
-  const web = (name: string, ports: ReturnType<typeof port>[]) => pod(name, [ctr('app', undefined, { ports })]);
+  const web = (name: string, ports: ReturnType<typeof port>[], spec: Record<string, unknown> = {}) => pod(name, [ctr('app', undefined, { ports })], [], spec);
+  const host = { hostNetwork: true };
   const conflict = { reason: 'NodePorts', message: "Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports" };
   const cases: { name: string; pod: Pod; admitted: Pod[]; conflict: boolean }[] = [
-    { name: 'same port across pods', pod: web('b', [port(8080)]), admitted: [web('a', [port(8080)])], conflict: true },
-    { name: 'different ports', pod: web('b', [port(8081)]), admitted: [web('a', [port(8080)])], conflict: false },
-    { name: 'different protocols', pod: web('b', [port(53, { protocol: 'UDP' })]), admitted: [web('a', [port(53, { protocol: 'TCP' })])], conflict: false },
-    { name: 'TCP is the default protocol', pod: web('b', [port(53, { protocol: 'TCP' })]), admitted: [web('a', [port(53)])], conflict: true },
-    { name: 'wildcard against a specific address', pod: web('b', [port(80)]), admitted: [web('a', [port(80, { hostIP: '127.0.0.1' })])], conflict: true },
+    // Each pod has its own network namespace: a kubelet runs both (the upstream probe tests do).
+    { name: 'same containerPort in pod networks', pod: web('b', [port(8080)]), admitted: [web('a', [port(8080)])], conflict: false },
+    { name: 'same hostPort', pod: web('b', [port(80, { hostPort: 8080 })]), admitted: [web('a', [port(81, { hostPort: 8080 })])], conflict: true },
+    { name: 'same containerPort on the host network', pod: web('b', [port(8080)], host), admitted: [web('a', [port(8080)], host)], conflict: true },
+    { name: 'a host-network pod against a hostPort', pod: web('b', [port(8080)], host), admitted: [web('a', [port(80, { hostPort: 8080 })])], conflict: true },
+    { name: 'a hostPort against a pod-network containerPort', pod: web('b', [port(80, { hostPort: 8080 })]), admitted: [web('a', [port(8080)])], conflict: false },
+    { name: 'different ports', pod: web('b', [port(8081)], host), admitted: [web('a', [port(8080)], host)], conflict: false },
+    {
+      name: 'different protocols',
+      pod: web('b', [port(53, { protocol: 'UDP' })], host),
+      admitted: [web('a', [port(53, { protocol: 'TCP' })], host)],
+      conflict: false,
+    },
+    { name: 'TCP is the default protocol', pod: web('b', [port(53, { protocol: 'TCP' })], host), admitted: [web('a', [port(53)], host)], conflict: true },
+    {
+      name: 'wildcard against a specific address',
+      pod: web('b', [port(80, { hostPort: 80 })]),
+      admitted: [web('a', [port(80, { hostPort: 80, hostIP: '127.0.0.1' })])],
+      conflict: true,
+    },
     {
       name: 'specific address against the wildcard',
-      pod: web('b', [port(80, { hostIP: '127.0.0.1' })]),
-      admitted: [web('a', [port(80, { hostIP: '0.0.0.0' })])],
+      pod: web('b', [port(80, { hostPort: 80, hostIP: '127.0.0.1' })]),
+      admitted: [web('a', [port(80, { hostPort: 80, hostIP: '0.0.0.0' })])],
       conflict: true,
     },
     {
       name: 'two different specific addresses',
-      pod: web('b', [port(80, { hostIP: '127.0.0.2' })]),
-      admitted: [web('a', [port(80, { hostIP: '127.0.0.1' })])],
+      pod: web('b', [port(80, { hostPort: 80, hostIP: '127.0.0.2' })]),
+      admitted: [web('a', [port(80, { hostPort: 80, hostIP: '127.0.0.1' })])],
       conflict: false,
     },
-    { name: 'hostPort is the bound port when set', pod: web('b', [port(80, { hostPort: 9090 })]), admitted: [web('a', [port(9090)])], conflict: true },
     {
       name: 'within one pod',
-      pod: pod('b', [ctr('x', undefined, { ports: [port(7000)] }), ctr('y', undefined, { ports: [port(7000)] })]),
+      pod: pod('b', [ctr('x', undefined, { ports: [port(7000, { hostPort: 7000 })] }), ctr('y', undefined, { ports: [port(7001, { hostPort: 7000 })] })]),
       admitted: [],
       conflict: true,
     },
     {
       name: 'a sidecar holds its ports',
-      pod: web('b', [port(7001)]),
-      admitted: [pod('a', [ctr('app')], [sidecar('proxy', {}, { ports: [port(7001)] })])],
+      pod: web('b', [port(7001, { hostPort: 7001 })]),
+      admitted: [pod('a', [ctr('app')], [sidecar('proxy', {}, { ports: [port(7001, { hostPort: 7001 })] })])],
       conflict: true,
     },
     {
       name: 'a plain init container does not hold its ports',
-      pod: web('b', [port(7002)]),
-      admitted: [pod('a', [ctr('app')], [ctr('init', undefined, { ports: [port(7002)] })])],
+      pod: web('b', [port(7002, { hostPort: 7002 })]),
+      admitted: [pod('a', [ctr('app')], [ctr('init', undefined, { ports: [port(7002, { hostPort: 7002 })] })])],
       conflict: false,
     },
   ];
@@ -196,7 +213,40 @@ test('host ports: every containerPort is a host port with the process runtime', 
     const r = admitPod(c.pod, c.admitted, node);
     assert.deepEqual(r, c.conflict ? { admit: false, ...conflict } : { admit: true }, c.name);
   }
-  assert.deepEqual(hostPorts(web('x', [port(80, { hostIP: '127.0.0.1', protocol: 'UDP' })])), [{ hostIP: '127.0.0.1', protocol: 'UDP', port: 80 }]);
+  assert.deepEqual(hostPorts(web('x', [port(80, { hostIP: '127.0.0.1', protocol: 'UDP' })], host)), [{ hostIP: '127.0.0.1', protocol: 'UDP', port: 80 }]);
+  assert.deepEqual(hostPorts(web('x', [port(80)])), [], 'a containerPort in a pod network is no host port');
+  // On a runtime whose pods share the host network every containerPort is bound on the host.
+  assert.deepEqual(boundHostPorts(web('x', [port(80)]), 'host'), [{ hostIP: '0.0.0.0', protocol: 'TCP', port: 80 }]);
+  assert.deepEqual(boundHostPorts(web('x', [port(80)]), 'pod'), []);
+});
+
+test('host port claims: the first pod holds its ports; the next waits, and is woken when they are released', () => {
+  const web = (name: string, containerPort: number) => pod(name, [ctr('app', undefined, { ports: [{ containerPort }] })]);
+  const claims = new HostPortClaims();
+  const woken: string[] = [];
+  assert.equal(
+    claims.claim(web('a', 8080), () => woken.push('a')),
+    undefined,
+  );
+  const conflict = claims.claim(web('b', 8080), () => woken.push('b'));
+  assert.deepEqual(conflict, { port: { hostIP: '0.0.0.0', protocol: 'TCP', port: 8080 }, holder: 'default/a' });
+  assert.match(portConflictMessage(conflict!), /^port 8080\/TCP is bound by pod default\/a on this node's network: the pod waits until it is free/);
+  assert.equal(
+    claims.claim(web('c', 8081), () => woken.push('c')),
+    undefined,
+    'another port is free',
+  );
+  assert.equal(
+    claims.claim(web('a', 8080), () => woken.push('a')),
+    undefined,
+    'claiming again is a no-op',
+  );
+  claims.release('uid-a');
+  assert.deepEqual(woken, ['b']);
+  assert.equal(
+    claims.claim(web('b', 8080), () => woken.push('b')),
+    undefined,
+  );
 });
 
 test('resources are checked before host ports', () => {

@@ -73,6 +73,25 @@ test('a second, zero-grace termination cuts a graceful one short', async () => {
   });
 });
 
+test('activeDeadlineSeconds set by an update of a running pod is enforced: containers killed, pod Failed', async () => {
+  const h = await newHarness();
+  const pod = makePod('deadline-update', [sh('app', exitOnTerm)], { terminationGracePeriodSeconds: 5 });
+  await withPods(h, [pod], async () => {
+    await waitFor(
+      () => `Ready: ${describe(h, pod)}`,
+      () => condition(h, pod, 'Ready') === 'True',
+    );
+    // One of the pod fields the API server lets a client change on a bound pod.
+    h.kubelet.updatePod({ ...pod, spec: { ...pod.spec!, activeDeadlineSeconds: 1 } });
+    await waitFor(
+      () => `the pod Failed with app terminated: ${describe(h, pod)}`,
+      () => statusOf(h, pod)?.phase === 'Failed' && containerStatus(h, pod, 'app')?.state?.terminated,
+    );
+    assert.equal(statusOf(h, pod)!.reason, 'DeadlineExceeded');
+    assert.equal(eventsOf(h, pod, 'Killing')[0]!.message, 'Stopping container app');
+  });
+});
+
 test('activeDeadlineSeconds: containers killed, pod Failed with DeadlineExceeded', async () => {
   const h = await newHarness();
   const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 5 });
