@@ -318,7 +318,11 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
 
   it('enforces an activeDeadlineSeconds set on a running pod', async () => {
     await apply(boundPod('deadline', [shC('app', 'sleep 3600')]));
-    await waitFor(async () => `deadline Running: ${await describePod('deadline')}`, async () => (await podJSON('deadline'))?.status?.phase === 'Running', 60_000);
+    await waitFor(
+      async () => `deadline Running: ${await describePod('deadline')}`,
+      async () => (await podJSON('deadline'))?.status?.phase === 'Running',
+      60_000,
+    );
     await cp.kubectlOk(['patch', 'pod', 'deadline', '-p', '{"spec":{"activeDeadlineSeconds":2}}']);
     const pod = await waitFor(
       async () => `deadline Failed with its container terminated: ${await describePod('deadline')}`,

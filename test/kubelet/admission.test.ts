@@ -163,7 +163,12 @@ test('host ports: the declared ones (hostPort, or containerPort on the host netw
     { name: 'same hostPort', pod: web('b', [port(80, { hostPort: 8080 })]), admitted: [web('a', [port(81, { hostPort: 8080 })])], conflict: true },
     { name: 'same containerPort on the host network', pod: web('b', [port(8080)], host), admitted: [web('a', [port(8080)], host)], conflict: true },
     { name: 'a host-network pod against a hostPort', pod: web('b', [port(8080)], host), admitted: [web('a', [port(80, { hostPort: 8080 })])], conflict: true },
-    { name: 'a hostPort against a pod-network containerPort', pod: web('b', [port(80, { hostPort: 8080 })]), admitted: [web('a', [port(8080)])], conflict: false },
+    {
+      name: 'a hostPort against a pod-network containerPort',
+      pod: web('b', [port(80, { hostPort: 8080 })]),
+      admitted: [web('a', [port(8080)])],
+      conflict: false,
+    },
     { name: 'different ports', pod: web('b', [port(8081)], host), admitted: [web('a', [port(8080)], host)], conflict: false },
     {
       name: 'different protocols',

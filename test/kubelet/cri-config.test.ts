@@ -108,7 +108,14 @@ test('pod network: each root dir gets its own bridge, a valid interface name', a
     const bridges: string[] = [];
     for (const root of ['a', 'b']) {
       const cniConfDir = join(dir, root, 'net.d');
-      const settings = { runtime: 'containerd', rootDir: join(dir, root), runtimeEndpoint: '', node: { cpuMilli: 1000, memoryBytes: 1e9 }, cniConfDir, podCIDR: '10.86.0.0/16' };
+      const settings = {
+        runtime: 'containerd',
+        rootDir: join(dir, root),
+        runtimeEndpoint: '',
+        node: { cpuMilli: 1000, memoryBytes: 1e9 },
+        cniConfDir,
+        podCIDR: '10.86.0.0/16',
+      };
       await preparePodNetwork(settings, silentLogger);
       const conf = JSON.parse(readFileSync(join(cniConfDir, '10-podvisor.conflist'), 'utf8')) as { plugins: Array<{ bridge?: string }> };
       bridges.push(conf.plugins[0]!.bridge!);

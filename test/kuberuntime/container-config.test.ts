@@ -4,7 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from '../../src/api/types.js';
-import { buildContainerConfig, ContainerConfigError, hashContainer, podHostname, type BuildContainerConfigInput } from '../../src/kuberuntime/container-config.js';
+import {
+  buildContainerConfig,
+  ContainerConfigError,
+  hashContainer,
+  podHostname,
+  type BuildContainerConfigInput,
+} from '../../src/kuberuntime/container-config.js';
 import { podSandboxConfig } from '../../src/kuberuntime/sandbox.js';
 
 function input(container: Container, podOver: Partial<NonNullable<Pod['spec']>> = {}, attempt = 0): BuildContainerConfigInput {
