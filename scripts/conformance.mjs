@@ -36,7 +36,7 @@ export const SETS = {
   wide: [
     {
       name: 'env, downward API, config, secrets, volumes, security, kubelet',
-      focus: String.raw`^(\[k8s\.io\] (Variable Expansion|Security Context|Kubelet|\[sig-node\] (PreStop|Pods Extended)) |\[sig-node\] (ConfigMap|Downward API|Secrets) |\[sig-storage\] (ConfigMap|Downward API volume|EmptyDir volumes|Projected [a-zA-Z]+|Secrets) |\[sig-api-machinery\] Secrets ).*\[(Node)?Conformance\]`,
+      focus: String.raw`(\[k8s\.io\] (Variable Expansion|Security Context|Kubelet|\[sig-node\] (PreStop|Pods Extended)) |\[sig-node\] (ConfigMap|Downward API|Secrets) |\[sig-storage\] (ConfigMap|Downward API volume|EmptyDir volumes|Projected [a-zA-Z]+|Secrets) |\[sig-api-machinery\] Secrets ).*\[(Node)?Conformance\]`,
     },
   ],
   // What CI runs: short tests only (no multi-minute observation windows).
