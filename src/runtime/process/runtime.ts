@@ -211,7 +211,7 @@ export class ProcessRuntime implements RuntimeService {
         await this.state.saveSandboxBeforeActing(storedSandbox(sb));
       } catch (err) {
         this.containment.closePod(id);
-        throw new Error(`cannot record the pod sandbox, so it was not created: ${String(err)}`);
+        throw new Error(`cannot record the pod sandbox, so it was not created: ${(err as Error).message}`);
       }
     }
     this.sandboxes.set(id, sb);
@@ -303,7 +303,7 @@ export class ProcessRuntime implements RuntimeService {
         this.containers.delete(id);
         sb.containers.delete(id);
         procs.release();
-        throw new Error(`cannot record the container, so it was not created: ${String(err)}`);
+        throw new Error(`cannot record the container, so it was not created: ${(err as Error).message}`);
       }
     }
     this.emit(rec, 'CONTAINER_CREATED_EVENT');
@@ -692,7 +692,7 @@ export class ProcessRuntime implements RuntimeService {
         for (const fd of fifo.ends) closeSync(fd);
         for (const r of fifo.readers) r.destroy();
         await logFile?.close();
-        throw new Error(`cannot record the container's start, so it was not started: ${String(err)}`);
+        throw new Error(`cannot record the container's start, so it was not started: ${(err as Error).message}`);
       }
     }
     if (!file) {
