@@ -117,6 +117,16 @@ export class PodRegistry {
     return this.byKey.get(podKey(namespace, name))?.origin;
   }
 
+  /** The UIDs of every pod held, those waiting to replace one included. */
+  podUids(): string[] {
+    const out: string[] = [];
+    for (const e of this.byKey.values()) {
+      out.push(uidOf(e.pod));
+      if (e.next) out.push(uidOf(e.next.pod));
+    }
+    return out;
+  }
+
   /** Every pod's namespace, plus `default`. */
   namespaces(): string[] {
     return [...new Set(['default', ...[...this.byKey.values()].map((e) => e.pod.metadata?.namespace ?? 'default')])].sort();
