@@ -695,8 +695,13 @@ export class ProcessRuntime implements RuntimeService {
         throw new Error(`cannot record the container's start, so it was not started: ${(err as Error).message}`);
       }
     }
+    // The sandbox directory is 0700 and the agent's: a container running as another user without a
+    // workingDir of its own could not enter it, so it fails as runc fails a chdir it is denied.
+    const cwdDenied = file !== '' && c.identity.uid !== undefined && c.identity.uid !== 0 && !config.workingDir;
     if (!file) {
       spawnError = Object.assign(new Error('no command specified'), { code: 'EINVAL' });
+    } else if (cwdDenied) {
+      spawnError = Object.assign(new Error('permission denied'), { code: 'EACCES' });
     } else {
       try {
         const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd);
@@ -718,7 +723,11 @@ export class ProcessRuntime implements RuntimeService {
     for (const fd of fifo?.ends ?? []) closeSync(fd);
     if (spawnError || !child || child.pid === undefined) {
       for (const r of fifo?.readers ?? []) r.destroy();
-      const message = file ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd) : 'exec: no command specified';
+      const message = cwdDenied
+        ? `chdir to cwd (${JSON.stringify(c.cwd)}) set in config.json failed: permission denied`
+        : file
+          ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd)
+          : 'exec: no command specified';
       await logFile?.close();
       c.startBegunAt = undefined;
       // containerd reports a container that never ran as exited 128 / StartError, started at 0.
