@@ -3,7 +3,7 @@
 // with exit 1), the serving certificate of their TLS port, and serving until SIGTERM/SIGINT.
 
 import { readFile } from 'node:fs/promises';
-import { lockRootDir, RootDirLockedError, type RootDirLock } from '../runtime/root-lock.js';
+import { lockRootDir, RootDirLockedError, RootDirUnavailableError, type RootDirLock } from '../runtime/root-lock.js';
 import { ensureServingCert } from '../server/pki.js';
 import type { Logger } from '../util/logger.js';
 
@@ -21,7 +21,7 @@ export async function lockAndConnect<T>(
   try {
     lock = lockRootDir(rootDir, 'agent');
   } catch (err) {
-    if (err instanceof RootDirLockedError) {
+    if (err instanceof RootDirLockedError || err instanceof RootDirUnavailableError) {
       stderr.write(`error: ${err.message}\n`);
       return undefined;
     }

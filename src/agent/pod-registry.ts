@@ -48,6 +48,8 @@ interface Entry {
   started?: boolean;
   /** Set once deletion began; resolves when the pod is gone. */
   deleting?: Promise<void>;
+  /** An API pod's deletion being recorded (its persisted file removed) before anything of it is killed. */
+  recordingDeletion?: Promise<void>;
   /** A pod of the same name waiting for this one to terminate (a static pod's new version). */
   next?: { pod: Pod; origin: PodOrigin };
 }
@@ -115,6 +117,16 @@ export class PodRegistry {
     return this.byKey.get(podKey(namespace, name))?.origin;
   }
 
+  /** The UIDs of every pod held, those waiting to replace one included. */
+  podUids(): string[] {
+    const out: string[] = [];
+    for (const e of this.byKey.values()) {
+      out.push(uidOf(e.pod));
+      if (e.next) out.push(uidOf(e.next.pod));
+    }
+    return out;
+  }
+
   /** Every pod's namespace, plus `default`. */
   namespaces(): string[] {
     return [...new Set(['default', ...[...this.byKey.values()].map((e) => e.pod.metadata?.namespace ?? 'default')])].sort();
@@ -171,7 +183,8 @@ export class PodRegistry {
   async update(pod: Pod): Promise<Pod> {
     const e = this.byKey.get(keyOf(pod));
     if (!e || uidOf(e.pod) !== uidOf(pod)) throw notFound(pod.metadata?.name ?? '');
-    if (e.origin.source === 'api') await this.opts.store?.save(pod);
+    // A pod whose deletion is recorded is not written back (it would come back after a restart).
+    if (e.origin.source === 'api' && !e.deleting && !e.recordingDeletion) await this.opts.store?.save(pod);
     e.pod = pod;
     this.opts.kubelet.updatePod(pod);
     this.modified(e);
@@ -207,6 +220,10 @@ export class PodRegistry {
       );
     }
     if (opts.dryRun) return this.view(e);
+    if (!e.deleting) {
+      await this.recordDeletion(e, name);
+      if (this.byKey.get(e.key) !== e) return this.view(e);
+    }
     const uid = uidOf(e.pod);
     const { kubelet } = this.opts;
     const grace = opts.gracePeriodSeconds;
@@ -230,6 +247,23 @@ export class PodRegistry {
     }
     this.modified(e);
     return this.view(e);
+  }
+
+  /**
+   * An API pod's deletion reaches the disk before anything of it is killed: an agent that dies while
+   * its containers stop does not bring the pod back (its restart ends what is left of it, as of any
+   * pod no source has). When the record cannot be written, nothing is killed and the caller is told.
+   */
+  private async recordDeletion(e: Entry, name: string): Promise<void> {
+    const store = this.opts.store;
+    if (e.origin.source !== 'api' || !store) return;
+    e.recordingDeletion ??= store.remove(e.pod);
+    try {
+      await e.recordingDeletion;
+    } catch (err) {
+      e.recordingDeletion = undefined;
+      throw new ApiError(500, 'InternalError', `cannot record the deletion of pod ${JSON.stringify(name)}, so it keeps running: ${(err as Error).message}`);
+    }
   }
 
   /** Resolves once the pod of that name (as it is now) is gone; at once when there is none. */

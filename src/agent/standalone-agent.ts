@@ -14,6 +14,7 @@ import { Router } from '../http/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { cleanupOrphanedPodDirs } from '../kuberuntime/orphaned-pod-dirs.js';
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
@@ -150,6 +151,7 @@ export class StandaloneAgent implements KubeletView {
           this.kubelet.resyncAll();
         }
         this.lastHousekeeping = this.opts.clock.now();
+        await this.collectOrphanedPodDirs();
       } catch (err) {
         if (!this.runtimeDown) this.opts.logger.error('Container runtime not answering', { runtime: this.runtime.name, err: String(err) });
         this.runtimeDown = true;
@@ -162,6 +164,16 @@ export class StandaloneAgent implements KubeletView {
     };
     this.housekeepingTimer = setInterval(() => void tick(), this.opts.housekeepingMs ?? 2000);
     this.housekeepingTimer.unref();
+  }
+
+  /** The directories of pods that are gone (the kubelet's cleanupOrphanedPodDirs and log GC). */
+  private async collectOrphanedPodDirs(): Promise<void> {
+    try {
+      const removed = await cleanupOrphanedPodDirs({ rootDir: this.opts.rootDir, runtime: this.runtime, knownPodUids: () => this.registry.podUids() });
+      if (removed.length > 0) this.opts.logger.debug('Removed the directories of pods that are gone', { count: removed.length });
+    } catch (err) {
+      this.opts.logger.warn('Failed to remove the directories of pods that are gone', { err: String(err) });
+    }
   }
 
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {

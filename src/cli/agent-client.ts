@@ -25,6 +25,24 @@ export class NoAgentError extends Error {
   }
 }
 
+/** The agent closed the connection before it answered (it exited or was killed mid-request). */
+export class AgentGoneError extends Error {
+  constructor(
+    readonly rootDir: string,
+    cause: string,
+  ) {
+    super(
+      `the podvisor agent of root dir ${rootDir} stopped before it answered (${cause}); what it was asked may be half done: check with "podvisor agent status --root-dir ${rootDir}"`,
+    );
+    this.name = 'AgentGoneError';
+  }
+}
+
+function isGone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || (err as Error).message === 'socket hang up';
+}
+
 /** The agent's unix socket in a root dir. */
 export const socketOf = (rootDir: string) => join(rootDir, SOCKET_NAME);
 
@@ -47,7 +65,9 @@ export function agentStream(rootDir: string, method: string, path: string, body?
       },
       resolve,
     );
-    req.on('error', (err) => reject(isNoAgent(err) ? new NoAgentError(rootDir) : err));
+    req.on('error', (err) =>
+      reject(isNoAgent(err) ? new NoAgentError(rootDir) : isGone(err) ? new AgentGoneError(rootDir, (err as NodeJS.ErrnoException).code ?? err.message) : err),
+    );
     if (data) req.write(data);
     req.end();
   });
@@ -56,7 +76,11 @@ export function agentStream(rootDir: string, method: string, path: string, body?
 export async function agentRequest(rootDir: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<AgentReply> {
   const res = await agentStream(rootDir, method, path, body, headers);
   const chunks: Buffer[] = [];
-  for await (const c of res) chunks.push(c as Buffer);
+  try {
+    for await (const c of res) chunks.push(c as Buffer);
+  } catch (err) {
+    throw isGone(err) ? new AgentGoneError(rootDir, (err as NodeJS.ErrnoException).code ?? (err as Error).message) : err;
+  }
   const text = Buffer.concat(chunks).toString('utf8');
   return { status: res.statusCode ?? 0, body: text, json: <T>() => JSON.parse(text) as T };
 }

@@ -8,7 +8,7 @@ import { defaultNodeName, loadManifests } from '../config/load.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { durationFlag } from './duration.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { agentRequest, NoAgentError, replyMessage } from './agent-client.js';
+import { AgentGoneError, agentRequest, NoAgentError, replyMessage } from './agent-client.js';
 import { reportLoadError } from './output.js';
 import { manifestFlags } from './validate.js';
 
@@ -32,6 +32,17 @@ export const downCommand = defineCommand({
 });
 
 async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
+  try {
+    return await deletePods(parsed, io);
+  } catch (err) {
+    // The agent died mid-request or while the pods were awaited: said in a line, not a stack trace.
+    if (!(err instanceof AgentGoneError || err instanceof NoAgentError)) throw err;
+    io.stderr.write(`error: ${err.message}\n`);
+    return 1;
+  }
+}
+
+async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
   let timeoutMs: number;
   let rootDir: string;
@@ -67,6 +78,7 @@ async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       io.stderr.write(`no podvisor agent runs for root dir ${rootDir}: nothing to delete\n`);
       return 0;
     }
+    if (err instanceof AgentGoneError) throw err;
     return reportLoadError(err, io.stderr);
   }
 

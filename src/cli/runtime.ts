@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { defineCommand } from './args.js';
 import { defaultRootDir } from '../runtime/root-dir.js';
 import { streamLogger } from '../util/logger.js';
+import { lossyLogStream } from '../runtime/logs/lossy-stream.js';
 
 export const runtimeCommand = defineCommand({
   name: 'runtime',
@@ -43,7 +44,7 @@ export const runtimeCommand = defineCommand({
     const rootFlag = parsed.flags['root-dir'];
     const rootDir = rootFlag ? resolve(io.cwd, String(rootFlag)) : defaultRootDir(io.env);
     const listen = parsed.flags.listen ? String(parsed.flags.listen) : undefined;
-    const logger = streamLogger(io.stderr, parsed.flags['log-level'] as 'info');
+    const logger = streamLogger(lossyLogStream(io.stderr), parsed.flags['log-level'] as 'info');
     const { AlreadyServingError, startProcessRuntimeService } = await (await import('../runtime/process-runtime.js')).loadProcessRuntimeService();
     const { criTarget } = await import('../runtime/cri/proto.js');
     if (listen) {

@@ -1,10 +1,38 @@
 // Request bodies, capped as the API server caps them (3 MiB): more is refused with 413 before it is
-// buffered, and a body that is not JSON is a 400 in the API server's words.
+// buffered, a body nested deeper than the manifests' limit is a 400 naming it (before any parser
+// recurses into it), and a body that is not JSON (or YAML, by its Content-Type) is a 400 in the API
+// server's words.
 
 import type { IncomingMessage } from 'node:http';
+import { parseSource } from '../config/documents.js';
+import { findExcessiveNesting, maxNestingDepth } from '../config/limits.js';
 import { ApiError } from './status.js';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+/** True for the media types kube-apiserver decodes as YAML. */
+export function isYAMLMediaType(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/yaml' || type === 'application/apply-patch+yaml';
+}
+
+function tooDeep(depth: number): ApiError {
+  return new ApiError(400, 'BadRequest', `the request body is nested deeper than ${depth} levels, the most this API accepts`);
+}
+
+/** A JSON body as a value; 400 when it nests deeper than the limit or is not JSON. */
+export function parseJSONText(text: string): unknown {
+  if (findExcessiveNesting(text, maxNestingDepth)) throw tooDeep(maxNestingDepth);
+  return JSON.parse(text);
+}
+
+/** A YAML body (one document, read as kubectl reads manifests) as a value; undefined when empty. */
+export function parseYAMLText(text: string): unknown {
+  const parsed = parseSource({ name: 'request body', text });
+  if (parsed.errors.length > 0) throw new ApiError(400, 'BadRequest', `the request body could not be decoded: ${parsed.errors.join('; ')}`);
+  if (parsed.documents.length > 1) throw new ApiError(400, 'BadRequest', 'the request body holds more than one YAML document');
+  return parsed.documents[0]?.value;
+}
 
 export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
@@ -29,8 +57,9 @@ export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BY
 export async function readJSONBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<unknown> {
   const body = await readBody(req, limit);
   try {
-    return JSON.parse(body.toString('utf8'));
+    return parseJSONText(body.toString('utf8'));
   } catch (err) {
+    if (err instanceof ApiError) throw err;
     throw new ApiError(
       400,
       'BadRequest',

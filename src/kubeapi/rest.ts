@@ -7,11 +7,21 @@
 
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseYAML } from 'yaml';
 import { typeMetaError } from '../api/decode.js';
 import type { TableOptions } from '../printers/tables.js';
-import { readBody } from '../http/body.js';
-import { badRequest, conflict, invalid, methodNotAllowed, notFound, notFoundPath, sendJSON, successStatus, unsupportedMediaType } from '../http/status.js';
+import { isYAMLMediaType, parseJSONText, parseYAMLText, readBody } from '../http/body.js';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  notFoundPath,
+  sendJSON,
+  successStatus,
+  unsupportedMediaType,
+} from '../http/status.js';
 import type { DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
 import { applyPatch, objectMetaMergeSchema, patchTypeOf, type PatchType } from './patch.js';
 import { boolParam, dryRunOf, includeObjectOf, intParam, wantsTable, writeOptionsOf } from './query.js';
@@ -45,13 +55,14 @@ function randomSuffix(): string {
   return s;
 }
 
-/** The request body as an object (YAML for apply patches); undefined when empty. */
+/** The request body as an object (YAML for apply patches and a YAML Content-Type); undefined when empty. */
 async function readObject(req: IncomingMessage, yaml = false): Promise<unknown> {
   const body = (await readBody(req)).toString('utf8');
   if (body.trim() === '') return undefined;
   try {
-    return yaml ? parseYAML(body) : JSON.parse(body);
+    return yaml || isYAMLMediaType(req.headers['content-type']) ? parseYAMLText(body) : parseJSONText(body);
   } catch (err) {
+    if (err instanceof ApiError) throw err;
     throw badRequest(`the request body could not be decoded: ${(err as Error).message}`);
   }
 }

@@ -25,6 +25,12 @@ export interface WatchServeOptions<T> {
 /** Gathered watch lines are written once they reach this many characters (or at the end of the turn). */
 const BATCH_BYTES = 64 * 1024;
 
+/**
+ * Output a watcher may leave unread before it is closed, as kube-apiserver closes a watcher whose
+ * buffer is full (the client lists and watches again): a client that never reads costs at most this.
+ */
+export const MAX_UNREAD_WATCH_BYTES = 8 * 1024 * 1024;
+
 function rvOf(obj: unknown): string | undefined {
   return (obj as { metadata?: { resourceVersion?: string } })?.metadata?.resourceVersion;
 }
@@ -45,7 +51,13 @@ export function serveWatch<T>(req: IncomingMessage, res: ServerResponse, o: Watc
     if (pending === '') return;
     const text = pending;
     pending = '';
-    if (!done && !res.destroyed) res.write(text);
+    if (done || res.destroyed) return;
+    res.write(text);
+    if (res.writableLength > MAX_UNREAD_WATCH_BYTES) {
+      // A stalled client: its buffer is dropped with the connection rather than grown without bound.
+      finish();
+      res.destroy();
+    }
   };
   const write = (type: string, object: unknown) => {
     if (done) return;

@@ -169,6 +169,17 @@ test('runAsUser as root without supplementary groups: spawn uid/gid', { skip: is
   });
 });
 
+test('runAsUser as root without workingDir: the start fails as a denied chdir, as docs/security.md says', { skip: isRoot ? false : 'needs root' }, async () => {
+  await withRuntime({}, async (rt, root) => {
+    const sbc = sandboxConfig(root);
+    const sb = await rt.runPodSandbox(sbc);
+    const id = await rt.createContainer(sb, containerConfig(['sh', '-c', 'pwd'], { linux: { securityContext: { runAsUser: 65534 } } }), sbc);
+    await assert.rejects(rt.startContainer(id), /chdir to cwd \(".*"\) set in config.json failed: permission denied/);
+    const st = await rt.containerStatus(id);
+    assert.deepEqual([st.state, st.reason, st.exitCode], ['CONTAINER_EXITED', 'StartError', 128]);
+  });
+});
+
 test('not root: runAsUser, runAsGroup and supplementalGroups are reported as not honoured', () => {
   const id = resolveIdentity({ runAsUser: 65534, runAsGroup: 65534, supplementalGroups: [1] }, { uid: 1000, gid: 1000 }, []);
   assert.equal(id.uid, undefined);

@@ -301,3 +301,20 @@ test('warmCodecs makes every message type once, a few per turn, and stops when a
   const m = (RuntimeService.service as unknown as Record<string, grpc.MethodDefinition<object, object>>).Version!;
   assert.deepEqual(m.requestDeserialize(m.requestSerialize({ version: 'v1' })), { version: 'v1' });
 });
+
+test('durations past a timer range over the wire: ExecSync with timeout 3,000,000 s and a stop with that grace are not cut short', async () => {
+  await withServed(async (client, root) => {
+    const sbc = sandboxConfig(root, 'long');
+    const sb = await client.runPodSandbox(sbc);
+    const id = await client.createContainer(sb, containerConfig(['sh', '-c', 'trap "exit 0" TERM; while :; do sleep 0.05; done']), sbc);
+    await client.startContainer(id);
+    const r = await client.execSync(id, ['sh', '-c', 'sleep 0.2; echo done'], 3_000_000);
+    assert.equal(r.exitCode, 0, 'the exec ran to its end, not timed out at once');
+    assert.equal(r.stdout.toString().trim(), 'done');
+    // A stop with a 3,000,000 s grace: the TERM is honoured, no DeadlineExceeded.
+    await client.stopContainer(id, 3_000_000);
+    const st = await client.containerStatus(id);
+    assert.deepEqual([st.state, st.exitCode], ['CONTAINER_EXITED', 0]);
+    await client.removePodSandbox(sb);
+  });
+});

@@ -43,6 +43,9 @@ import {
 } from './convert.js';
 import { criTarget, loadCriServices, warmCodecs } from './proto.js';
 
+/** The longest delay a Node timer takes as it is. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The kubelet's default --runtime-request-timeout. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 2 * 60_000;
 /** Extra time given to calls that wait on the runtime (StopContainer, ExecSync) beyond their own timeout. */
@@ -173,7 +176,10 @@ export class CriRuntimeClient implements RuntimeService {
     const fn = (client as unknown as Record<string, UnaryMethod>)[method];
     if (!fn) return Promise.reject(new Error(`unknown CRI method ${method}`));
     return new Promise((resolve, reject) => {
-      fn.call(client, req, { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(mapError(method, err)) : resolve(res)));
+      // A deadline beyond a timer's range (2^31-1 ms) is sent as none: the server's timer for it
+      // would overflow and fire at once (a 3,000,000 s grace period or exec timeout).
+      const deadline = timeoutMs > MAX_TIMER_MS ? Infinity : Date.now() + timeoutMs;
+      fn.call(client, req, { deadline }, (err, res) => (err ? reject(mapError(method, err)) : resolve(res)));
     });
   }
 

@@ -28,6 +28,8 @@ export class ContainerLogFile {
   private closed = false;
   private drainWaiters: Array<() => void> = [];
   private rotated: string[] | undefined;
+  /** Output the disk refused since the last write that succeeded: dropped, counted, reported once. */
+  private dropped = { records: 0, bytes: 0 };
   private readonly maxSize: number;
   private readonly maxFiles: number;
 
@@ -69,11 +71,17 @@ export class ContainerLogFile {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
+  /** Output dropped since the last successful write (the disk refused it). */
+  get droppedSinceLastWrite(): { records: number; bytes: number } {
+    return { ...this.dropped };
+  }
+
   /** Writes what is queued, then closes the file; later appends are dropped. */
   async close(): Promise<void> {
     await this.whenDrained();
     if (this.closed) return;
     this.closed = true;
+    this.reportDropped();
     await this.fh.close().catch(() => {});
   }
 
@@ -94,9 +102,15 @@ export class ContainerLogFile {
         try {
           await this.fh.write(buf, 0, buf.length);
           this.size += buf.length;
+          this.reportDropped();
         } catch (err) {
-          // As containerd: keep draining the container's output even when the disk refuses it.
-          this.opts.logger.error('Failed to write container log', { path: this.opts.path, err: String(err) });
+          // As containerd: keep draining the container's output even when the disk refuses it. What
+          // the disk refuses is dropped and counted; one line says so, one more when writes resume.
+          if (this.dropped.records === 0) {
+            this.opts.logger.error('Failed to write container log; dropping its output until the disk takes it', { path: this.opts.path, err: String(err) });
+          }
+          this.dropped.records += batch.length;
+          this.dropped.bytes += bytes;
         }
         if (this.size >= this.maxSize) await this.rotate();
       }
@@ -106,6 +120,12 @@ export class ContainerLogFile {
       this.drainWaiters = [];
       for (const w of waiters) w();
     }
+  }
+
+  private reportDropped(): void {
+    if (this.dropped.records === 0) return;
+    this.opts.logger.warn('Container log output dropped while the disk refused it', { path: this.opts.path, ...this.dropped });
+    this.dropped = { records: 0, bytes: 0 };
   }
 
   private async rotate(): Promise<void> {

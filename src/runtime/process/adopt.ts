@@ -3,7 +3,7 @@
 // never mistaken for a container. Processes the runtime did not spawn itself cannot be waited for;
 // ExitWatcher polls them instead.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 /** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
 function statFields(pid: number): string[] | undefined {
@@ -89,4 +89,48 @@ export class ExitWatcher {
       this.timer = undefined;
     }
   }
+}
+
+/**
+ * The process a runtime spawned with these output FIFOs as its stdout/stderr, when it died before
+ * recording the pid: every process holding one of them is the container's (the FIFOs are its own);
+ * its main process is the group leader among them (it was spawned in a session of its own) that
+ * started first. undefined when none runs any more, or the files are gone.
+ */
+export function findSpawned(fifos: string[]): { pid: number; startTime: string } | undefined {
+  const inodes = new Set<string>();
+  for (const f of fifos) {
+    try {
+      const st = statSync(f);
+      inodes.add(`${st.dev}:${st.ino}`);
+    } catch {
+      // not made yet: nothing can hold it
+    }
+  }
+  if (inodes.size === 0) return undefined;
+  let best: { pid: number; startTime: string; leader: boolean } | undefined;
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    if (!holdsAny(pid, inodes)) continue;
+    const f = statFields(pid);
+    if (!f || f[0] === 'Z' || f[0] === 'X') continue;
+    const startTime = f[22 - 3]!;
+    const leader = Number(f[5 - 3]) === pid;
+    const better = !best || (leader && !best.leader) || (leader === best.leader && BigInt(startTime) < BigInt(best.startTime));
+    if (better) best = { pid, startTime, leader };
+  }
+  return best && { pid: best.pid, startTime: best.startTime };
+}
+
+function holdsAny(pid: number, inodes: Set<string>): boolean {
+  for (const fd of [1, 2]) {
+    try {
+      const st = statSync(`/proc/${pid}/fd/${fd}`);
+      if (inodes.has(`${st.dev}:${st.ino}`)) return true;
+    } catch {
+      // gone, or no such descriptor
+    }
+  }
+  return false;
 }

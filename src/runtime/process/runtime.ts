@@ -39,9 +39,9 @@ import { execInContext } from './exec.js';
 import { DEFAULT_PATH, hostIdentity, readPasswd, resolveIdentity, spawnTarget, type HostIdentity, type PasswdEntry, type ProcessIdentity } from './identity.js';
 import { exitCodeOf, isKnownSignal, signalGroup, waitGroupGone } from './process-group.js';
 import { describeSpawnError } from './start-error.js';
-import { bootId, ExitWatcher, procStartTime, processState } from './adopt.js';
-import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders } from './output-fifo.js';
-import { RuntimeStateStore, type StoredContainer } from './state.js';
+import { bootId, ExitWatcher, findSpawned, procStartTime, processState } from './adopt.js';
+import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders, OUTPUT_STREAMS } from './output-fifo.js';
+import { RuntimeStateStore, type StoredContainer, type StoredSandbox } from './state.js';
 import type { ContainerProcessContext } from './exec-session.js';
 import { processStreaming, type ProcessStreaming } from './streaming.js';
 import { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION } from './profile.js';
@@ -138,6 +138,8 @@ interface ContainerRecord {
   /** Durable mode: the main process's pid and start time, while it runs. */
   pid?: number;
   startTime?: string;
+  /** Durable mode: when the write-ahead record of a spawn about to happen was written (cleared once the pid is). */
+  startBegunAt?: number;
   logFile?: ContainerLogFile;
   /** An adopted container (not our child): stops polling its pid. */
   unwatch?: () => void;
@@ -203,8 +205,16 @@ export class ProcessRuntime implements RuntimeService {
     const id = newId();
     this.containment.openPod(id);
     const sb: SandboxRecord = { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() };
+    if (this.state) {
+      // Recorded before it exists: a sandbox the disk cannot hold is refused, not half-made.
+      try {
+        await this.state.saveSandboxBeforeActing(storedSandbox(sb));
+      } catch (err) {
+        this.containment.closePod(id);
+        throw new Error(`cannot record the pod sandbox, so it was not created: ${(err as Error).message}`);
+      }
+    }
     this.sandboxes.set(id, sb);
-    await this.persistSandbox(sb);
     return id;
   }
 
@@ -286,7 +296,16 @@ export class ProcessRuntime implements RuntimeService {
       identity,
       procs,
     });
-    await this.persist(rec);
+    if (this.state) {
+      try {
+        await this.state.saveContainerBeforeActing(this.stored(rec));
+      } catch (err) {
+        this.containers.delete(id);
+        sb.containers.delete(id);
+        procs.release();
+        throw new Error(`cannot record the container, so it was not created: ${(err as Error).message}`);
+      }
+    }
     this.emit(rec, 'CONTAINER_CREATED_EVENT');
     return id;
   }
@@ -525,7 +544,22 @@ export class ProcessRuntime implements RuntimeService {
         procs: this.containment.container(sb.id, stored.status.id, stored.config.linux?.resources),
       });
       const { markExited } = c;
-      if (c.status.state === 'CONTAINER_EXITED') {
+      if (c.status.state === 'CONTAINER_CREATED' && stored.startBegunAt !== undefined) {
+        // The runtime died between the write-ahead record and the pid's: the process may run.
+        const io = this.state.ioDir(c.status.id);
+        const spawned = findSpawned(OUTPUT_STREAMS.map((s) => join(io, s)));
+        if (spawned) {
+          Object.assign(c.status, { state: 'CONTAINER_RUNNING' satisfies ContainerState, startedAt: stored.startBegunAt });
+          await this.adopt(c, spawned.pid, spawned.startTime);
+          await this.persist(c);
+          counts.adopted++;
+        } else {
+          this.markLost(c, 'The runtime service stopped while starting the container, which is not running; whether it ran is unknown');
+          await this.persist(c);
+          markExited();
+          counts.lost++;
+        }
+      } else if (c.status.state === 'CONTAINER_EXITED') {
         markExited();
       } else if (c.status.state === 'CONTAINER_RUNNING') {
         const { pid, startTime } = stored;
@@ -533,13 +567,7 @@ export class ProcessRuntime implements RuntimeService {
           await this.adopt(c, pid, startTime);
           counts.adopted++;
         } else {
-          Object.assign(c.status, {
-            state: 'CONTAINER_EXITED' satisfies ContainerState,
-            exitCode: STATUS_UNKNOWN_EXIT_CODE,
-            finishedAt: this.clock.now(),
-            reason: STATUS_UNKNOWN_REASON,
-            message: 'The container exited while the runtime service was not running; its exit code is unknown',
-          });
+          this.markLost(c, 'The container exited while the runtime service was not running; its exit code is unknown');
           await this.persist(c);
           markExited();
           counts.lost++;
@@ -547,6 +575,16 @@ export class ProcessRuntime implements RuntimeService {
       }
     }
     return counts;
+  }
+
+  private markLost(c: ContainerRecord, message: string): void {
+    Object.assign(c.status, {
+      state: 'CONTAINER_EXITED' satisfies ContainerState,
+      exitCode: STATUS_UNKNOWN_EXIT_CODE,
+      finishedAt: this.clock.now(),
+      reason: STATUS_UNKNOWN_REASON,
+      message,
+    });
   }
 
   /**
@@ -606,14 +644,18 @@ export class ProcessRuntime implements RuntimeService {
   }
 
   private persist(c: ContainerRecord): Promise<void> {
-    if (!this.state) return Promise.resolve();
+    return this.state ? this.state.saveContainer(this.stored(c)) : Promise.resolve();
+  }
+
+  private stored(c: ContainerRecord): StoredContainer {
     const stored: StoredContainer = { status: c.status, config: c.config, env: c.env, cwd: c.cwd };
     if (c.pid !== undefined && c.startTime !== undefined) Object.assign(stored, { pid: c.pid, startTime: c.startTime, bootId: bootId() });
-    return this.state.saveContainer(stored);
+    if (c.startBegunAt !== undefined) stored.startBegunAt = c.startBegunAt;
+    return stored;
   }
 
   private persistSandbox(sb: SandboxRecord): Promise<void> {
-    return this.state ? this.state.saveSandbox({ id: sb.id, config: sb.config, dir: sb.dir, state: sb.state, createdAt: sb.createdAt }) : Promise.resolve();
+    return this.state ? this.state.saveSandbox(storedSandbox(sb)) : Promise.resolve();
   }
 
   private async openLog(path: string): Promise<ContainerLogFile | undefined> {
@@ -639,8 +681,27 @@ export class ProcessRuntime implements RuntimeService {
     let spawnError: NodeJS.ErrnoException | undefined;
     // Durable mode: output through FIFOs that outlive this process (output-fifo.ts says why).
     const fifo = this.state && file ? await this.openOutputFifos(c) : undefined;
+    if (fifo) {
+      // Write-ahead: the record says a process may exist before one does, so a runtime killed before
+      // it records the pid still finds the process (by these FIFOs) instead of starting a second one.
+      c.startBegunAt = this.clock.now();
+      try {
+        await this.state!.saveContainerBeforeActing(this.stored(c));
+      } catch (err) {
+        c.startBegunAt = undefined;
+        for (const fd of fifo.ends) closeSync(fd);
+        for (const r of fifo.readers) r.destroy();
+        await logFile?.close();
+        throw new Error(`cannot record the container's start, so it was not started: ${(err as Error).message}`);
+      }
+    }
+    // The sandbox directory is 0700 and the agent's: a container running as another user without a
+    // workingDir of its own could not enter it, so it fails as runc fails a chdir it is denied.
+    const cwdDenied = file !== '' && c.identity.uid !== undefined && c.identity.uid !== 0 && !config.workingDir;
     if (!file) {
       spawnError = Object.assign(new Error('no command specified'), { code: 'EINVAL' });
+    } else if (cwdDenied) {
+      spawnError = Object.assign(new Error('permission denied'), { code: 'EACCES' });
     } else {
       try {
         const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd);
@@ -662,8 +723,13 @@ export class ProcessRuntime implements RuntimeService {
     for (const fd of fifo?.ends ?? []) closeSync(fd);
     if (spawnError || !child || child.pid === undefined) {
       for (const r of fifo?.readers ?? []) r.destroy();
-      const message = file ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd) : 'exec: no command specified';
+      const message = cwdDenied
+        ? `chdir to cwd (${JSON.stringify(c.cwd)}) set in config.json failed: permission denied`
+        : file
+          ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd)
+          : 'exec: no command specified';
       await logFile?.close();
+      c.startBegunAt = undefined;
       // containerd reports a container that never ran as exited 128 / StartError, started at 0.
       Object.assign(status, {
         state: 'CONTAINER_EXITED' satisfies ContainerState,
@@ -695,6 +761,7 @@ export class ProcessRuntime implements RuntimeService {
     if (this.state) {
       c.pid = pgid;
       c.startTime = procStartTime(pgid);
+      c.startBegunAt = undefined;
       c.logFile = logFile;
       await this.persist(c);
     }
@@ -836,6 +903,10 @@ function streamsEnded(streams: Readable[]): Promise<void> {
   return Promise.all(streams.map((s) => new Promise<void>((r) => (s.readableEnded || s.destroyed ? r() : (s.once('end', r), s.once('close', r)))))).then(
     () => undefined,
   );
+}
+
+function storedSandbox(sb: SandboxRecord): StoredSandbox {
+  return { id: sb.id, config: sb.config, dir: sb.dir, state: sb.state, createdAt: sb.createdAt };
 }
 
 function newId(): string {

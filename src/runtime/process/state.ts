@@ -39,6 +39,11 @@ export interface StoredContainer {
   /** Its start time (/proc/<pid>/stat field 22, clock ticks since boot) and the boot it belongs to. */
   startTime?: string;
   bootId?: string;
+  /**
+   * Written before the process is spawned and cleared once its pid is recorded: a runtime that dies
+   * in between finds the process on restart by its output FIFOs (adopt.ts findSpawned).
+   */
+  startBegunAt?: number;
 }
 
 /** Ids are the runtime's own 64 hex digits: nothing else becomes a file name. */
@@ -77,10 +82,23 @@ export class RuntimeStateStore {
   }
 
   saveSandbox(sb: StoredSandbox): Promise<void> {
+    return this.logged(this.write(this.sandboxDir, sb.id, sb));
+  }
+
+  /** As saveSandbox, rejecting when the write fails: a sandbox is created only once it is recorded. */
+  saveSandboxBeforeActing(sb: StoredSandbox): Promise<void> {
     return this.write(this.sandboxDir, sb.id, sb);
   }
 
   saveContainer(c: StoredContainer): Promise<void> {
+    return this.logged(this.write(this.containerDir, c.status.id, c));
+  }
+
+  /**
+   * As saveContainer, for a record that must be on disk before the runtime acts on it (a process is
+   * spawned only once its write-ahead record is): rejects when the write fails.
+   */
+  saveContainerBeforeActing(c: StoredContainer): Promise<void> {
     return this.write(this.containerDir, c.status.id, c);
   }
 
@@ -142,8 +160,14 @@ export class RuntimeStateStore {
     entry.done = this.chain(file, async () => {
       if (this.waiting.get(file) === entry) this.waiting.delete(file);
       const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-      await writeFile(tmp, entry.data, { mode: 0o600 });
-      await rename(tmp, file);
+      try {
+        await writeFile(tmp, entry.data, { mode: 0o600 });
+        await rename(tmp, file);
+      } catch (err) {
+        // A full disk leaves no partial temporary file behind; the file itself is untouched.
+        await unlink(tmp).catch(() => {});
+        throw err;
+      }
     });
     return entry.done;
   }
@@ -153,15 +177,25 @@ export class RuntimeStateStore {
     const file = join(dir, `${id}.json`);
     // A write asked for after this removal must follow it, not join a write queued before it.
     this.waiting.delete(file);
-    return this.chain(file, () => unlink(file).catch(() => {}));
+    return this.logged(this.chain(file, () => unlink(file).catch(() => {})));
   }
 
+  /** A write whose failure is logged, not raised (the state in memory stays right; the next write retries). */
+  private logged(write: Promise<void>): Promise<void> {
+    return write.catch((err: unknown) => this.logger.error('Failed to write runtime state', { err: String(err) }));
+  }
+
+  /** Runs op after the file's previous operation; the result rejects when op fails, the chain goes on. */
   private chain(file: string, op: () => Promise<void>): Promise<void> {
     const prev = this.pending.get(file) ?? Promise.resolve();
-    const next = prev.then(op, op).catch((err) => this.logger.error('Failed to write runtime state', { file, err: String(err) }));
-    this.pending.set(file, next);
-    void next.then(() => {
-      if (this.pending.get(file) === next) this.pending.delete(file);
+    const next = prev.then(op, op);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pending.set(file, settled);
+    void settled.then(() => {
+      if (this.pending.get(file) === settled) this.pending.delete(file);
     });
     return next;
   }

@@ -1,0 +1,97 @@
+// The runtime service on a real, small, full disk (a 20 MB tmpfs filled by a container's own log): the
+// service keeps serving and logs the refused output once instead of exiting, refuses new sandboxes
+// with a clear error instead of half-making them, and still stops and removes what runs.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectOrLaunch } from '../../src/runtime/cri/launch.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { holdsFor } from '../fixtures/wait.js';
+import { containerConfig, isAlive, sandboxConfig, waitFor } from './helpers.js';
+
+const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
+
+/** Live processes whose working directory is under dir. */
+function processesUnder(dir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`).startsWith(dir)) out.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+test('a full disk: the runtime service keeps serving, refuses new sandboxes clearly, and still stops what runs', async (t) => {
+  const mnt = mkdtempSync(join(tmpdir(), 'podvisor-fulldisk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=20m', 'tmpfs', mnt]);
+  } catch {
+    rmSync(mnt, { recursive: true, force: true });
+    t.skip('mounting a tmpfs needs root');
+    return;
+  }
+  const root = join(mnt, 'root');
+  mkdirSync(root, { mode: 0o700 });
+  const serviceLog = join(root, 'runtime.log');
+  const { client, startedPid } = await connectOrLaunch({
+    endpoint: `unix://${join(root, 'runtime.sock')}`,
+    logger: silentLogger,
+    command: [process.execPath, mainJs, 'runtime', 'serve', '--root-dir', root],
+    logFile: serviceLog,
+  });
+  try {
+    const sbc = sandboxConfig(root, 'chatty');
+    const sb = await client.runPodSandbox(sbc);
+    const line = 'x'.repeat(1000);
+    const id = await client.createContainer(sb, containerConfig(['sh', '-c', `while :; do echo ${line}; done`]), sbc);
+    await client.startContainer(id);
+    await waitFor('the disk is full', () => statfsSync(mnt).bavail === 0, 60_000);
+
+    await holdsFor(
+      'the service answers on the full disk',
+      () =>
+        client.version().then(
+          () => true,
+          () => false,
+        ),
+      2_000,
+    );
+    assert.equal(isAlive(startedPid!), true);
+    await assert.rejects(client.runPodSandbox(sandboxConfig(root, 'late')), /cannot record the pod sandbox, so it was not created: .*no space left on device/);
+    assert.equal((await client.containerStatus(id)).state, 'CONTAINER_RUNNING');
+    const drops = readFileSync(serviceLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('dropping its output'));
+    assert.equal(drops.length, 1, 'the refused output is reported once, not per line');
+
+    await client.stopContainer(id, 0);
+    await client.removePodSandbox(sb);
+    await waitFor('nothing of the pod runs', () => processesUnder(root).length === 0);
+    assert.deepEqual(
+      (await client.listPodSandbox()).map((s) => s.metadata.name),
+      [],
+      'the refused sandbox was never made',
+    );
+  } finally {
+    await client.close();
+    for (const p of [...processesUnder(root), ...(startedPid ? [startedPid] : [])]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    await waitFor('nothing holds the tmpfs', () => processesUnder(mnt).length === 0 && !isAlive(startedPid ?? 0));
+    execFileSync('umount', [mnt]);
+    rmSync(mnt, { recursive: true, force: true });
+  }
+});
