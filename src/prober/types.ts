@@ -3,6 +3,7 @@
 // manager fill in `started`/`ready` on every status it generates.
 
 import type { Container, Pod, PodStatus, ProbeType } from '../api/types.js';
+import type { ProbeHistoryReader } from './history.js';
 
 /** Result of a probe as the kubelet's results package encodes it. */
 export type ProbeResult = 'Success' | 'Failure' | 'Unknown';
@@ -44,6 +45,8 @@ export interface ProbeManager {
   readonly startup: ResultsReader;
   /** Stops every worker. */
   close(): void;
+  /** The results every worker saw (`podvisor probes`); absent when none are kept. */
+  readonly history?: ProbeHistoryReader;
 }
 
 /** What the prober reports for one probe run: the result, and an error when the probe could not run. */
@@ -51,6 +54,8 @@ export interface ProbeOutcome {
   result: ProbeResult;
   /** Set when the probe errored (after its retries); the worker then discards the result (§4.3 step 11). */
   error?: Error;
+  /** What the probe said (its action's output), for the probe history. */
+  output?: string;
 }
 
 /**
