@@ -85,10 +85,12 @@ async function watch(root: string, path: string, keep: (e: ProbeHistoryItem) => 
   const { timelineRow } = await import('../printers/probe-timeline.js');
   const table = new RememberingTabwriter(getTableSettings, [14, 12, 11, 9, 9, 8, 10]);
   if (!json) io.stdout.write(table.flushRows([['TIME', 'CONTAINER', 'PROBE', 'RESULT', 'LATENCY', 'STREAK', 'EFFECT', 'OUTPUT']]));
-  const stop = () => res.destroy();
+  const lines = createInterface({ input: res, crlfDelay: Infinity });
+  // readline ends on the stream's end, which a destroyed stream never emits: close both.
+  const stop = () => (lines.close(), res.destroy());
   io.signal?.addEventListener('abort', stop, { once: true });
   try {
-    for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
+    for await (const line of lines) {
       if (!line.trim()) continue;
       const e = JSON.parse(line) as ProbeHistoryItem;
       if (!keep(e)) continue;
