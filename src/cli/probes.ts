@@ -17,7 +17,7 @@ export const probesCommand = defineCommand({
   summary: "Show a pod's probe results: timeline, streaks, what they changed, where each probe stands",
   usage: 'podvisor probes POD [-c CONTAINER] [--probe liveness|readiness|startup] [-w] [-o json] [-n NS] [flags]',
   description:
-    'Print the results of the pod\'s probes the agent has kept (the last 100 per probe, since the agent\n' +
+    "Print the results of the pod's probes the agent has kept (the last 100 per probe, since the agent\n" +
     'started: a restarted agent starts with an empty history), oldest first: TIME, CONTAINER, PROBE,\n' +
     'RESULT, LATENCY, STREAK (how many of this result in a row, against the threshold it counts toward),\n' +
     'EFFECT (Ready, NotReady, Started, Restart, or - when it changed nothing) and OUTPUT (what the probe\n' +

@@ -133,7 +133,14 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
     const summary = await formatRunSummary(summaryPods, reachedText(report.results.map((r) => r.waitedFor)), readLog, probes);
     if (parsed.flags.junit) {
       const { writeJUnitReport } = await import('../printers/junit.js');
-      await writeJUnitReport(String(parsed.flags.junit), { name: 'podvisor run', pods: summaryPods, startedAt, durationMs: clock.now() - startedAt, readLog, probes });
+      await writeJUnitReport(String(parsed.flags.junit), {
+        name: 'podvisor run',
+        pods: summaryPods,
+        startedAt,
+        durationMs: clock.now() - startedAt,
+        readLog,
+        probes,
+      });
     }
     if (output === 'json' || output === 'yaml') {
       io.stdout.write(formatObject(toV1List(pods), output));

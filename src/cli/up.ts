@@ -147,7 +147,9 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const { agent, loaded } = started;
   const { kubelet, clock } = agent;
   const unsubscribe = [streamEvents(agent, io.stderr, loaded.pods), streamPodStates(agent, io.stderr)];
-  unsubscribe.push(notifySystemd(io.env.NOTIFY_SOCKET, loaded.pods, () => kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? ''))), clock));
+  unsubscribe.push(
+    notifySystemd(io.env.NOTIFY_SOCKET, loaded.pods, () => kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? ''))), clock),
+  );
   if (parsed.flags.logs === true) unsubscribe.push(streamContainerOutput(agent, output ? io.stderr : io.stdout));
 
   // The statuses as they were when stopping began, and whether the List went out already.

@@ -4,30 +4,9 @@
 // with an empty history. The history of a removed pod stays readable among the last removed ones.
 
 import type { ProbeType } from '../api/types.js';
-import type { ProbeResult } from './types.js';
+import type { ProbeHistoryEntry, ProbeHistoryReader, ProbeName } from './types.js';
 
-/** What a result changed: nothing, the container's readiness, its start-up, or a restart. */
-export type ProbeEffect = '' | 'Ready' | 'NotReady' | 'Started' | 'Restart';
-
-/** The probe names of the history document. */
-export type ProbeName = 'liveness' | 'readiness' | 'startup';
-
-/** One probe result, as `GET /podvisor/v1/namespaces/{ns}/pods/{name}/probes` serves it. */
-export interface ProbeHistoryEntry {
-  container: string;
-  probe: ProbeName;
-  /** RFC 3339 with milliseconds: when the probe started. */
-  time: string;
-  result: ProbeResult;
-  latencyMs: number;
-  /** What the probe said (exec output, HTTP status or body, dial error), at most 1 KiB. */
-  output: string;
-  /** How many of this result in a row, as the worker counts them. */
-  streak: number;
-  /** The threshold the streak is measured against (failureThreshold or successThreshold). */
-  threshold: number;
-  effect: ProbeEffect;
-}
+export type { ProbeEffect, ProbeHistoryEntry, ProbeHistoryReader, ProbeName } from './types.js';
 
 /** Results kept per worker. */
 export const HISTORY_PER_WORKER = 100;
@@ -84,14 +63,6 @@ class PodHistory {
     for (const c of this.containers.values()) all.push(...c.entries);
     return all.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
   }
-}
-
-/** What readers of the history (the agent's routes, describe, run's report) see. */
-export interface ProbeHistoryReader {
-  /** The pod's results, oldest first; [] for a pod never probed (or forgotten). */
-  entries(podUid: string): ProbeHistoryEntry[];
-  /** Calls listener with each new result of the pod; returns the unsubscribe. */
-  watch(podUid: string, listener: (e: ProbeHistoryEntry) => void): () => void;
 }
 
 export class ProbeHistory implements ProbeHistoryReader {

@@ -41,7 +41,10 @@ test('READY=1 is sent only once the pods given at start are Ready, STOPPING=1 on
   mkdirSync(manifests);
   const flag = join(dir.path, 'ready');
   const probe = { exec: { command: ['/bin/sh', '-c', `test -f ${flag}`] }, periodSeconds: 1 };
-  writeFileSync(join(manifests, 'web.yaml'), manifestYaml(pod('web', [shell('app', 'exec sleep 300', { readinessProbe: probe })], { terminationGracePeriodSeconds: 1 })));
+  writeFileSync(
+    join(manifests, 'web.yaml'),
+    manifestYaml(pod('web', [shell('app', 'exec sleep 300', { readinessProbe: probe })], { terminationGracePeriodSeconds: 1 })),
+  );
   const agent = spawn(process.execPath, [mainJs, 'agent', '--root-dir', join(dir.path, 'root'), '--pod-manifest-path', manifests], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, NOTIFY_SOCKET: socketPath },
@@ -54,13 +57,25 @@ test('READY=1 is sent only once the pods given at start are Ready, STOPPING=1 on
     await exited;
   });
 
-  await waitFor(() => `STATUS=0/1 pods Ready; received: ${received}; agent: ${stderr}`, () => received.includes('STATUS=0/1 pods Ready'), 60_000);
+  await waitFor(
+    () => `STATUS=0/1 pods Ready; received: ${received}; agent: ${stderr}`,
+    () => received.includes('STATUS=0/1 pods Ready'),
+    60_000,
+  );
   await holdsFor('no READY=1 while the pod is not Ready', () => !received.includes('READY=1'), 2000);
   writeFileSync(flag, '');
-  await waitFor(() => `READY=1; received: ${received}`, () => /READY=1\|STATUS=1\/1 pods Ready/.test(received), 30_000);
+  await waitFor(
+    () => `READY=1; received: ${received}`,
+    () => /READY=1\|STATUS=1\/1 pods Ready/.test(received),
+    30_000,
+  );
   agent.kill('SIGTERM');
   await exited;
-  await waitFor(() => `STOPPING=1; received: ${received}`, () => received.includes('STOPPING=1'), 10_000);
+  await waitFor(
+    () => `STOPPING=1; received: ${received}`,
+    () => received.includes('STOPPING=1'),
+    10_000,
+  );
   const lines = received.split('\n').filter((l) => l && l !== 'bound');
   assert.ok(lines.indexOf(lines.find((l) => l.startsWith('READY=1'))!) < lines.findIndex((l) => l.startsWith('STOPPING=1')));
   assert.equal(lines.filter((l) => l.startsWith('READY=1')).length, 1);

@@ -53,7 +53,11 @@ async function items(name: string): Promise<Item[]> {
 
 test('probes: a readiness probe failing, Ready, failing below its threshold, recovered; describe reads it as recovered', async () => {
   const flag = join(dir.path, 'ready');
-  const probe = { exec: { command: ['/bin/sh', '-c', `test -f ${flag} && echo fine || { echo backend down; exit 1; }`] }, periodSeconds: 1, failureThreshold: 3 };
+  const probe = {
+    exec: { command: ['/bin/sh', '-c', `test -f ${flag} && echo fine || { echo backend down; exit 1; }`] },
+    periodSeconds: 1,
+    failureThreshold: 3,
+  };
   const file = join(dir.path, 'web.yaml');
   writeFileSync(file, manifestYaml(pod('web', [shell('app', 'exec sleep 300', { readinessProbe: probe })], { terminationGracePeriodSeconds: 1 })));
   const applied = await cli('apply', '-f', file);
@@ -64,14 +68,21 @@ test('probes: a readiness probe failing, Ready, failing below its threshold, rec
   await waitFor('readiness Ready', async () => (await items('web')).some((e) => e.effect === 'Ready'), 30_000);
   const all0 = await items('web');
   rmSync(flag);
-  await waitFor('a failure below the threshold after Ready', async () => (await items('web')).some((e) => e.result === 'Failure' && all0.length > 0 && e.time > all0.at(-1)!.time), 30_000);
+  await waitFor(
+    'a failure below the threshold after Ready',
+    async () => (await items('web')).some((e) => e.result === 'Failure' && all0.length > 0 && e.time > all0.at(-1)!.time),
+    30_000,
+  );
   // While it fails below its threshold, probes says where it stands.
   const r = await cli('probes', 'web', '--probe', 'readiness');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^TIME +CONTAINER +PROBE +RESULT +LATENCY +STREAK +EFFECT +OUTPUT\n/);
   assert.match(r.stdout, /app +readiness +Failure +\d+ms +\d\/3 +- +backend down\n/);
   assert.match(r.stdout, /app +readiness +Success +\d+ms +1\/1 +Ready +fine\n/);
-  assert.match(r.stdout, /app readiness (failing [12]\/3 since \d+s: still Ready, NotReady (at the next failure|after 2 more failures)|failing 3\/3 since \d+s: NotReady)\n/);
+  assert.match(
+    r.stdout,
+    /app readiness (failing [12]\/3 since \d+s: still Ready, NotReady (at the next failure|after 2 more failures)|failing 3\/3 since \d+s: NotReady)\n/,
+  );
   writeFileSync(flag, '');
   await waitFor('readiness passing again', async () => {
     const all = await items('web');
@@ -103,7 +114,11 @@ test('probes: a readiness probe failing, Ready, failing below its threshold, rec
   await waitFor('new results on the watch', () => w.stdout().split('\n').filter(Boolean).length > before + 1, 30_000);
   w.child.kill('SIGINT');
   await w.exited;
-  const lines = w.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Item);
+  const lines = w
+    .stdout()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Item);
   assert.ok(lines.every((l) => l.probe === 'readiness' && l.container === 'app'));
   const tw = startCli(['probes', 'web', '--root-dir', root, '-w']);
   await tw.waitFor('stdout', /readiness +Success/, 30_000);
@@ -123,16 +138,28 @@ test('run --junit: a pod never Ready fails with its probe output and log tail, i
   const report = join(dir.path, 'report.xml');
   const r = await runCli(['run', '-f', file, '--root-dir', join(dir.path, 'run-root'), '--wait=ready', '--timeout=6s', '--junit', report]);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stdout, /pod\/never: .*\n  container app: running, not ready\n    last \d probe results?:\n(    \| \S+ readiness Failure \d\/3.*: HTTP probe failed with statuscode: 503\n)+    last 3 log lines:\n    \| starting step 1\n/);
+  assert.match(
+    r.stdout,
+    /pod\/never: .*\n  container app: running, not ready\n    last \d probe results?:\n(    \| \S+ readiness Failure \d\/3.*: HTTP probe failed with statuscode: 503\n)+    last 3 log lines:\n    \| starting step 1\n/,
+  );
   const xml = readFileSync(report, 'utf8');
   const parsed = convert(xml, { format: 'object' }) as unknown as {
-    testsuites: { '@tests': string; '@failures': string; testsuite: { testcase: { '@name': string; '@classname': string; failure: { '@message': string; '#': string }; 'system-out': string } } };
+    testsuites: {
+      '@tests': string;
+      '@failures': string;
+      testsuite: { testcase: { '@name': string; '@classname': string; failure: { '@message': string; '#': string }; 'system-out': string } };
+    };
   };
   assert.equal(parsed.testsuites['@tests'], '1');
   assert.equal(parsed.testsuites['@failures'], '1');
   const tc = parsed.testsuites.testsuite.testcase;
   // The object form keeps the text's character references as written.
-  const text = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  const text = (s: string) =>
+    s
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
   assert.equal(tc['@name'], 'default/never');
   assert.equal(tc['@classname'], 'Pod');
   assert.match(text(tc.failure['#']), /HTTP probe failed with statuscode: 503/);

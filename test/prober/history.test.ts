@@ -13,7 +13,15 @@ import type { Container, Pod, PodStatus } from '../../src/api/types.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { ProberManager } from '../../src/prober/manager.js';
-import { HISTORY_BYTES_PER_CONTAINER, HISTORY_OUTPUT_BYTES, HISTORY_PER_WORKER, ProbeHistory, REMOVED_PODS_KEPT, truncateOutput, type ProbeHistoryEntry } from '../../src/prober/history.js';
+import {
+  HISTORY_BYTES_PER_CONTAINER,
+  HISTORY_OUTPUT_BYTES,
+  HISTORY_PER_WORKER,
+  ProbeHistory,
+  REMOVED_PODS_KEPT,
+  truncateOutput,
+  type ProbeHistoryEntry,
+} from '../../src/prober/history.js';
 import { execOnlyRuntime } from './exec-runtime.js';
 import { RecordingRecorder, TestStatusProvider } from './helpers.js';
 import { waitFor } from '../fixtures/wait.js';
@@ -82,7 +90,12 @@ describe('probe history', { concurrency: true }, () => {
     const seen = t.items().map(shape);
     const firstFail = seen.indexOf('readiness Failure 1/3 -');
     assert.ok(firstFail > 0, seen.join('\n'));
-    assert.deepEqual(seen.slice(firstFail, firstFail + 4), ['readiness Failure 1/3 -', 'readiness Failure 2/3 -', 'readiness Failure 3/3 NotReady', 'readiness Success 1/1 Ready']);
+    assert.deepEqual(seen.slice(firstFail, firstFail + 4), [
+      'readiness Failure 1/3 -',
+      'readiness Failure 2/3 -',
+      'readiness Failure 3/3 NotReady',
+      'readiness Success 1/1 Ready',
+    ]);
     assert.equal(seen[0], 'readiness Success 1/1 Ready');
     const failure = t.items()[firstFail]!;
     assert.equal(failure.output, 'HTTP probe failed with statuscode: 503');
@@ -93,7 +106,10 @@ describe('probe history', { concurrency: true }, () => {
     assert.equal(t.recorder.events.filter((e) => e.reason === 'Unhealthy').length, 3);
     // Oldest first.
     const times = t.items().map((e) => Date.parse(e.time));
-    assert.deepEqual(times, [...times].sort((a, b) => a - b));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+    );
   });
 
   it('a liveness failure at its threshold is a Restart; the new container goes on in the same history', async () => {
