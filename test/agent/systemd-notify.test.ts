@@ -1,7 +1,7 @@
 // systemd readiness against a real datagram socket: a small python3 helper binds NOTIFY_SOCKET (Node
 // cannot) and prints each datagram; a real `podvisor agent` with a static pod whose readiness probe
 // passes once the test creates a file must send STATUS= counts, READY=1 only after the pod is Ready,
-// and STOPPING=1 on SIGTERM.
+// and STOPPING=1 on SIGTERM; `podvisor up` the same with its pods.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,4 +79,51 @@ test('READY=1 is sent only once the pods given at start are Ready, STOPPING=1 on
   const lines = received.split('\n').filter((l) => l && l !== 'bound');
   assert.ok(lines.indexOf(lines.find((l) => l.startsWith('READY=1'))!) < lines.findIndex((l) => l.startsWith('STOPPING=1')));
   assert.equal(lines.filter((l) => l.startsWith('READY=1')).length, 1);
+});
+
+test('up sends READY=1 once its pods are Ready, STOPPING=1 when interrupted', async () => {
+  const dir = await tempDir();
+  cleanups.push(() => dir.remove());
+  const socketPath = join(dir.path, 'notify.sock');
+  const py = spawn('python3', ['-c', receiver, socketPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(() => void py.kill());
+  let received = '';
+  py.stdout.on('data', (b: Buffer) => (received += b.toString()));
+  await waitFor('the datagram socket bound', () => received.includes('bound'));
+
+  const flag = join(dir.path, 'ready');
+  const file = join(dir.path, 'web.yaml');
+  const probe = { exec: { command: ['/bin/sh', '-c', `test -f ${flag}`] }, periodSeconds: 1 };
+  writeFileSync(file, manifestYaml(pod('web', [shell('app', 'exec sleep 300', { readinessProbe: probe })], { terminationGracePeriodSeconds: 1 })));
+  const up = spawn(process.execPath, [mainJs, 'up', '-f', file, '--root-dir', join(dir.path, 'root')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NOTIFY_SOCKET: socketPath },
+  });
+  let stderr = '';
+  up.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const exited = new Promise<void>((resolve) => up.once('close', () => resolve()));
+  cleanups.push(async () => {
+    if (up.exitCode === null) up.kill('SIGKILL');
+    await exited;
+  });
+
+  await waitFor(
+    () => `STATUS=0/1 pods Ready; received: ${received}; up: ${stderr}`,
+    () => received.includes('STATUS=0/1 pods Ready'),
+    60_000,
+  );
+  assert.ok(!received.includes('READY=1'));
+  writeFileSync(flag, '');
+  await waitFor(
+    () => `READY=1; received: ${received}; up: ${stderr}`,
+    () => /READY=1\|STATUS=1\/1 pods Ready/.test(received),
+    30_000,
+  );
+  up.kill('SIGINT');
+  await waitFor(
+    () => `STOPPING=1; received: ${received}`,
+    () => received.includes('STOPPING=1'),
+    30_000,
+  );
+  await exited;
 });
