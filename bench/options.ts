@@ -3,6 +3,7 @@
 
 export const SCENARIOS = [
   'probe-load',
+  'probe-history',
   'exec-probes',
   'pod-start',
   'failure-detection',

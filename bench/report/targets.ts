@@ -7,6 +7,7 @@ export const targets = {
   probeLatenessP99: { text: '≤ 20 ms', on: 'agent', op: '<=', value: 20, definedAt: 1000 },
   probeRss: { text: '≤ 200 MB', on: 'agent', op: '<=', value: 200, definedAt: 1000 },
   probeErrors: { text: '= 0', on: 'agent', op: '=', value: 0 },
+  historyCpuRatio: { text: '≤ 1.05× without history', on: 'ratio', op: '<=', value: 1.05, definedAt: 500 },
   execCpuRatio: { text: '≤ 1.3× floor', on: 'ratio', op: '<=', value: 1.3 },
   startOverheadP50: { text: '≤ 5 ms', on: 'agent', op: '<=', value: 5, definedAt: 100 },
   detectionExcessP99: { text: '≤ 50 ms', on: 'agent', op: '<=', value: 50 },

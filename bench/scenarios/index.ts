@@ -6,6 +6,7 @@ import { failureDetection } from './failure-detection.js';
 import { idle } from './idle.js';
 import { manifestParse } from './manifest-parse.js';
 import { podStart } from './pod-start.js';
+import { probeHistory } from './probe-history.js';
 import { probeLoad } from './probe-load.js';
 import { startup } from './startup.js';
 import { runtimeService } from './runtime-service.js';
@@ -13,6 +14,7 @@ import type { Scenario } from './types.js';
 
 export const scenarios: Record<ScenarioName, Scenario> = {
   'probe-load': probeLoad,
+  'probe-history': probeHistory,
   'exec-probes': execProbes,
   'pod-start': podStart,
   'failure-detection': failureDetection,

@@ -11,7 +11,7 @@ import type { PodKubelet } from '../kubelet/kubelet.js';
 import type { ContainerLogQuery, KubeletView } from '../server/kubelet-routes.js';
 import type { Registry } from 'prom-client';
 import { statsSummary } from './node-metrics.js';
-import { kubeletMetrics, runningPods } from './node-view.js';
+import { kubeletMetrics, podProbeHistory, runningPods } from './node-view.js';
 import type { PodStreams } from './pod-streams.js';
 import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { ProcessAwareRuntime, UsageCollector } from './usage.js';
@@ -108,6 +108,10 @@ export class ClusterPods extends PodStreamsBackend implements KubeBackend, Kubel
 
   containerLog(namespace: string, pod: string, container: string, q: ContainerLogQuery): Promise<Readable> {
     return this.podLog(namespace, pod, { container, ...q });
+  }
+
+  probeHistory(namespace: string, name: string) {
+    return podProbeHistory(this.d.kubelet.probeManager, this.pods(), namespace, name);
   }
 
   configz(): unknown {

@@ -4,6 +4,8 @@
 
 import type { Registry } from 'prom-client';
 import type { Pod } from '../api/types.js';
+import type { ProbeManager } from '../prober/types.js';
+import type { PodProbeHistory } from '../server/probe-routes.js';
 import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import { resourceMetricsText } from './node-metrics.js';
@@ -46,4 +48,16 @@ export async function kubeletMetrics(
   if (which === 'resource') return { contentType: 'text/plain; version=0.0.4; charset=utf-8', text: resourceMetricsText(await src.usage.sample()) };
   const reg = which === 'agent' ? src.agentRegistry : src.probeRegistry;
   return { contentType: reg.contentType, text: await reg.metrics() };
+}
+
+/** The probe history of the pod named namespace/name among pods (an empty one when none is kept), or undefined when there is no such pod. */
+export function podProbeHistory(probeManager: ProbeManager, pods: readonly Pod[], namespace: string, name: string): PodProbeHistory | undefined {
+  const pod = pods.find((p) => (p.metadata?.namespace ?? 'default') === namespace && p.metadata?.name === name);
+  if (!pod) return undefined;
+  const uid = pod.metadata?.uid ?? '';
+  const history = probeManager.history;
+  return {
+    entries: () => history?.entries(uid) ?? [],
+    watch: (listener) => history?.watch(uid, listener) ?? (() => {}),
+  };
 }

@@ -22,6 +22,7 @@ import { lockAndConnect, reportFailure, serveUntilAborted, servingCert } from '.
 import { PodConfig } from './pod-config.js';
 import type { AgentRuntime } from './runtime-connection.js';
 import { StandaloneAgent } from './standalone-agent.js';
+import { startReadinessNotifier, type StopNotifier } from './systemd-notify.js';
 
 export interface StandaloneAgentConfig {
   rootDir: string;
@@ -96,6 +97,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
   let listening: Listening | undefined;
   const podConfig = new PodConfig(agent.registry, agent.kubelet.events, log, cfg.nodeName);
   const listenInfo: Record<string, unknown> = { socket: join(cfg.rootDir, SOCKET_NAME) };
+  let stopNotifier: StopNotifier = () => Promise.resolve();
   agent.statusProviders.push(() => ({
     listen: listenInfo,
     sources: [
@@ -206,11 +208,14 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
       runtime: agent.runtime.name,
       ...listenInfo,
     });
+    // Under a Type=notify unit: READY=1 once the pods gathered at start are Ready.
+    stopNotifier = startReadinessNotifier({ socket: process.env.NOTIFY_SOCKET, given: agent.pods(), pods: () => agent.pods(), clock, logger: log });
 
     await serveUntilAborted(io.signal, log);
   } catch (err) {
     code = reportFailure(err, 'Agent failed', io.stderr, log);
   } finally {
+    await stopNotifier();
     for (const s of sources) s.stop();
     await listening?.close().catch(() => {});
     await agent.stop().catch((err: Error) => log.error('Stopping the agent failed', { err: err.message }));

@@ -20,7 +20,7 @@ import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
 import type { UpgradeHandler } from '../http/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
-import { containersByState, kubeletMetrics, runningPods } from './node-view.js';
+import { containersByState, kubeletMetrics, podProbeHistory, runningPods } from './node-view.js';
 import { agentStatusDocument } from './status-document.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
@@ -186,6 +186,10 @@ export class StandaloneAgent implements KubeletView {
 
   containerLog(namespace: string, pod: string, container: string, q: ContainerLogQuery) {
     return this.backend.podLog(namespace, pod, { container, ...q });
+  }
+
+  probeHistory(namespace: string, name: string) {
+    return podProbeHistory(this.kubelet.probeManager, this.pods(), namespace, name);
   }
 
   configz(): unknown {

@@ -31,6 +31,9 @@ export const commands: Command[] = [
   lazyCommand('describe', 'Show a pod in detail: containers, conditions, events (kubectl describe)', () =>
     import('./describe.js').then((m) => m.describeCommand),
   ),
+  lazyCommand('probes', "Show a pod's probe results: timeline, streaks, what they changed, where each probe stands", () =>
+    import('./probes.js').then((m) => m.probesCommand),
+  ),
   lazyCommand('apply', 'Create or update pods, ConfigMaps and Secrets on the agent, as kubectl apply', () => import('./apply.js').then((m) => m.applyCommand)),
   lazyCommand('delete', 'Delete pods (or ConfigMaps, Secrets) from the agent and wait until they are gone', () =>
     import('./delete.js').then((m) => m.deleteCommand),

@@ -1,9 +1,11 @@
 // `podvisor describe pod NAME...`: kubectl describe pod against the agent of the root dir — the pod,
-// then its events (involvedObject name, namespace and uid), printed in kubectl's layout.
+// then its events (involvedObject name, namespace and uid), printed in kubectl's layout, with each
+// probe's last result from the agent's probe history.
 
 import type { Event, Pod } from '../api/types.js';
 import { defineCommand, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest } from './agent-client.js';
+import { probeHistoryPath, type ProbeHistoryDocument } from '../server/probe-routes.js';
 import { apiPath, namespaceFlag, serverErrorText, withAgent, withQuery } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 
@@ -40,9 +42,12 @@ async function describe(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     const selector = `involvedObject.name=${name},involvedObject.namespace=${ns},involvedObject.uid=${pod.metadata?.uid ?? ''}`;
     const ev = await agentRequest(root, 'GET', withQuery(apiPath('events', ns), { fieldSelector: selector }));
     const events = ev.status === 200 ? ev.json<{ items: Event[] }>().items : [];
+    // The probe history beside the probe specs; an agent without it leaves describe as kubectl's.
+    const ph = await agentRequest(root, 'GET', probeHistoryPath(ns, name));
+    const probes = ph.status === 200 ? ph.json<ProbeHistoryDocument>().items : [];
     if (!first) io.stdout.write('\n\n');
     first = false;
-    io.stdout.write(describePod(pod, events, Date.now()));
+    io.stdout.write(describePod(pod, events, Date.now(), probes));
   }
   return code;
 }

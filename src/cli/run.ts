@@ -6,7 +6,7 @@ import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, 
 import { runOnce, type PodWait, type WaitFor } from '../kubelet/runonce.js';
 import { formatPodTable } from '../printers/tables.js';
 import { formatObject, toV1List } from '../printers/json-yaml.js';
-import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
+import { formatRunSummary, summaryLogLines, type ContainerLogReader, type PodProbeResults } from '../printers/run-summary.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
 import { agentFlagSpecs, agentSettings, durationFlag, parseGoDuration, takeHiddenFlag } from './agent-flags.js';
 import { loadAndStartAgent, podWithStatus } from './in-process.js';
@@ -46,7 +46,7 @@ function runDefinition(knobs: HiddenKnobs = {}) {
   return defineCommand({
     name: 'run',
     summary: 'Run pods once (the kubelet run-once mode): start, wait, report, stop',
-    usage: 'podvisor run -f FILENAME... [--wait=auto|running|ready|completed] [--timeout=DURATION] [-o table|wide|json|yaml] [flags]',
+    usage: 'podvisor run -f FILENAME... [--wait=auto|running|ready|completed] [--timeout=DURATION] [-o table|wide|json|yaml] [--junit FILE] [flags]',
     description:
       'Admit the pods in order (rejecting those that do not fit), start the admitted ones together and\n' +
       'wait for each. --wait=auto (the default) waits for what each pod means: a pod with restartPolicy\n' +
@@ -56,8 +56,8 @@ function runDefinition(knobs: HiddenKnobs = {}) {
       '2s, 4s, … up to 10 retries. --wait=ready and --wait=completed apply one condition to every pod.\n' +
       'Except under --wait=running, a pod that cannot succeed fails at once: CrashLoopBackOff, a\n' +
       'container config error, a container that cannot start, a sandbox that cannot be created. While\n' +
-      'waiting, a progress line per awaited pod goes to stderr every 5s. Then print the pods and a summary of what failed, with the message and last log lines\n' +
-      'of failed containers, and stop running pods gracefully.\n\n' +
+      'waiting, a progress line per awaited pod goes to stderr every 5s. Then print the pods and a summary of what failed, with the message, last probe results and\n' +
+      'last log lines of failed containers (with --junit, also as a JUnit XML report), and stop running pods gracefully.\n\n' +
       'Exit status: 0 when every pod reached the condition (for completed: Succeeded), 1 when any pod\n' +
       'failed or was rejected, 2 for invalid input.',
     examples: ['podvisor run -f ci/services.yaml', 'podvisor run -f ci/ --wait=ready --timeout=2m', 'podvisor run -f job.yaml --wait=completed -o json'],
@@ -72,6 +72,7 @@ function runDefinition(knobs: HiddenKnobs = {}) {
         usage: 'Give up waiting after this long (e.g. 30s, 2m, 1m30s); 0: only the retry schedule bounds the wait.',
       },
       { name: 'output', short: 'o', type: 'string', values: [...outputModes], default: 'table', usage: 'Output format of the pods.' },
+      { name: 'junit', type: 'string', valueName: 'FILE', usage: 'Also write a JUnit XML report (a testcase per pod, the failure report in it) to FILE.' },
       ...agentFlagSpecs,
     ],
     run: (parsed, io) => runPods(parsed, io, knobs),
@@ -106,6 +107,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
   });
   try {
     const { kubelet, clock } = agent;
+    const startedAt = clock.now();
     stampCreation(loaded.pods, clock.now());
     const report = await runOnce(kubelet, loaded.pods, {
       wait,
@@ -122,14 +124,24 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
 
     const resultByUid = new Map(report.results.map((r) => [r.pod.metadata?.uid ?? '', r]));
     const pods = kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? '')));
-    const summary = await formatRunSummary(
-      pods.map((pod) => {
-        const r = resultByUid.get(pod.metadata?.uid ?? '');
-        return { pod, ok: r?.ok ?? false, ...(r?.error ? { error: r.error } : {}) };
-      }),
-      reachedText(report.results.map((r) => r.waitedFor)),
-      (pod, cs, id) => agent.readLogTail(pod, cs, id, summaryLogLines),
-    );
+    const summaryPods = pods.map((pod) => {
+      const r = resultByUid.get(pod.metadata?.uid ?? '');
+      return { pod, ok: r?.ok ?? false, ...(r?.error ? { error: r.error } : {}) };
+    });
+    const readLog: ContainerLogReader = (pod, cs, id) => agent.readLogTail(pod, cs, id, summaryLogLines);
+    const probes: PodProbeResults = (pod) => kubelet.probeManager.history?.entries(pod.metadata?.uid ?? '') ?? [];
+    const summary = await formatRunSummary(summaryPods, reachedText(report.results.map((r) => r.waitedFor)), readLog, probes);
+    if (parsed.flags.junit) {
+      const { writeJUnitReport } = await import('../printers/junit.js');
+      await writeJUnitReport(String(parsed.flags.junit), {
+        name: 'podvisor run',
+        pods: summaryPods,
+        startedAt,
+        durationMs: clock.now() - startedAt,
+        readLog,
+        probes,
+      });
+    }
     if (output === 'json' || output === 'yaml') {
       io.stdout.write(formatObject(toV1List(pods), output));
       io.stderr.write(summary);

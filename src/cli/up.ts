@@ -12,6 +12,7 @@ import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArg
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
 import { loadAndStartAgent, podWithStatus } from './in-process.js';
 import { watchShutdownSignals } from './signals.js';
+import { notifySystemd } from '../agent/systemd-notify.js';
 import { stampCreation, startAdmitted, type InProcessAgent } from '../agent/in-process.js';
 import { formatObject, toV1List, type ObjectFormat } from '../printers/json-yaml.js';
 import { formatPodTable, podRow } from '../printers/tables.js';
@@ -146,6 +147,9 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const { agent, loaded } = started;
   const { kubelet, clock } = agent;
   const unsubscribe = [streamEvents(agent, io.stderr, loaded.pods), streamPodStates(agent, io.stderr)];
+  unsubscribe.push(
+    notifySystemd(io.env.NOTIFY_SOCKET, loaded.pods, () => kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? ''))), clock),
+  );
   if (parsed.flags.logs === true) unsubscribe.push(streamContainerOutput(agent, output ? io.stderr : io.stdout));
 
   // The statuses as they were when stopping began, and whether the List went out already.

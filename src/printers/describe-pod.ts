@@ -1,11 +1,13 @@
 // `kubectl describe pod` for a pod and its events, in kubectl's layout (describePod): the header
 // fields, Init Containers and Containers with their state, last state, readiness, restarts, probes,
-// environment and mounts, Conditions, Volumes, QoS Class, Node-Selectors, Tolerations and Events.
+// environment and mounts, Conditions, Volumes, QoS Class, Node-Selectors, Tolerations and Events;
+// beside each probe, its last result from the agent's probe history (`Last readiness: Success 3s ago (streak 5)`).
 
 import type { Container, ContainerState, ContainerStatus, EnvVar, Event, Pod, Probe } from '../api/types.js';
 import { humanDuration } from './ages.js';
 import { formatDescribeEvents } from './events.js';
 import { goList } from '../util/go-format.js';
+import { lastResultText, type ProbeHistoryItem } from './probe-timeline.js';
 import { describeSettings, tabwriteText } from './tabwriter.js';
 
 const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -148,7 +150,27 @@ function describeEnv(w: PrefixWriter, pod: Pod, c: Container): void {
   }
 }
 
-function describeContainers(w: PrefixWriter, pod: Pod, label: string, containers: Container[], statuses: ContainerStatus[] | undefined): void {
+/** What describe adds beside the probe specs: the probe history and the time its ages are measured at. */
+interface ProbeNotes {
+  items: readonly ProbeHistoryItem[];
+  now: number;
+}
+
+function describeProbeLine(w: PrefixWriter, label: 'Liveness' | 'Readiness' | 'Startup', probe: Probe, container: string, notes: ProbeNotes): void {
+  w.write(2, `${label}:\t${describeProbe(probe)}\n`);
+  const name = label.toLowerCase();
+  const last = lastResultText(notes.items, container, name, notes.now);
+  if (last) w.write(2, `Last ${name}:\t${last}\n`);
+}
+
+function describeContainers(
+  w: PrefixWriter,
+  pod: Pod,
+  label: string,
+  containers: Container[],
+  statuses: ContainerStatus[] | undefined,
+  notes: ProbeNotes,
+): void {
   const byName = new Map((statuses ?? []).map((s) => [s.name, s]));
   w.write(0, containers.length === 0 ? `${label}: <none>\n` : `${label}:\n`);
   for (const c of containers) {
@@ -182,9 +204,9 @@ function describeContainers(w: PrefixWriter, pod: Pod, label: string, containers
       w.write(2, `${kind === 'limits' ? 'Limits' : 'Requests'}:\n`);
       for (const n of names) w.write(3, `${n}:\t${String(list[n])}\n`);
     }
-    if (c.livenessProbe) w.write(2, `Liveness:\t${describeProbe(c.livenessProbe)}\n`);
-    if (c.readinessProbe) w.write(2, `Readiness:\t${describeProbe(c.readinessProbe)}\n`);
-    if (c.startupProbe) w.write(2, `Startup:\t${describeProbe(c.startupProbe)}\n`);
+    if (c.livenessProbe) describeProbeLine(w, 'Liveness', c.livenessProbe, c.name, notes);
+    if (c.readinessProbe) describeProbeLine(w, 'Readiness', c.readinessProbe, c.name, notes);
+    if (c.startupProbe) describeProbeLine(w, 'Startup', c.startupProbe, c.name, notes);
     describeEnv(w, pod, c);
     const mounts = [...(c.volumeMounts ?? [])].sort((a, b) => (a.mountPath < b.mountPath ? -1 : a.mountPath > b.mountPath ? 1 : 0));
     w.write(2, `Mounts:${mounts.length === 0 ? '\t<none>' : ''}\n`);
@@ -245,8 +267,12 @@ function tolerationsMultiline(w: PrefixWriter, pod: Pod): void {
   });
 }
 
-/** The text of `kubectl describe pod` for pod and its events, ages measured against now. */
-export function describePod(pod: Pod, events: readonly Event[], now: number): string {
+/**
+ * The text of `kubectl describe pod` for pod and its events, ages measured against now; with the
+ * pod's probe history, each probe's last result beside its spec.
+ */
+export function describePod(pod: Pod, events: readonly Event[], now: number, probes: readonly ProbeHistoryItem[] = []): string {
+  const notes: ProbeNotes = { items: probes, now };
   const w = new PrefixWriter();
   const m = pod.metadata ?? {};
   const st = pod.status ?? {};
@@ -275,8 +301,8 @@ export function describePod(pod: Pod, events: readonly Event[], now: number): st
   const owner = (m.ownerReferences ?? []).find((o) => o.controller);
   if (owner) w.write(0, `Controlled By:\t${owner.kind}/${owner.name}\n`);
   if (st.nominatedNodeName) w.write(0, `NominatedNodeName:\t${st.nominatedNodeName}\n`);
-  if ((pod.spec?.initContainers ?? []).length > 0) describeContainers(w, pod, 'Init Containers', pod.spec!.initContainers!, st.initContainerStatuses);
-  describeContainers(w, pod, 'Containers', pod.spec?.containers ?? [], st.containerStatuses);
+  if ((pod.spec?.initContainers ?? []).length > 0) describeContainers(w, pod, 'Init Containers', pod.spec!.initContainers!, st.initContainerStatuses, notes);
+  describeContainers(w, pod, 'Containers', pod.spec?.containers ?? [], st.containerStatuses, notes);
   const gates = pod.spec?.readinessGates ?? [];
   if (gates.length > 0) {
     w.write(0, 'Readiness Gates:\n  Type\tStatus\n');

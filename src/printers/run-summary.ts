@@ -1,9 +1,16 @@
 // The run-once summary under the pod table: each failed pod with why it failed, its failed
-// containers (exit codes or waiting reasons) and the last lines of their logs.
+// containers (exit codes or waiting reasons, messages), their last probe results with the probes'
+// output, and the last lines of their logs — the failure report a CI log shows (and JUnit holds).
 
 import type { ContainerStatus, Pod } from '../api/types.js';
+import type { ProbeHistoryItem } from './probe-timeline.js';
 
-export const summaryLogLines = 10;
+export const summaryLogLines = 20;
+/** Probe results quoted per failing container. */
+export const summaryProbeResults = 5;
+
+/** The probe history of a pod (the agent's), oldest first; [] when none is kept. */
+export type PodProbeResults = (pod: Pod) => readonly ProbeHistoryItem[];
 
 export interface SummaryPod {
   /** The pod with the status it ended with. */
@@ -68,34 +75,62 @@ function podName(pod: Pod): string {
   return `pod/${pod.metadata?.name ?? ''}`;
 }
 
+/** What the report says of one failed pod: its lines, and the log tails quoted in them. */
+export interface PodFailureReport {
+  pod: Pod;
+  /** The pod's lines of the summary (headline first). */
+  lines: string[];
+  /** The log tail of each failing container, by container name. */
+  logs: Array<{ container: string; lines: string[] }>;
+}
+
+function probeLine(e: ProbeHistoryItem): string {
+  const streak = e.result === 'Unknown' ? '' : ` ${e.streak}/${e.threshold}`;
+  const effect = e.effect ? ` -> ${e.effect}` : '';
+  const output = oneLine(e.output);
+  return `    | ${e.time} ${e.probe} ${e.result}${streak}${effect}${output ? `: ${output}` : ''}`;
+}
+
+/** The report of one failed pod: why, its failing containers with message, last probe results and log tail. */
+export async function podFailureReport(f: SummaryPod, readLog: ContainerLogReader, probes: PodProbeResults = () => []): Promise<PodFailureReport> {
+  const out: string[] = [`${podName(f.pod)}: ${f.error ?? 'failed'}`];
+  const logs: PodFailureReport['logs'] = [];
+  const status = f.pod.status ?? {};
+  const sidecars = new Set((f.pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  const statuses = [
+    ...(status.initContainerStatuses ?? []).map((cs) => ({ cs, plainInit: !sidecars.has(cs.name) })),
+    ...(status.containerStatuses ?? []).map((cs) => ({ cs, plainInit: false })),
+  ];
+  const history = probes(f.pod);
+  for (const { cs, plainInit } of statuses) {
+    const problem = containerProblem(cs, plainInit);
+    if (!problem) continue;
+    out.push(`  container ${cs.name}: ${problem}`, ...messageLines(cs));
+    const results = history.filter((e) => e.container === cs.name).slice(-summaryProbeResults);
+    if (results.length > 0) {
+      out.push(`    last ${results.length} probe result${results.length === 1 ? '' : 's'}:`);
+      for (const e of results) out.push(probeLine(e));
+    }
+    const lines = await readLog(f.pod, cs, instanceId(cs)).catch(() => [] as string[]);
+    logs.push({ container: cs.name, lines });
+    if (lines.length === 0) {
+      out.push('    (no log output)');
+      continue;
+    }
+    out.push(`    last ${lines.length} log line${lines.length === 1 ? '' : 's'}:`);
+    for (const l of lines) out.push(`    | ${l}`);
+  }
+  return { pod: f.pod, lines: out, logs };
+}
+
 /**
  * The summary text: a headline, then for each failed pod its error and failed containers with
- * their last log lines (indented). `waitedFor` names the condition in the headline.
+ * their last probe results and log lines (indented). `waitedFor` names the condition in the headline.
  */
-export async function formatRunSummary(pods: readonly SummaryPod[], waitedFor: string, readLog: ContainerLogReader): Promise<string> {
+export async function formatRunSummary(pods: readonly SummaryPod[], waitedFor: string, readLog: ContainerLogReader, probes?: PodProbeResults): Promise<string> {
   const failed = pods.filter((p) => !p.ok);
   if (failed.length === 0) return `all ${pods.length} pod${pods.length === 1 ? '' : 's'} ${waitedFor}\n`;
   const out: string[] = [`${failed.length} of ${pods.length} pod${pods.length === 1 ? '' : 's'} failed:`];
-  for (const f of failed) {
-    out.push(`${podName(f.pod)}: ${f.error ?? 'failed'}`);
-    const status = f.pod.status ?? {};
-    const sidecars = new Set((f.pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
-    const statuses = [
-      ...(status.initContainerStatuses ?? []).map((cs) => ({ cs, plainInit: !sidecars.has(cs.name) })),
-      ...(status.containerStatuses ?? []).map((cs) => ({ cs, plainInit: false })),
-    ];
-    for (const { cs, plainInit } of statuses) {
-      const problem = containerProblem(cs, plainInit);
-      if (!problem) continue;
-      out.push(`  container ${cs.name}: ${problem}`, ...messageLines(cs));
-      const lines = await readLog(f.pod, cs, instanceId(cs)).catch(() => [] as string[]);
-      if (lines.length === 0) {
-        out.push('    (no log output)');
-        continue;
-      }
-      out.push(`    last ${lines.length} log line${lines.length === 1 ? '' : 's'}:`);
-      for (const l of lines) out.push(`    | ${l}`);
-    }
-  }
+  for (const f of failed) out.push(...(await podFailureReport(f, readLog, probes)).lines);
   return out.join('\n') + '\n';
 }

@@ -9,6 +9,7 @@ import type { RuntimeService } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { createProberMetrics, noSeries, promClient, WorkerSeries, type ProberMetrics } from './metrics.js';
+import { ProbeHistory } from './history.js';
 import { ContainerProber } from './prober.js';
 import { ResultsCache } from './results.js';
 import { ProbeScheduler } from './scheduler.js';
@@ -41,6 +42,8 @@ export interface ProberManagerOptions {
   spreadPhases?: boolean;
   /** Called as each worker iteration starts, with its due and actual times (ms), to measure lateness. */
   onProbeStart?: (dueMs: number, actualMs: number) => void;
+  /** Keep each worker's recent results for `podvisor probes` (true when unset). */
+  keepHistory?: boolean;
 }
 
 const probeOrder: ProbeType[] = ['Startup', 'Readiness', 'Liveness'];
@@ -49,6 +52,8 @@ export class ProberManager implements ProbeManager {
   readonly liveness: ResultsCache;
   readonly readiness: ResultsCache;
   readonly startup: ResultsCache;
+  /** Every worker's recent results; undefined when keepHistory is false. */
+  readonly history: ProbeHistory | undefined;
   private probeMetrics: ProberMetrics | undefined;
   /** When the manager started (ms); the kubelet-restart grace point is 10 s before it. */
   readonly startMs: number;
@@ -70,6 +75,7 @@ export class ProberManager implements ProbeManager {
     const keepMetrics = opts.registry !== undefined || opts.metrics !== false;
     if (keepMetrics) this.probeMetrics = createProberMetrics(opts.registry ?? new (promClient().Registry)());
     this.scheduler = new ProbeScheduler(opts.clock);
+    this.history = opts.keepHistory === false ? undefined : new ProbeHistory();
     const prober =
       opts.prober ??
       new ContainerProber({
@@ -94,6 +100,7 @@ export class ProberManager implements ProbeManager {
       random: opts.random ?? Math.random,
       spreadPhases: opts.spreadPhases ?? true,
       onProbeStart: opts.onProbeStart,
+      ...(this.history ? { history: this.history } : {}),
       cacheFor: (t) => caches[t],
       seriesFor: (t, pod, c) =>
         !this.probeMetrics
@@ -148,10 +155,15 @@ export class ProberManager implements ProbeManager {
     for (const c of probedContainers(pod)) {
       for (const t of ['Readiness', 'Liveness', 'Startup'] as const) this.workers.get(workerKey(uid, c.name, t))?.stop();
     }
+    this.history?.podRemoved(uid);
   }
 
   cleanupPods(desired: Set<string>): void {
-    for (const w of [...this.workers.values()]) if (!desired.has(w.podUid)) w.stop();
+    for (const w of [...this.workers.values()]) {
+      if (desired.has(w.podUid)) continue;
+      w.stop();
+      this.history?.podRemoved(w.podUid);
+    }
   }
 
   updatePodStatus(pod: Pod, status: PodStatus): void {

@@ -54,16 +54,16 @@ export class ContainerProber implements Prober {
     }
     switch (result) {
       case 'success':
-        return { result: 'Success' };
+        return { result: 'Success', output };
       case 'warning':
         this.event(pod, container, 'ProbeWarning', `${probeType} probe warning: ${output}`);
-        return { result: 'Success' };
+        return { result: 'Success', output };
       case 'failure':
         this.event(pod, container, 'Unhealthy', `${probeType} probe failed: ${output}`);
-        return { result: 'Failure' };
+        return { result: 'Failure', output };
       default:
         this.opts.logger.debug('Probe unknown without error', { probeType, pod: pod.metadata?.name, container: container.name });
-        return { result: 'Failure' };
+        return { result: 'Failure', output };
     }
   }
 

@@ -1,6 +1,6 @@
 // The prober's contract with the rest of the agent, after the kubelet's prober.Manager and
 // results.Manager: the pod worker adds and removes pods, reads the three result caches, and lets the
-// manager fill in `started`/`ready` on every status it generates.
+// manager fill in `started`/`ready` on every status it generates; and the probe history's entries as served.
 
 import type { Container, Pod, PodStatus, ProbeType } from '../api/types.js';
 
@@ -44,6 +44,8 @@ export interface ProbeManager {
   readonly startup: ResultsReader;
   /** Stops every worker. */
   close(): void;
+  /** The results every worker saw (`podvisor probes`); absent when none are kept. */
+  readonly history?: ProbeHistoryReader;
 }
 
 /** What the prober reports for one probe run: the result, and an error when the probe could not run. */
@@ -51,6 +53,8 @@ export interface ProbeOutcome {
   result: ProbeResult;
   /** Set when the probe errored (after its retries); the worker then discards the result (§4.3 step 11). */
   error?: Error;
+  /** What the probe said (its action's output), for the probe history. */
+  output?: string;
 }
 
 /**
@@ -59,4 +63,35 @@ export interface ProbeOutcome {
  */
 export interface Prober {
   probe(probeType: ProbeType, pod: Pod, status: PodStatus, container: Container, containerId: string): Promise<ProbeOutcome>;
+}
+
+/** What a result changed: nothing, the container's readiness, its start-up, or a restart. */
+export type ProbeEffect = '' | 'Ready' | 'NotReady' | 'Started' | 'Restart';
+
+/** The probe names of the history document. */
+export type ProbeName = 'liveness' | 'readiness' | 'startup';
+
+/** One probe result, as `GET /podvisor/v1/namespaces/{ns}/pods/{name}/probes` serves it. */
+export interface ProbeHistoryEntry {
+  container: string;
+  probe: ProbeName;
+  /** RFC 3339 with milliseconds: when the probe started. */
+  time: string;
+  result: ProbeResult;
+  latencyMs: number;
+  /** What the probe said (exec output, HTTP status or body, dial error), at most 1 KiB. */
+  output: string;
+  /** How many of this result in a row, as the worker counts them. */
+  streak: number;
+  /** The threshold the streak is measured against (failureThreshold or successThreshold). */
+  threshold: number;
+  effect: ProbeEffect;
+}
+
+/** What readers of the history (the agent's routes, describe, run's report) see. */
+export interface ProbeHistoryReader {
+  /** The pod's results, oldest first; [] for a pod never probed (or forgotten). */
+  entries(podUid: string): ProbeHistoryEntry[];
+  /** Calls listener with each new result of the pod; returns the unsubscribe. */
+  watch(podUid: string, listener: (e: ProbeHistoryEntry) => void): () => void;
 }

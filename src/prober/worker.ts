@@ -19,6 +19,7 @@
 import type { Container, ContainerStatus, Pod, Probe, ProbeType } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { probeNames, truncateOutput, type ProbeEffect, type ProbeHistory } from './history.js';
 import type { ProbeSeries } from './metrics.js';
 import type { ResultsCache } from './results.js';
 import type { PodStatusProvider, ProbeOutcome, ProbeResult, Prober } from './types.js';
@@ -60,6 +61,8 @@ export interface WorkerContext {
   readonly onProbeStart?: (dueMs: number, actualMs: number) => void;
   cacheFor(probeType: ProbeType): ResultsCache;
   seriesFor(probeType: ProbeType, pod: Pod, container: Container): ProbeSeries;
+  /** Where results are kept for `podvisor probes`; none kept when unset. */
+  readonly history?: ProbeHistory;
   /** Called once when the worker loop has exited and cleaned up. */
   workerExited(worker: ProbeWorker): void;
 }
@@ -334,7 +337,11 @@ export class ProbeWorker implements ScheduledEntry {
   }
 
   private recordOutcome(outcome: ProbeOutcome, containerId: string, startMs: number): boolean {
-    if (outcome.error) return true; // prober error: throw the result away
+    if (outcome.error) {
+      // Prober error: the result is thrown away; the history notes it as Unknown, changing nothing.
+      this.remember(outcome, 'Unknown', startMs, 0, '');
+      return true;
+    }
     if (this.state === 'exited') return false;
     const result = outcome.result;
     this.series.record(result, (this.ctx.clock.now() - startMs) / 1000);
@@ -350,9 +357,11 @@ export class ProbeWorker implements ScheduledEntry {
       (result === 'Failure' && this.resultRun < this.settings.failureThreshold) ||
       (result === 'Success' && this.resultRun < this.settings.successThreshold)
     ) {
+      this.remember(outcome, result, startMs, this.resultRun, '');
       return true; // below threshold: leave the published state unchanged
     }
 
+    if (this.ctx.history) this.remember(outcome, result, startMs, this.resultRun, this.effectOf(result, this.cache.get(containerId) !== result));
     this.cache.set(containerId, result, this.podUid);
 
     if ((this.probeType === 'Liveness' && result === 'Failure') || this.probeType === 'Startup') {
@@ -361,6 +370,38 @@ export class ProbeWorker implements ScheduledEntry {
       this.resultRun = 0;
     }
     return true;
+  }
+
+  /** What publishing result does: a readiness change, a start-up, a restart (liveness or start-up failure), or nothing. */
+  private effectOf(result: ProbeResult, changes: boolean): ProbeEffect {
+    switch (this.probeType) {
+      case 'Readiness':
+        if (!changes) return '';
+        return result === 'Success' ? 'Ready' : 'NotReady';
+      case 'Startup':
+        return result === 'Success' ? 'Started' : 'Restart';
+      case 'Liveness':
+        return result === 'Failure' ? 'Restart' : '';
+    }
+  }
+
+  /** Adds one result to the history (when one is kept). */
+  private remember(outcome: ProbeOutcome, result: ProbeResult, startMs: number, streak: number, effect: ProbeEffect): void {
+    const history = this.ctx.history;
+    if (!history) return;
+    const now = this.ctx.clock.now();
+    const output = outcome.error ? outcome.error.message : (outcome.output ?? '');
+    history.record(this.podUid, {
+      container: this.container.name,
+      probe: probeNames[this.probeType],
+      time: new Date(startMs).toISOString(),
+      result,
+      latencyMs: Math.max(0, Math.round(now - startMs)),
+      output: truncateOutput(output),
+      streak,
+      threshold: result === 'Success' ? this.settings.successThreshold : this.settings.failureThreshold,
+      effect,
+    });
   }
 }
 

@@ -10,12 +10,13 @@ import { checkPathName } from './names.js';
 import type { Router } from '../http/router.js';
 import { ApiError, sendJSON, sendText } from '../http/status.js';
 import { pipeLog } from '../http/log-stream.js';
+import { registerProbeRoutes, type ProbeHistoryView } from './probe-routes.js';
 
 /** PodLogOptions as the kubelet reads them from a /containerLogs query (the container is in the path). */
 export type ContainerLogQuery = Omit<LogOptions, 'container'>;
 
-/** What the kubelet routes read; the agent provides it. */
-export interface KubeletView {
+/** What the kubelet routes (and podvisor's probe history beside them) read; the agent provides it. */
+export interface KubeletView extends ProbeHistoryView {
   readonly nodeName: string;
   /** The pods the node runs (desired pods with their status), as /pods lists them. */
   pods(): Pod[];
@@ -113,4 +114,5 @@ export function registerKubeletRoutes(router: Router, view: KubeletView): void {
     pipeLog(req, res, await view.containerLog(ns, pod, container, q));
   });
   router.route('GET', '/configz', (_req, res) => sendJSON(res, 200, { kubeletconfig: view.configz() }));
+  registerProbeRoutes(router, view);
 }
