@@ -4,6 +4,7 @@
 
 import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, type ParsedArgs } from './args.js';
 import { runOnce, type PodWait, type WaitFor } from '../kubelet/runonce.js';
+import { oneTerminalLine, progressWidth } from '../kubelet/wait-engine.js';
 import { formatPodTable } from '../printers/tables.js';
 import { formatObject, toV1List } from '../printers/json-yaml.js';
 import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
@@ -116,7 +117,8 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
       events: kubelet.events,
       ...(progressEveryMs !== undefined ? { progressEveryMs } : {}),
       onProgress: (lines) => {
-        for (const l of lines) io.stderr.write(`${l}\n`);
+        const width = (io.stderr as { columns?: number }).columns ?? progressWidth;
+        for (const l of lines) io.stderr.write(`${oneTerminalLine(l, width)}\n`);
       },
     });
 
