@@ -23,6 +23,12 @@ export const detachFlags = [
     usage: 'With -d: what to wait for in each pod (default running).',
   },
   { name: 'timeout', type: 'string' as const, valueName: 'DURATION', usage: 'With -d: give up waiting after this long (default 5m).' },
+  {
+    name: 'port',
+    type: 'int' as const,
+    usage:
+      'With -d: the agent started on demand also serves the Kubernetes API over HTTPS on this port (0: any free one) and writes <root-dir>/kubeconfig for kubectl.',
+  },
   { name: 'grace-period', type: 'int' as const, usage: 'Seconds each pod gets to stop when it is torn down (default: its terminationGracePeriodSeconds).' },
 ];
 
@@ -56,8 +62,12 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
   if (typeof loaded === 'number') return loaded;
   const root = settings.rootDir;
   try {
-    const { started } = await ensureAgent(root, agentArgsFrom(parsed));
+    const port = parsed.flags.port as number | undefined;
+    const { started } = await ensureAgent(root, [...agentArgsFrom(parsed), ...(port !== undefined ? [`--port=${port}`] : [])]);
     if (started) io.stderr.write(`started the podvisor agent for ${root} (log: ${root}/agent.log)\n`);
+    if (port !== undefined && started) io.stderr.write(`kubectl: export KUBECONFIG=${root}/kubeconfig\n`);
+    if (port !== undefined && !started)
+      io.stderr.write(`warning: the agent for ${root} already runs: --port applies only when up -d starts it (podvisor agent status shows where it listens)\n`);
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;

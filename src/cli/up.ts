@@ -22,7 +22,7 @@ export const upCommand = defineCommand({
   name: 'up',
   summary: 'Run pods in the foreground until interrupted, streaming their events',
   usage:
-    'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]\n  podvisor up -d -f FILENAME... [--wait=running|ready|completed] [--timeout=DURATION] [flags]',
+    'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]\n  podvisor up -d -f FILENAME... [--wait=running|ready|completed|auto] [--timeout=DURATION] [--port N] [flags]',
   description:
     'Admit and start the pods and keep them going (restarts, back-off, probes), printing to stderr\n' +
     "their events as `kubectl get events --watch` does and a line for each change of a pod's status,\n" +
