@@ -18,7 +18,8 @@ export const applyCommand = defineCommand({
   usage: 'podvisor apply -f FILENAME... [flags]',
   description:
     'Create the objects of the manifests on the agent of the root dir, or update those that exist\n' +
-    '(a live pod may change only its images, activeDeadlineSeconds and metadata, as on a cluster).\n' +
+    '(a live pod may change only its images, activeDeadlineSeconds and metadata, as on a cluster;\n' +
+    '--force replaces a pod whose other fields changed, and `up -d` always does).\n' +
     'ConfigMaps and Secrets are applied before the pods that reference them. The agent is started\n' +
     '(with its default flags) when none runs for the root dir. With --wait, apply then waits as\n' +
     '`podvisor wait --for` does, failing at once with the reason and logs when a pod cannot get there.',
@@ -32,6 +33,7 @@ export const applyCommand = defineCommand({
       usage: 'After applying, wait until each pod meets this (running, ready, completed, auto, condition=X, jsonpath=…), as podvisor wait --for.',
     },
     { name: 'timeout', type: 'string', valueName: 'DURATION', usage: 'With --wait: give up after this long (default 5m).' },
+    { name: 'force', type: 'boolean', usage: 'Replace (delete gracefully, then create) a pod whose change the API refuses, as kubectl replace --force.' },
     rootDirFlag,
   ],
   run: apply,
@@ -65,7 +67,7 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
-  const { code, pods } = await applyObjects(root, loaded, io);
+  const { code, pods } = await applyObjects(root, loaded, io, { immutable: parsed.flags.force === true ? 'replace' : 'fail' });
   if (!target) return code;
   const waited = await waitForPods(root, pods, { target, timeoutMs, timeoutText: String(parsed.flags.timeout ?? '5m') }, io);
   return Math.max(code, waited);

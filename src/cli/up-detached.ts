@@ -1,6 +1,6 @@
 // `podvisor up -d`: apply the pods (and the ConfigMaps and Secrets they reference) to the agent of the
-// root dir (started on demand), as kubectl apply would — create, or replace an existing pod where the
-// API server's update rules allow — then wait until each pod is running, ready or completed, and exit
+// root dir (started on demand) — create, update where the API server's rules allow, and replace
+// (delete gracefully, create anew) a pod whose spec changed, as compose recreates a service — then wait until each pod is running, ready or completed, and exit
 // as `run` does (0 all made it, 1 any failed, 2 invalid input).
 
 import { defaultNodeName } from '../config/load.js';
@@ -73,7 +73,8 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
     return 1;
   }
 
-  const { code: applyCode, pods: applied } = await applyObjects(root, loaded, io);
+  // Compose's habit: a pod whose spec changed is recreated, not refused.
+  const { code: applyCode, pods: applied } = await applyObjects(root, loaded, io, { immutable: 'replace' });
 
   // The wait, as run's: every applied pod reaches the condition, or one fails with its reason and logs.
   const waited = await waitForPods(root, applied, { target: { kind: 'mode', mode: wait }, timeoutMs, timeoutText: String(parsed.flags.timeout ?? '5m') }, io);
