@@ -100,6 +100,8 @@ export interface RunOnceOptions {
   /** Called every progressEveryMs while pods are awaited, with a line per awaited pod. */
   onProgress?: (lines: string[]) => void;
   progressEveryMs?: number;
+  /** What a given pod is waited for instead of `wait` (run --exit-code-from waits for its pod to finish). */
+  waitOverride?: (pod: Pod) => PodWait | undefined;
 }
 
 /** `auto`'s stability window for running pods, in initial retry delays. */
@@ -328,7 +330,7 @@ export async function runOnce(kubelet: Kubelet, pods: readonly Pod[], opts: RunO
     kubelet.startPod(pod);
     const uid = uidOf(kubelet, pod);
     logger.info('pod started', { pod: formatPod(pod) });
-    const wait = resolveWait(pod, opts.wait);
+    const wait = opts.waitOverride?.(pod) ?? resolveWait(pod, opts.wait);
     awaited.set(uid, { pod, wait });
     pending.push(
       waitForPod(kubelet, pod, uid, opts, wait).then((r) => {
