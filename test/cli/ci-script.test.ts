@@ -13,7 +13,7 @@ import { mainJs, stopRuntimeServices, tempDir } from '../fixtures/cli/cli-proces
 import { lockOwner } from '../../src/runtime/root-lock.js';
 
 const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
-const script = /<!-- ci-script -->\n```sh\n([\s\S]*?)```/.exec(readme)![1]!;
+const script = /<!-- ci-script -->\n+```sh\n([\s\S]*?)```/.exec(readme)![1]!;
 
 async function freePort(): Promise<number> {
   const s = createServer();
