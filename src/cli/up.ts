@@ -160,7 +160,9 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       code = 1;
     }
     const final = takeSnapshot();
-    io.stderr.write(`\n${formatPodTable(final, { now: clock.now() })}`);
+    // The table shows the pods as they are now, stopped; the exit code and -o keep the state before stopping.
+    const stopped = kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? '')));
+    io.stderr.write(`\n${formatPodTable(stopped, { now: clock.now() })}`);
     if (final.some((p) => p.status?.phase === 'Failed')) code = 1;
     writeList();
   } catch (err) {

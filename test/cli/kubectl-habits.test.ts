@@ -67,6 +67,12 @@ test('get -L and --show-labels: the label columns kubectl adds', async () => {
   assert.deepEqual(ours.stdout.split('\n')[0]!.split(/\s+/), theirs.stdout.split('\n')[0]!.split(/\s+/));
 });
 
+test('one MissingClusterDNS note per agent on the process runtime, not one per pod', async () => {
+  const events = await cli('get', 'events');
+  assert.equal(events.code, 0, events.stderr);
+  assert.equal(events.stdout.match(/MissingClusterDNS/g)?.length ?? 0, 1, events.stdout);
+});
+
 test('exec of a command that cannot run exits 127 (not found) or 126 (not executable)', async () => {
   const missing = await cli('exec', 'web', '--', 'no-such-binary');
   assert.equal(missing.code, 127, missing.stderr);
