@@ -6,6 +6,7 @@
 // containers keep running with the runtime service, for the next start to take over.
 
 import { join } from 'node:path';
+import { sendJSON } from '../http/status.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import type { Pod } from '../api/types.js';
 import { configSourceAnnotation } from '../api/defaults.js';
@@ -92,6 +93,12 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     },
   });
   if (connected.describe) agent.statusProviders.push(() => ({ runtimeService: connected.describe!() }));
+  // `podvisor agent stop`: the same graceful shutdown as SIGTERM, asked over the API socket.
+  const stopAsked = new AbortController();
+  agent.router.route('POST', '/podvisor/v1/stop', (_req, res) => {
+    sendJSON(res, 202, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: 'the agent is stopping' });
+    stopAsked.abort('agent stop');
+  });
 
   const sources: Array<{ stop(): void }> = [];
   let listening: Listening | undefined;
@@ -211,16 +218,25 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     // Under a Type=notify unit: READY=1 once the pods gathered at start are Ready.
     stopNotifier = startReadinessNotifier({ socket: process.env.NOTIFY_SOCKET, given: agent.pods(), pods: () => agent.pods(), clock, logger: log });
 
-    await serveUntilAborted(io.signal, log);
+    await serveUntilAborted(io.signal ? AbortSignal.any([io.signal, stopAsked.signal]) : stopAsked.signal, log);
   } catch (err) {
     code = reportFailure(err, 'Agent failed', io.stderr, log);
   } finally {
     await stopNotifier();
     for (const s of sources) s.stop();
     await listening?.close().catch(() => {});
+    // A runtime service left with no running sandbox has nothing to keep: it goes with the agent.
+    const idle = connected.stopService
+      ? await agent.runtime.listPodSandbox().then(
+          (all) => !all.some((s) => s.state === 'SANDBOX_READY'),
+          () => false,
+        )
+      : false;
     await agent.stop().catch((err: Error) => log.error('Stopping the agent failed', { err: err.message }));
+    const idleStopped = idle && connected.stopService!();
     lock.release();
-    log.info('podvisor agent stopped; its containers keep running with the runtime', { runtime: agent.runtime.name });
+    if (idleStopped) log.info('podvisor agent stopped, and with no pod left its runtime service', { runtime: agent.runtime.name });
+    else log.info('podvisor agent stopped; its containers keep running with the runtime', { runtime: agent.runtime.name });
   }
   return code;
 }

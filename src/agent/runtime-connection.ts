@@ -24,6 +24,8 @@ export interface AgentRuntime {
   restart?(): Promise<void>;
   /** Fields of `agent status` about the runtime (endpoint, the service's pid). */
   describe?(): Record<string, unknown>;
+  /** Stops the process runtime's service of the root dir (SIGTERM); false when none runs. */
+  stopService?(): boolean;
 }
 
 /** `podvisor runtime serve` for the root dir, run by the same Node and script as this process. */
@@ -77,5 +79,11 @@ export async function connectAgentRuntime(settings: AgentSettings, opts: Runtime
     await client.close();
     if (startedPid) logger.info('Started the runtime service again', { pid: startedPid, endpoint: settings.runtimeEndpoint });
   };
-  return { runtime, restart, describe };
+  const stopService = () => {
+    const pid = lockHolder(stateDir, same);
+    if (pid === undefined || pid === null) return false;
+    process.kill(pid, 'SIGTERM');
+    return true;
+  };
+  return { runtime, restart, describe, stopService };
 }

@@ -148,3 +148,24 @@ export async function ensureAgent(rootDir: string, agentArgs: string[], timeoutM
   }
   throw new Error(`${exited ?? 'the agent did not answer in time'}; see ${join(rootDir, AGENT_LOG)}${tail ? `:\n${tail}` : ''}`);
 }
+
+/**
+ * Asks the agent of rootDir to stop (graceful, as SIGTERM) and waits until it has let go of the
+ * root dir. Resolves to false when no agent ran there.
+ */
+export async function stopAgent(rootDir: string, timeoutMs = 60_000): Promise<boolean> {
+  let reply: AgentReply;
+  try {
+    reply = await agentRequest(rootDir, 'POST', '/podvisor/v1/stop');
+  } catch (err) {
+    if (err instanceof NoAgentError) return false;
+    throw err;
+  }
+  if (reply.status !== 202) throw new Error(`the agent refused to stop: ${replyMessage(reply).message}`);
+  const deadline = Date.now() + timeoutMs;
+  while (lockOwner(rootDir)?.command === 'agent') {
+    if (Date.now() > deadline) throw new Error(`the agent for ${rootDir} still runs after ${Math.round(timeoutMs / 1000)}s; see ${join(rootDir, AGENT_LOG)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}

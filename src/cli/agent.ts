@@ -35,7 +35,7 @@ const foreground = (flags: typeof import('./agent-flags.js')) =>
     name,
     summary,
     usage:
-      'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent --kubeconfig FILE [--node-name N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]',
+      'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent --kubeconfig FILE [--node-name N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]\n  podvisor agent stop [--delete-pods] [--root-dir DIR]',
     description:
       'Run podvisor as a node agent in the foreground, as the kubelet runs. Pods come from a static-pod\n' +
       'directory (--pod-manifest-path, watched and re-read every 20s), a manifest URL (--manifest-url,\n' +
@@ -95,6 +95,7 @@ export const agentCommand: Command = {
   summary,
   async run(argv: string[], io: CommandIO) {
     if (argv[0] === 'status') return (await import('./agent-status.js')).agentStatusCommand.run(argv.slice(1), io);
+    if (argv[0] === 'stop') return (await import('./agent-stop.js')).agentStopCommand.run(argv.slice(1), io);
     foregroundCommand ??= import('./agent-flags.js').then(foreground);
     return (await foregroundCommand).run(argv, io);
   },

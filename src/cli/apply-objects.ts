@@ -44,6 +44,7 @@ async function applyOne(
   resource: CoreResource,
   obj: { metadata?: { name?: string; namespace?: string } },
   io: Pick<CommandIO, 'stdout' | 'stderr'>,
+  opts: ApplyOptions,
 ): Promise<number> {
   const ns = obj.metadata?.namespace ?? 'default';
   const name = obj.metadata?.name ?? '';
@@ -70,6 +71,14 @@ async function applyOne(
     resource === 'pods'
       ? await agentRequest(root, 'PATCH', apiPath(resource, ns, name), next, { 'Content-Type': 'application/strategic-merge-patch+json' })
       : await agentRequest(root, 'PUT', apiPath(resource, ns, name), next);
+  if (replaced.status === 422 && resource === 'pods') {
+    if (opts.immutable === 'replace') return replacePod(root, ns, name, obj, io);
+    io.stderr.write(failure(replaced));
+    io.stderr.write(
+      `hint: a pod that exists changes only its images, activeDeadlineSeconds and metadata; "podvisor up -d" replaces pods whose spec changed, as does "podvisor apply --force"\n`,
+    );
+    return 2;
+  }
   if (replaced.status !== 200) {
     io.stderr.write(failure(replaced));
     return replaced.status === 422 ? 2 : 1;
@@ -80,22 +89,55 @@ async function applyOne(
   return 0;
 }
 
+export interface ApplyOptions {
+  /**
+   * A pod change the API refuses (its spec is immutable): `fail` as kubectl apply, `replace` deletes
+   * the pod gracefully and creates it anew, as `kubectl replace --force` and compose's recreate do.
+   */
+  immutable: 'fail' | 'replace';
+}
+
+/** Deletes a pod gracefully, waits until it is gone, creates it from obj: `pod/NAME replaced`. */
+async function replacePod(root: string, ns: string, name: string, obj: object, io: Pick<CommandIO, 'stdout' | 'stderr'>, timeoutMs = 300_000): Promise<number> {
+  const deleted = await agentRequest(root, 'DELETE', apiPath('pods', ns, name));
+  if (deleted.status !== 200 && deleted.status !== 404) {
+    io.stderr.write(failure(deleted));
+    return 1;
+  }
+  const deadline = Date.now() + timeoutMs;
+  while ((await agentRequest(root, 'GET', apiPath('pods', ns, name))).status !== 404) {
+    if (Date.now() > deadline) {
+      io.stderr.write(`error: pod/${name} still terminating after ${Math.round(timeoutMs / 1000)}s: not replaced\n`);
+      return 1;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const created = await agentRequest(root, 'POST', apiPath('pods', ns), { ...obj, metadata: { ...(obj as Pod).metadata, resourceVersion: undefined } });
+  if (created.status !== 201) {
+    io.stderr.write(failure(created));
+    return created.status === 422 ? 2 : 1;
+  }
+  io.stdout.write(`pod/${name} replaced\n`);
+  return 0;
+}
+
 /** Applies ConfigMaps, Secrets, then pods; resolves to the exit code and the pods applied. */
 export async function applyObjects(
   root: string,
   objs: { pods: Pod[]; podManifests?: Pod[]; configMaps?: ConfigMap[]; secrets?: Secret[] },
   io: Pick<CommandIO, 'stdout' | 'stderr'>,
+  opts: ApplyOptions = { immutable: 'fail' },
 ): Promise<{ code: number; pods: AppliedObject[] }> {
   let code = 0;
   for (const cm of objs.configMaps ?? [])
-    code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io));
-  for (const s of objs.secrets ?? []) code = Math.max(code, await applyOne(root, 'secrets', { apiVersion: 'v1', kind: 'Secret', ...s } as Secret, io));
+    code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io, opts));
+  for (const s of objs.secrets ?? []) code = Math.max(code, await applyOne(root, 'secrets', { apiVersion: 'v1', kind: 'Secret', ...s } as Secret, io, opts));
   const pods: AppliedObject[] = [];
   for (const [i, pod] of objs.pods.entries()) {
     // The pod as written (the server defaults it), in the namespace the loader gave it.
     const written = objs.podManifests?.[i];
     const body = written ? { ...written, metadata: { ...written.metadata, namespace: pod.metadata?.namespace ?? 'default' } } : podForAPI(pod);
-    const c = await applyOne(root, 'pods', body, io);
+    const c = await applyOne(root, 'pods', body, io, opts);
     if (c === 0) pods.push({ resource: 'pods', ns: pod.metadata?.namespace ?? 'default', name: pod.metadata?.name ?? '' });
     code = Math.max(code, c);
   }

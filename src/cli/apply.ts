@@ -3,7 +3,10 @@
 // and printed as `pod/web created|configured|unchanged`.
 
 import { defaultNodeName } from '../config/load.js';
-import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './args.js';
+import { parseWaitFor, type WaitTarget } from '../kubelet/wait-engine.js';
+import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
+import { durationFlag } from './duration.js';
+import { waitForPods } from './pod-waiter.js';
 import { ensureAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
@@ -15,11 +18,24 @@ export const applyCommand = defineCommand({
   usage: 'podvisor apply -f FILENAME... [flags]',
   description:
     'Create the objects of the manifests on the agent of the root dir, or update those that exist\n' +
-    '(a live pod may change only its images, activeDeadlineSeconds and metadata, as on a cluster).\n' +
+    '(a live pod may change only its images, activeDeadlineSeconds and metadata, as on a cluster;\n' +
+    '--force replaces a pod whose other fields changed, and `up -d` always does).\n' +
     'ConfigMaps and Secrets are applied before the pods that reference them. The agent is started\n' +
-    '(with its default flags) when none runs for the root dir. Unlike `up -d`, apply does not wait.',
+    '(with its default flags) when none runs for the root dir. With --wait, apply then waits as\n' +
+    '`podvisor wait --for` does, failing at once with the reason and logs when a pod cannot get there.',
   examples: ['podvisor apply -f web.yaml', 'podvisor apply -f manifests/ -R'],
-  flags: [...manifestFlags, rootDirFlag],
+  flags: [
+    ...manifestFlags,
+    {
+      name: 'wait',
+      type: 'string',
+      valueName: 'CONDITION',
+      usage: 'After applying, wait until each pod meets this (running, ready, completed, auto, condition=X, jsonpath=…), as podvisor wait --for.',
+    },
+    { name: 'timeout', type: 'string', valueName: 'DURATION', usage: 'With --wait: give up after this long (default 5m).' },
+    { name: 'force', type: 'boolean', usage: 'Replace (delete gracefully, then create) a pod whose change the API refuses, as kubectl replace --force.' },
+    rootDirFlag,
+  ],
   run: apply,
 });
 
@@ -27,6 +43,21 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
   if (files.length === 0) return usageFailure(io, noFilenameMessage, 'apply');
   const root = rootDirOf(parsed, io);
+  let target: WaitTarget | undefined;
+  let timeoutMs: number;
+  try {
+    if (parsed.flags.wait !== undefined) {
+      try {
+        target = parseWaitFor(String(parsed.flags.wait));
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    }
+    timeoutMs = durationFlag(parsed, 'timeout') ?? 300_000;
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(io, err.message, 'apply');
+    throw err;
+  }
   const loaded = await loadFlaggedManifests(files, parsed, io, { nodeName: defaultNodeName() });
   if (typeof loaded === 'number') return loaded;
   try {
@@ -36,5 +67,8 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
-  return (await applyObjects(root, loaded, io)).code;
+  const { code, pods } = await applyObjects(root, loaded, io, { immutable: parsed.flags.force === true ? 'replace' : 'fail' });
+  if (!target) return code;
+  const waited = await waitForPods(root, pods, { target, timeoutMs, timeoutText: String(parsed.flags.timeout ?? '5m') }, io);
+  return Math.max(code, waited);
 }

@@ -38,6 +38,9 @@ export const commands: Command[] = [
   lazyCommand('delete', 'Delete pods (or ConfigMaps, Secrets) from the agent and wait until they are gone', () =>
     import('./delete.js').then((m) => m.deleteCommand),
   ),
+  lazyCommand('wait', 'Wait until pods meet a condition, failing at once when they cannot (kubectl wait)', () =>
+    import('./wait.js').then((m) => m.waitCommand),
+  ),
   lazyCommand('exec', 'Run a command in a container of a pod run by the agent', () => import('./exec.js').then((m) => m.execCommand)),
   lazyCommand('port-forward', 'Forward local ports to a pod run by the agent', () => import('./port-forward.js').then((m) => m.portForwardCommand)),
   lazyCommand('top', 'Show the CPU and memory use of pods run by the agent', () => import('./top.js').then((m) => m.topCommand)),

@@ -8,22 +8,25 @@ import { defaultNodeName, loadManifests } from '../config/load.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { durationFlag } from './duration.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { AgentGoneError, agentRequest, NoAgentError, replyMessage } from './agent-client.js';
+import { AgentGoneError, agentRequest, agentRunning, NoAgentError, replyMessage, stopAgent } from './agent-client.js';
 import { reportLoadError } from './output.js';
 import { manifestFlags } from './validate.js';
 
 export const downCommand = defineCommand({
   name: 'down',
   summary: 'Delete pods applied with up -d and wait until they are gone',
-  usage: 'podvisor down (-f FILENAME... | --all) [--grace-period N] [--timeout DURATION] [flags]',
+  usage: 'podvisor down (-f FILENAME... | --all [--agent]) [--grace-period N] [--timeout DURATION] [flags]',
   description:
     "Delete the pods named in the manifests (or, with --all, every pod applied through the agent's API)\n" +
     'from the agent of the root dir, stopping each gracefully, and wait until they are gone.\n' +
-    "Static pods are not deleted this way: remove their manifest from the agent's directory.",
-  examples: ['podvisor down -f ci/services.yaml', 'podvisor down --all --grace-period 0'],
+    "Static pods are not deleted this way: remove their manifest from the agent's directory.\n" +
+    'The agent keeps running afterwards; --agent then stops it too (and its runtime service, once no\n' +
+    'pod is left there): `down --all --agent` is the one teardown of everything `up -d` started.',
+  examples: ['podvisor down -f ci/services.yaml', 'podvisor down --all --grace-period 0', 'podvisor down --all --agent'],
   flags: [
     ...manifestFlags,
     { name: 'all', type: 'boolean', usage: 'Delete every pod applied through the API.' },
+    { name: 'agent', type: 'boolean', usage: 'Then stop the agent of the root dir as well (podvisor agent stop).' },
     { name: 'grace-period', type: 'int', usage: 'Seconds each pod gets to stop (0: kill at once); default: its terminationGracePeriodSeconds.' },
     { name: 'timeout', type: 'string', valueName: 'DURATION', usage: 'Give up waiting after this long (default 5m).' },
     rootDirFlag,
@@ -32,14 +35,32 @@ export const downCommand = defineCommand({
 });
 
 async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
+  let code: number;
   try {
-    return await deletePods(parsed, io);
+    code = await deletePods(parsed, io);
   } catch (err) {
     // The agent died mid-request or while the pods were awaited: said in a line, not a stack trace.
     if (!(err instanceof AgentGoneError || err instanceof NoAgentError)) throw err;
     io.stderr.write(`error: ${err.message}\n`);
     return 1;
   }
+  if (parsed.flags.all !== true || code === 2) return code;
+  const rootDir = rootDirOf(parsed, io);
+  if (parsed.flags.agent !== true) {
+    if (await agentRunning(rootDir)) {
+      io.stderr.write(
+        `the podvisor agent for ${rootDir} keeps running (static pods and its API stay up); stop it with "podvisor agent stop --root-dir ${rootDir}" or "podvisor down --all --agent"\n`,
+      );
+    }
+    return code;
+  }
+  try {
+    if (await stopAgent(rootDir)) io.stderr.write(`stopped the podvisor agent for ${rootDir}\n`);
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+  return code;
 }
 
 async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
@@ -48,6 +69,7 @@ async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let rootDir: string;
   try {
     if ((files.length === 0) === (parsed.flags.all !== true)) throw new UsageError('specify either -f or --all');
+    if (parsed.flags.agent === true && parsed.flags.all !== true) throw new UsageError('--agent goes with --all: the agent serves every pod of the root dir');
     timeoutMs = durationFlag(parsed, 'timeout') ?? 300_000;
     rootDir = rootDirOf(parsed, io);
   } catch (err) {

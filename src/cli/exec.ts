@@ -30,6 +30,13 @@ export const execCommand = defineCommand({
   run: (parsed, io) => withAgent(io, () => exec(parsed, io)),
 });
 
+/** The shell's exit code for a command the runtime could not start: 127 not found, 126 not executable. */
+export function execFailureCode(message: string): number | undefined {
+  if (/executable file not found|no such file or directory/i.test(message)) return 127;
+  if (/permission denied|exec format error|is a directory/i.test(message)) return 126;
+  return undefined;
+}
+
 /** The exit code in an error-channel Status (v4/v5): 0 on Success, the ExitCode cause, or undefined. */
 export function exitCodeOf(status: {
   status?: string;
@@ -167,7 +174,10 @@ async function exec(parsed: ParsedArgs, io: CommandIO): Promise<number> {
         resolve(status);
       } else {
         io.stderr.write(`error: ${failure ?? 'the connection to the agent closed before the command ended'}\n`);
-        resolve(1);
+        // A command that could not be run exits as the shell reports it: 127 not found, 126 not executable.
+        const shellCode = failure ? execFailureCode(failure) : undefined;
+        if (shellCode !== undefined && parsed.flags.quiet !== true) io.stderr.write(`command terminated with exit code ${shellCode}\n`);
+        resolve(shellCode ?? 1);
       }
     });
   });

@@ -9,6 +9,7 @@ import { apiPath, namespaceFlag, serverErrorText, tableAccept, withAgent, withQu
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { tableRows, type Table, type TableColumnDefinition } from '../printers/tables.js';
 import { getTableSettings, RememberingTabwriter } from '../printers/tabwriter.js';
+import { jsonPathTemplate, jsonPathText, jsonPathValues } from '../printers/jsonpath.js';
 
 const resourceNames: Record<string, { resource: CoreResource; kind: string; singular: string }> = {
   pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
@@ -22,10 +23,26 @@ const resourceNames: Record<string, { resource: CoreResource; kind: string; sing
 export const getCommand = defineCommand({
   name: 'get',
   summary: 'List pods or events of the agent, as kubectl get prints them',
-  usage: 'podvisor get (pods|events) [NAME...] [-o wide|json|yaml|name] [-w] [-A] [-l SELECTOR] [-n NS] [flags]',
-  examples: ['podvisor get pods', 'podvisor get pods -o wide -A', 'podvisor get pod web -o yaml', 'podvisor get pods -l app=web -w', 'podvisor get events'],
+  usage: 'podvisor get (pods|events) [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
+  examples: [
+    "podvisor get pods -o jsonpath='{.items[*].status.podIP}'",
+    'podvisor get pods -o custom-columns=NAME:.metadata.name,IP:.status.podIP',
+    'podvisor get pods',
+    'podvisor get pods -o wide -A',
+    'podvisor get pod web -o yaml',
+    'podvisor get pods -l app=web -w',
+    'podvisor get events',
+  ],
   flags: [
-    { name: 'output', short: 'o', type: 'string', values: ['wide', 'json', 'yaml', 'name'], valueName: 'FORMAT', usage: 'Output format.' },
+    {
+      name: 'output',
+      short: 'o',
+      type: 'string',
+      valueName: 'FORMAT',
+      usage:
+        'Output format: wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=NAME:.PATH,… (go-template: use kubectl, whose printers read podvisor the same).',
+    },
+    { name: 'label-columns', short: 'L', type: 'strings', valueName: 'KEYS', usage: 'A column per label key (e.g. -L app,tier).' },
     { name: 'watch', short: 'w', type: 'boolean', usage: 'After listing, watch for changes and print a row for each.' },
     { name: 'watch-only', type: 'boolean', usage: 'Watch for changes without listing first.' },
     { name: 'output-watch-events', type: 'boolean', usage: 'With --watch: an EVENT column (ADDED, MODIFIED, DELETED).' },
@@ -60,6 +77,44 @@ function targetOf(args: string[]): Target | string {
   return { ...r, names };
 }
 
+/**
+ * `-o jsonpath=…` (kubectl prints the template over the object, or over a List of several) and
+ * `-o custom-columns=HEADER:PATH,…` (a column per path, `<none>` where it selects nothing).
+ */
+function templateOutput(output: string): ((objects: unknown[], single: boolean) => string) | undefined {
+  const asList = (objects: unknown[], single: boolean) =>
+    single ? objects[0] : { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: objects };
+  if (output.startsWith('jsonpath=')) {
+    const t = jsonPathTemplate(output.slice('jsonpath='.length));
+    return (objects, single) => t.print(asList(objects, single));
+  }
+  if (output.startsWith('custom-columns=')) {
+    const columns = output
+      .slice('custom-columns='.length)
+      .split(',')
+      .map((spec) => {
+        const at = spec.indexOf(':');
+        if (at <= 0) throw new Error(`unexpected custom-columns spec: ${spec}, expected <header>:<json-path-expr>`);
+        return { header: spec.slice(0, at), path: spec.slice(at + 1) };
+      });
+    return (objects) => {
+      const rows = [columns.map((c) => c.header)];
+      for (const o of objects)
+        rows.push(
+          columns.map((c) => {
+            const v = jsonPathValues(c.path, o);
+            return v.length ? v.map(jsonPathText).join(',') : '<none>';
+          }),
+        );
+      return new RememberingTabwriter(getTableSettings).flushRows(rows);
+    };
+  }
+  if (['wide', 'json', 'yaml', 'name'].includes(output)) return undefined;
+  if (output.startsWith('go-template') || output.startsWith('template'))
+    throw new Error(`-o ${output.split('=')[0]} is kubectl's own: run kubectl against the agent (podvisor up -d --port N writes <root-dir>/kubeconfig)`);
+  throw new Error(`unable to match a printer suitable for the output format "${output}", allowed formats are: custom-columns,json,jsonpath,name,wide,yaml`);
+}
+
 /** kubectl pads the EVENT cells to one width (printers' formattedEventType). */
 function formattedEventType(type: string): string {
   return type === 'ADDED' || type === 'DELETED' || type === 'ERROR' ? type.padEnd(8) : type;
@@ -86,7 +141,16 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     return 1;
   }
   const root = rootDirOf(parsed, io);
-  const output = parsed.flags.output as string | undefined;
+  const rawOutput = parsed.flags.output as string | undefined;
+  let template: ((objects: unknown[], single: boolean) => string) | undefined;
+  try {
+    template = rawOutput === undefined ? undefined : templateOutput(rawOutput);
+  } catch (err) {
+    return usageFailure(io, (err as Error).message, 'get');
+  }
+  const output = template ? 'json' : rawOutput;
+  if (template && (parsed.flags.watch === true || parsed.flags['watch-only'] === true))
+    return usageFailure(io, 'jsonpath and custom-columns output go with a list, not with --watch here', 'get');
   const all = parsed.flags['all-namespaces'] === true;
   const ns = all ? undefined : String(parsed.flags.namespace);
   const watch = parsed.flags.watch === true || parsed.flags['watch-only'] === true;
@@ -101,7 +165,12 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       .filter(Boolean)
       .join(','),
   };
-  const render = { wide: output === 'wide', withNamespace: all, showLabels: parsed.flags['show-labels'] === true };
+  const render = {
+    wide: output === 'wide',
+    withNamespace: all,
+    showLabels: parsed.flags['show-labels'] === true,
+    labelColumns: (parsed.flags['label-columns'] as string[] | undefined) ?? [],
+  };
   const watchEvents = parsed.flags['output-watch-events'] === true;
 
   // The list (or the named objects), as kubectl prints it.
@@ -152,12 +221,20 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       if (count === 0 && !watch && output !== 'json' && output !== 'yaml') {
         io.stderr.write(ns === undefined ? 'No resources found\n' : `No resources found in ${ns} namespace.\n`);
       }
+      if (template) {
+        io.stdout.write(template(objects, false));
+        return 0;
+      }
       if (!asTable && output !== 'name' && !watch) {
         io.stdout.write(
           await formatObjects([{ apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '', selfLink: '' }, items: objects }], output as 'json' | 'yaml'),
         );
         return 0;
       }
+    }
+    if (template) {
+      if (objects.length) io.stdout.write(template(objects, objects.length === 1));
+      return code;
     }
     if (!asTable) await printObjects(io, objects, output!, target.singular, watch ? printed : undefined);
   }

@@ -26,7 +26,8 @@ export async function loadAndStartAgent(
   const nodeName = defaultNodeName();
   const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName });
   if (typeof loaded === 'number') return loaded;
-  await warnUnhonoured(loaded.pods, io.stderr);
+  // Only the process runtime leaves fields unhonoured; containerd runs them as a kubelet does.
+  if (settings.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
   try {
     const agent = await startInProcessAgent({
       settings,

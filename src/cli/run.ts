@@ -4,6 +4,7 @@
 
 import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, type ParsedArgs } from './args.js';
 import { runOnce, type PodWait, type WaitFor } from '../kubelet/runonce.js';
+import { oneTerminalLine, progressWidth } from '../kubelet/wait-engine.js';
 import { formatPodTable } from '../printers/tables.js';
 import { formatObject, toV1List } from '../printers/json-yaml.js';
 import { formatRunSummary, summaryLogLines, type ContainerLogReader, type PodProbeResults } from '../printers/run-summary.js';
@@ -11,6 +12,8 @@ import { manifestFlags, noFilenameMessage } from './validate.js';
 import { agentFlagSpecs, agentSettings, durationFlag, parseGoDuration, takeHiddenFlag } from './agent-flags.js';
 import { loadAndStartAgent, podWithStatus } from './in-process.js';
 import { watchShutdownSignals } from './signals.js';
+import { streamContainerOutput } from './container-output.js';
+import type { Pod } from '../api/types.js';
 import { stampCreation } from '../agent/in-process.js';
 
 const waitModes: WaitFor[] = ['auto', 'running', 'ready', 'completed'];
@@ -60,7 +63,11 @@ function runDefinition(knobs: HiddenKnobs = {}) {
       'last log lines of failed containers (with --junit, also as a JUnit XML report), and stop running pods gracefully.\n\n' +
       'Exit status: 0 when every pod reached the condition (for completed: Succeeded), 1 when any pod\n' +
       'failed or was rejected, 2 for invalid input.',
-    examples: ['podvisor run -f ci/services.yaml', 'podvisor run -f ci/ --wait=ready --timeout=2m', 'podvisor run -f job.yaml --wait=completed -o json'],
+    examples: [
+      'podvisor run -f ci/services.yaml -f ci/test.yaml --exit-code-from e2e --logs',
+      'podvisor run -f ci/ --wait=ready --timeout=2m',
+      'podvisor run -f job.yaml --wait=completed -o json',
+    ],
     flags: [
       ...manifestFlags,
       { name: 'wait', type: 'string', values: waitModes, default: 'auto', usage: 'What to wait for in each pod.' },
@@ -73,6 +80,17 @@ function runDefinition(knobs: HiddenKnobs = {}) {
       },
       { name: 'output', short: 'o', type: 'string', values: [...outputModes], default: 'table', usage: 'Output format of the pods.' },
       { name: 'junit', type: 'string', valueName: 'FILE', usage: 'Also write a JUnit XML report (a testcase per pod, the failure report in it) to FILE.' },
+      {
+        name: 'exit-code-from',
+        type: 'string',
+        valueName: 'POD[/CONTAINER]',
+        usage: "Wait for this pod to finish and exit with its container's exit code (the first container unless named); the other pods are then stopped.",
+      },
+      {
+        name: 'logs',
+        type: 'boolean',
+        usage: 'Print every container\'s output as it comes, each line prefixed "pod/container | " (to stderr with -o json|yaml).',
+      },
       ...agentFlagSpecs,
     ],
     run: (parsed, io) => runPods(parsed, io, knobs),
@@ -95,9 +113,15 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
     throw err;
   }
 
+  const [exitPod, exitContainer] = String(parsed.flags['exit-code-from'] ?? '').split('/', 2);
   const started = await loadAndStartAgent(files, parsed, io, settings);
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
+  if (exitPod && !loaded.pods.some((p) => p.metadata?.name === exitPod)) {
+    await agent.close();
+    return usageFailure(io, `--exit-code-from: no pod "${exitPod}" in the manifests`, 'run');
+  }
+  const stopOutput = parsed.flags.logs === true ? streamContainerOutput(agent, output === 'json' || output === 'yaml' ? io.stderr : io.stdout) : undefined;
 
   const interrupted = new AbortController();
   const unwatch = watchShutdownSignals(io, {
@@ -115,10 +139,12 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
       ...(retryDelayMs !== undefined ? { retryDelayMs } : {}),
       ...(timeoutMs ? { timeoutMs, timeoutText: String(parsed.flags.timeout) } : {}),
       signal: interrupted.signal,
+      ...(exitPod ? { waitOverride: (pod) => (pod.metadata?.name === exitPod ? 'completed' : undefined) } : {}),
       events: kubelet.events,
       ...(progressEveryMs !== undefined ? { progressEveryMs } : {}),
       onProgress: (lines) => {
-        for (const l of lines) io.stderr.write(`${l}\n`);
+        const width = (io.stderr as { columns?: number }).columns ?? progressWidth;
+        for (const l of lines) io.stderr.write(`${oneTerminalLine(l, width)}\n`);
       },
     });
 
@@ -158,11 +184,24 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
     } else {
       await kubelet.terminateAll();
     }
+    if (exitPod) return exitCodeOf(pods, exitPod, exitContainer, io);
     return report.results.every((r) => r.ok) ? 0 : 1;
   } finally {
+    stopOutput?.();
     unwatch();
     await agent.close();
   }
+}
+
+/** --exit-code-from: the exit code of the named (or first) container of the pod; 1 when it never ended. */
+function exitCodeOf(pods: readonly Pod[], podName: string, container: string | undefined, io: CommandIO): number {
+  const pod = pods.find((p) => p.metadata?.name === podName);
+  const name = container ?? pod?.spec?.containers[0]?.name;
+  const cs = pod?.status?.containerStatuses?.find((c) => c.name === name);
+  const code = cs?.state?.terminated?.exitCode;
+  if (code !== undefined) return code;
+  io.stderr.write(`error: --exit-code-from: container ${name ?? ''} of pod/${podName} did not finish${cs ? '' : ' (no such container)'}\n`);
+  return 1;
 }
 
 const visible = runDefinition();

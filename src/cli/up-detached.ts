@@ -1,14 +1,14 @@
 // `podvisor up -d`: apply the pods (and the ConfigMaps and Secrets they reference) to the agent of the
-// root dir (started on demand), as kubectl apply would — create, or replace an existing pod where the
-// API server's update rules allow — then wait until each pod is running, ready or completed, and exit
+// root dir (started on demand) — create, update where the API server's rules allow, and replace
+// (delete gracefully, create anew) a pod whose spec changed, as compose recreates a service — then wait until each pod is running, ready or completed, and exit
 // as `run` does (0 all made it, 1 any failed, 2 invalid input).
 
-import type { Pod } from '../api/types.js';
 import { defaultNodeName } from '../config/load.js';
-import { allContainersRunning, decideTerminal, type WaitFor } from '../kubelet/runonce.js';
+import type { PodWaitMode } from '../kubelet/wait-engine.js';
 import { usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
-import { agentRequest, ensureAgent } from './agent-client.js';
+import { ensureAgent } from './agent-client.js';
+import { waitForPods } from './pod-waiter.js';
 import { applyObjects } from './apply-objects.js';
 import { loadFlaggedManifests, noFilenameMessage } from './validate.js';
 
@@ -18,11 +18,17 @@ export const detachFlags = [
   {
     name: 'wait',
     type: 'string' as const,
-    values: ['running', 'ready', 'completed'],
+    values: ['running', 'ready', 'completed', 'auto'],
     valueName: 'CONDITION',
     usage: 'With -d: what to wait for in each pod (default running).',
   },
   { name: 'timeout', type: 'string' as const, valueName: 'DURATION', usage: 'With -d: give up waiting after this long (default 5m).' },
+  {
+    name: 'port',
+    type: 'int' as const,
+    usage:
+      'With -d: the agent started on demand also serves the Kubernetes API over HTTPS on this port (0: any free one) and writes <root-dir>/kubeconfig for kubectl.',
+  },
   { name: 'grace-period', type: 'int' as const, usage: 'Seconds each pod gets to stop when it is torn down (default: its terminationGracePeriodSeconds).' },
 ];
 
@@ -34,16 +40,6 @@ export function agentArgsFrom(parsed: ParsedArgs): string[] {
     out.push(`--${spec.name}=${String(parsed.flags[spec.name])}`);
   }
   return out;
-}
-
-function waitHolds(pod: Pod, wait: WaitFor): { ok: boolean; error?: string } | undefined {
-  const st = pod.status;
-  const terminal = decideTerminal(pod, st);
-  if (terminal) return terminal;
-  if (!st) return undefined;
-  if (wait === 'running' && allContainersRunning(pod, st)) return { ok: true };
-  if (wait === 'ready' && (st.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')) return { ok: true };
-  return undefined;
 }
 
 export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<number> {
@@ -61,50 +57,26 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
     if (err instanceof UsageError) return usageFailure(io, err.message, 'up');
     throw err;
   }
-  const wait = (parsed.flags.wait as WaitFor | undefined) ?? 'running';
+  const wait = (parsed.flags.wait as PodWaitMode | undefined) ?? 'running';
   const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName: defaultNodeName() });
   if (typeof loaded === 'number') return loaded;
   const root = settings.rootDir;
   try {
-    const { started } = await ensureAgent(root, agentArgsFrom(parsed));
+    const port = parsed.flags.port as number | undefined;
+    const { started } = await ensureAgent(root, [...agentArgsFrom(parsed), ...(port !== undefined ? [`--port=${port}`] : [])]);
     if (started) io.stderr.write(`started the podvisor agent for ${root} (log: ${root}/agent.log)\n`);
+    if (port !== undefined && started) io.stderr.write(`kubectl: export KUBECONFIG=${root}/kubeconfig\n`);
+    if (port !== undefined && !started)
+      io.stderr.write(`warning: the agent for ${root} already runs: --port applies only when up -d starts it (podvisor agent status shows where it listens)\n`);
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
 
-  const { code: applyCode, pods: applied } = await applyObjects(root, loaded, io);
-  let code = applyCode;
+  // Compose's habit: a pod whose spec changed is recreated, not refused.
+  const { code: applyCode, pods: applied } = await applyObjects(root, loaded, io, { immutable: 'replace' });
 
-  // The wait, as run's: every applied pod reaches the condition, or fails.
-  const pending = new Map(applied.map((p) => [`${p.ns}/${p.name}`, p]));
-  const deadline = Date.now() + timeoutMs;
-  while (pending.size > 0) {
-    const list = (await agentRequest(root, 'GET', '/api/v1/pods')).json<{ items: Pod[] }>().items;
-    const byKey = new Map(list.map((p) => [`${p.metadata?.namespace}/${p.metadata?.name}`, p]));
-    for (const [key, p] of pending) {
-      const pod = byKey.get(key);
-      if (!pod) {
-        io.stderr.write(`pod/${p.name}: deleted while waiting\n`);
-        pending.delete(key);
-        code = Math.max(code, 1);
-        continue;
-      }
-      const held = waitHolds(pod, wait);
-      if (!held) continue;
-      pending.delete(key);
-      if (held.ok) continue;
-      io.stderr.write(`pod/${p.name}: ${held.error ?? 'failed'}\n`);
-      code = Math.max(code, 1);
-    }
-    if (pending.size === 0) break;
-    if (Date.now() > deadline) {
-      for (const p of pending.values())
-        io.stderr.write(`pod/${p.name}: not ${wait === 'completed' ? 'completed' : wait} after ${String(parsed.flags.timeout ?? '5m')}\n`);
-      return 1;
-    }
-    if (io.signal?.aborted) return 130;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return code;
+  // The wait, as run's: every applied pod reaches the condition, or one fails with its reason and logs.
+  const waited = await waitForPods(root, applied, { target: { kind: 'mode', mode: wait }, timeoutMs, timeoutText: String(parsed.flags.timeout ?? '5m') }, io);
+  return Math.max(applyCode, waited);
 }

@@ -5,9 +5,7 @@
 
 import type { Event, Pod } from '../api/types.js';
 import { EventStreamFormatter } from '../printers/events.js';
-import { LABEL_CONTAINER_NAME, LABEL_POD_NAME } from '../kuberuntime/container-config.js';
-import type { LogStream } from '../runtime/logs/cri-format.js';
-import { BoundedWriter } from './bounded-writer.js';
+import { streamContainerOutput } from './container-output.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
 import { loadAndStartAgent, podWithStatus } from './in-process.js';
@@ -23,7 +21,7 @@ export const upCommand = defineCommand({
   name: 'up',
   summary: 'Run pods in the foreground until interrupted, streaming their events',
   usage:
-    'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]\n  podvisor up -d -f FILENAME... [--wait=running|ready|completed] [--timeout=DURATION] [flags]',
+    'podvisor up -f FILENAME... [--for=DURATION] [--logs] [-o json|yaml] [flags]\n  podvisor up -d -f FILENAME... [--wait=running|ready|completed|auto] [--timeout=DURATION] [--port N] [flags]',
   description:
     'Admit and start the pods and keep them going (restarts, back-off, probes), printing to stderr\n' +
     "their events as `kubectl get events --watch` does and a line for each change of a pod's status,\n" +
@@ -44,48 +42,6 @@ export const upCommand = defineCommand({
   ],
   run: (parsed, io) => (parsed.flags.detach === true ? upDetached(parsed, io) : upPods(parsed, io)),
 });
-
-/** Container output with `pod/container | ` prefixes, in the order each container wrote it. */
-function streamContainerOutput(agent: InProcessAgent, out: NodeJS.WritableStream): () => void {
-  // A slow reader gets dropped lines and a count, never a growing agent.
-  const writer = new BoundedWriter(out);
-  const names = new Map<string, string | undefined>();
-  /** Lines of a container whose name is still being looked up (a few at most: the lookup is in memory). */
-  const early = new Map<string, string[]>();
-  const nameOf = (id: string) => {
-    if (names.has(id) || early.has(id)) return;
-    early.set(id, []);
-    void agent.runtime
-      .containerStatus(id)
-      .then(
-        (s) => `${s.labels[LABEL_POD_NAME] ?? ''}/${s.labels[LABEL_CONTAINER_NAME] ?? s.metadata.name}`,
-        () => undefined,
-      )
-      .then((name) => {
-        names.set(id, name);
-        const lines = early.get(id) ?? [];
-        early.delete(id);
-        if (name) for (const line of lines) writer.write(`${name} | ${line}\n`);
-      });
-  };
-  const unsubscribe = agent.onContainerOutput((id: string, _stream: LogStream, line: string) => {
-    nameOf(id);
-    const waiting = early.get(id);
-    if (waiting) {
-      if (waiting.length < EARLY_LINES_MAX) waiting.push(line);
-      else writer.drop();
-      return;
-    }
-    const name = names.get(id);
-    if (name) writer.write(`${name} | ${line}\n`);
-  });
-  return () => {
-    unsubscribe();
-    writer.flushNotice();
-  };
-}
-
-const EARLY_LINES_MAX = 1000;
 
 /** Events to stderr as a watch prints them: the header with the first, then one aligned line each. */
 function streamEvents(agent: InProcessAgent, err: NodeJS.WritableStream, pods: readonly Pod[]): () => void {
@@ -208,7 +164,9 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       code = 1;
     }
     const final = takeSnapshot();
-    io.stderr.write(`\n${formatPodTable(final, { now: clock.now() })}`);
+    // The table shows the pods as they are now, stopped; the exit code and -o keep the state before stopping.
+    const stopped = kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? '')));
+    io.stderr.write(`\n${formatPodTable(stopped, { now: clock.now() })}`);
     if (final.some((p) => p.status?.phase === 'Failed')) code = 1;
     writeList();
   } catch (err) {

@@ -10,6 +10,9 @@ import type { Clock, Timer } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { formatPod } from '../kuberuntime/format.js';
 import type { Kubelet } from './types.js';
+import { allContainersRunning, cannotSucceed, resolvePodMode, type WaitEvent } from './wait-engine.js';
+
+export { allContainersRunning, cannotSucceed };
 
 // runonce.go's constants.
 export const runOnceMaxRetries = 10;
@@ -28,64 +31,21 @@ export type PodWait = 'running' | 'ready' | 'completed';
  * to completion; a pod with a readiness probe to Ready; any other to Running.
  */
 export function resolveWait(pod: Pod, wait: WaitFor): PodWait {
-  if (wait !== 'auto') return wait;
-  const policy = pod.spec?.restartPolicy ?? 'Always';
-  if (policy === 'Never' || policy === 'OnFailure') return 'completed';
-  const probed = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always')];
-  return probed.some((c) => c.readinessProbe) ? 'ready' : 'running';
+  return resolvePodMode(pod, wait);
 }
 
 /** The pod events run-once watches for sync failures (the kubelet's event recorder). */
 export interface PodEventSource {
-  onEvent(listener: (ev: { involvedObject: { uid?: string; kind?: string }; reason?: string; message?: string; type?: string }) => void): () => void;
+  onEvent(
+    listener: (ev: { involvedObject: { uid?: string; kind?: string; fieldPath?: string }; reason?: string; message?: string; type?: string }) => void,
+  ): () => void;
 }
 
-/** Waiting reasons after which a container will not run as specified without a change to the pod. */
-const hopelessWaiting = new Set([
-  'CrashLoopBackOff',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'RunContainerError',
-  'InvalidImageName',
-  'ErrImageNeverPull',
-]);
-/** Terminated reasons of a container that could not be started at all. */
-const hopelessTerminated = new Set(['StartError', 'ContainerCannotRun']);
 /** Warning events of a pod-level sync failure; the same failure twice in a row fails the pod. */
 const syncFailureReasons = new Set(['FailedCreatePodSandBox', 'FailedSync']);
 
 function containerLabel(cs: ContainerStatus, init: boolean): string {
   return `${init ? 'init container' : 'container'} ${cs.name}`;
-}
-
-/**
- * Why a pod can no longer reach its condition, or undefined while it still can: a container in a
- * waiting state that only a change to the pod ends (CrashLoopBackOff, a config error), or one that
- * could not be started. Terminal phases are decided by decideTerminal.
- */
-export function cannotSucceed(status: PodStatus | undefined): string | undefined {
-  if (!status) return undefined;
-  const all = [
-    ...(status.initContainerStatuses ?? []).map((cs) => ({ cs, init: true })),
-    ...(status.containerStatuses ?? []).map((cs) => ({ cs, init: false })),
-  ];
-  for (const { cs, init } of all) {
-    const waiting = cs.state?.waiting;
-    if (waiting?.reason && hopelessWaiting.has(waiting.reason)) {
-      const last = cs.lastState?.terminated;
-      const because =
-        waiting.reason === 'CrashLoopBackOff' && last
-          ? `exited with code ${last.exitCode}${last.reason ? ` (${last.reason})` : ''}, ${cs.restartCount ?? 0} restart${cs.restartCount === 1 ? '' : 's'}`
-          : waiting.message;
-      return `${containerLabel(cs, init)}: ${init && waiting.reason === 'CrashLoopBackOff' ? 'Init:' : ''}${waiting.reason}${because ? `: ${because}` : ''}`;
-    }
-    for (const t of [cs.state?.terminated, cs.lastState?.terminated]) {
-      if (t?.reason && hopelessTerminated.has(t.reason)) {
-        return `${containerLabel(cs, init)}: ${t.reason}${t.message ? `: ${t.message}` : ''}`;
-      }
-    }
-  }
-  return undefined;
 }
 
 /** A short account of what a pod still lacks for its condition, for progress lines. */
@@ -140,6 +100,8 @@ export interface RunOnceOptions {
   /** Called every progressEveryMs while pods are awaited, with a line per awaited pod. */
   onProgress?: (lines: string[]) => void;
   progressEveryMs?: number;
+  /** What a given pod is waited for instead of `wait` (run --exit-code-from waits for its pod to finish). */
+  waitOverride?: (pod: Pod) => PodWait | undefined;
 }
 
 /** `auto`'s stability window for running pods, in initial retry delays. */
@@ -178,12 +140,6 @@ const conditionText: Record<PodWait, string> = {
   ready: 'ready',
   completed: 'completed',
 };
-
-/** True when every regular container (init containers aside) is currently Running. */
-export function allContainersRunning(pod: Pod, status: PodStatus): boolean {
-  const statuses = new Map((status.containerStatuses ?? []).map((s) => [s.name, s]));
-  return (pod.spec?.containers ?? []).every((c) => !!statuses.get(c.name)?.state?.running);
-}
 
 function readyConditionTrue(status: PodStatus): boolean {
   return (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
@@ -250,6 +206,7 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
       : (opts.retryDelayMs ?? runOnceRetryDelayMs);
   const maxRetries = opts.wait === 'auto' && wait === 'completed' && opts.timeoutMs ? Infinity : (opts.maxRetries ?? runOnceMaxRetries);
   let lastSyncFailure: string | undefined;
+  const pullFailures: WaitEvent[] = [];
   let delay = opts.retryDelayMs ?? runOnceRetryDelayMs;
   let retries = 0;
   let retriesExhausted = false;
@@ -267,7 +224,10 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
     };
     const unwatchEvents = failFast
       ? opts.events?.onEvent((ev) => {
-          if (settled || ev.involvedObject.uid !== uid || ev.type !== 'Warning' || !syncFailureReasons.has(ev.reason ?? '')) return;
+          if (settled || ev.involvedObject.uid !== uid || ev.type !== 'Warning') return;
+          // Pull failures tell cannotSucceed why an image is in back-off.
+          if (ev.reason === 'Failed' && pullFailures.push(ev) > 5) pullFailures.shift();
+          if (!syncFailureReasons.has(ev.reason ?? '')) return;
           const text = `${ev.reason}: ${ev.message ?? ''}`;
           if (text === lastSyncFailure) finish({ ok: false, error: `pod "${formatPod(pod)}" cannot start: ${ev.message ?? ev.reason}` });
           lastSyncFailure = text;
@@ -299,7 +259,7 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
         finish(terminal);
         return false;
       }
-      const hopeless = failFast ? cannotSucceed(status) : undefined;
+      const hopeless = failFast ? cannotSucceed(status, pullFailures) : undefined;
       if (hopeless) {
         finish({ ok: false, error: `pod "${formatPod(pod)}" cannot become ${conditionText[wait]}: ${hopeless}` });
         return false;
@@ -370,7 +330,7 @@ export async function runOnce(kubelet: Kubelet, pods: readonly Pod[], opts: RunO
     kubelet.startPod(pod);
     const uid = uidOf(kubelet, pod);
     logger.info('pod started', { pod: formatPod(pod) });
-    const wait = resolveWait(pod, opts.wait);
+    const wait = opts.waitOverride?.(pod) ?? resolveWait(pod, opts.wait);
     awaited.set(uid, { pod, wait });
     pending.push(
       waitForPod(kubelet, pod, uid, opts, wait).then((r) => {

@@ -94,6 +94,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
     return v;
   };
 
+  let clusterDNSNoted = false;
   return {
     async prepareSandbox(pod, config) {
       try {
@@ -104,7 +105,10 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       }
       const resolv = await readFile(deps.resolvConf ?? '/etc/resolv.conf', 'utf8').catch(() => '');
       const dns = podDNSConfig(pod, resolv);
-      if (dns.missingClusterDNS) {
+      // Where every pod shares the host's network there is no cluster DNS to miss: said once per agent.
+      const sayOnce = deps.capabilities.network === 'host';
+      if (dns.missingClusterDNS && !(sayOnce && clusterDNSNoted)) {
+        clusterDNSNoted = true;
         deps.recorder.event(
           podRef(pod),
           'Warning',

@@ -288,6 +288,8 @@ export interface RenderOptions {
   withNamespace?: boolean;
   /** Append a LABELS column (`--show-labels`). */
   showLabels?: boolean;
+  /** A column per label key (`-L key`), headed by the key's last segment upper-cased, before LABELS. */
+  labelColumns?: string[];
   /** Column definitions of an earlier Table of the same stream (watch events carry none). */
   columns?: TableColumnDefinition[];
 }
@@ -312,6 +314,7 @@ export function tableRows(t: Table, opts: RenderOptions = {}): string[][] {
   if (!opts.noHeaders) {
     const h = shown.map(({ c }) => c.name.toUpperCase());
     if (opts.withNamespace) h.unshift('NAMESPACE');
+    for (const key of opts.labelColumns ?? []) h.push(key.slice(key.lastIndexOf('/') + 1).toUpperCase());
     if (opts.showLabels) h.push('LABELS');
     rows.push(h);
   }
@@ -319,6 +322,7 @@ export function tableRows(t: Table, opts: RenderOptions = {}): string[][] {
     const cells = shown.map(({ i }) => String(r.cells[i] ?? ''));
     const meta = rowMeta(r);
     if (opts.withNamespace) cells.unshift(meta.namespace ?? '');
+    for (const key of opts.labelColumns ?? []) cells.push(meta.labels?.[key] ?? '');
     if (opts.showLabels) {
       const labels = Object.entries(meta.labels ?? {})
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

@@ -1,0 +1,237 @@
+// Waiting on the agent's pods from the command line (up -d --wait, apply --wait, `podvisor wait`):
+// a watch on the pods and one on the events, each update judged by the wait engine; a progress line
+// that fits one terminal line; and on failure each failed pod's reason, last warning and log tail,
+// printed as run's summary prints them.
+
+import type { ContainerStatus, Event, Pod } from '../api/types.js';
+import {
+  instancesKey,
+  oneTerminalLine,
+  pendingText,
+  podWait,
+  progressWidth,
+  settleMsOf,
+  targetText,
+  type WaitEvent,
+  type WaitTarget,
+} from '../kubelet/wait-engine.js';
+import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
+import type { CommandIO } from './args.js';
+import { agentRequest, agentStream } from './agent-client.js';
+import { setLongTimeout } from '../util/timer.js';
+
+export interface WaitedPod {
+  ns: string;
+  name: string;
+}
+
+export interface PodWaitOptions {
+  target: WaitTarget;
+  timeoutMs: number;
+  /** How the timeout is shown (e.g. `60s`). */
+  timeoutText: string;
+  progressEveryMs?: number;
+  /** Told of each pod as it meets the target (`podvisor wait` prints `pod/NAME condition met`). */
+  onMet?: (name: string) => void;
+}
+
+interface WatchLine<T> {
+  type: string;
+  object: T;
+}
+
+const keyOf = (ns: string | undefined, name: string | undefined) => `${ns ?? 'default'}/${name ?? ''}`;
+
+/** Follows an NDJSON watch of path until stopped; resolves when the stream ends. */
+async function follow<T>(root: string, path: string, onLine: (l: WatchLine<T>) => void, signal: AbortSignal): Promise<void> {
+  const res = await agentStream(root, 'GET', path);
+  const stop = () => res.destroy();
+  if (signal.aborted) {
+    stop();
+    return;
+  }
+  signal.addEventListener('abort', stop, { once: true });
+  let buffered = '';
+  try {
+    for await (const chunk of res) {
+      buffered += (chunk as Buffer).toString('utf8');
+      let nl;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl).trim();
+        buffered = buffered.slice(nl + 1);
+        if (line) onLine(JSON.parse(line) as WatchLine<T>);
+      }
+    }
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/** The last log lines of the container instance a summary names, through the pods/log API. */
+function logReader(root: string) {
+  return async (pod: Pod, cs: ContainerStatus): Promise<string[]> => {
+    const previous = !cs.state?.terminated && !!cs.lastState?.terminated;
+    const path =
+      `/api/v1/namespaces/${encodeURIComponent(pod.metadata?.namespace ?? 'default')}/pods/${encodeURIComponent(pod.metadata?.name ?? '')}/log` +
+      `?container=${encodeURIComponent(cs.name)}&tailLines=${summaryLogLines}${previous ? '&previous=true' : ''}`;
+    const r = await agentRequest(root, 'GET', path);
+    if (r.status !== 200) return [];
+    return r.body
+      .replace(/\n$/, '')
+      .split('\n')
+      .filter((l, i, all) => l !== '' || i < all.length - 1);
+  };
+}
+
+/**
+ * Waits until every pod meets the target, one fails for good, or the timeout passes. Prints a
+ * progress line every progressEveryMs to stderr, and on failure the summary of the failed pods. Resolves to the exit code.
+ */
+export async function waitForPods(root: string, pods: readonly WaitedPod[], opts: PodWaitOptions, io: CommandIO): Promise<number> {
+  if (pods.length === 0) return 0;
+  const decide = podWait(opts.target);
+  const latest = new Map<string, Pod>();
+  const eventsOf = new Map<string, WaitEvent[]>();
+  const pending = new Set(pods.map((p) => keyOf(p.ns, p.name)));
+  const failed = new Map<string, { pod: Pod; error: string }>();
+  const settling = new Map<string, { instances: string; at: number }>();
+  const stop = new AbortController();
+  let over = false;
+  let resolveFinished!: () => void;
+  const finished = new Promise<void>((r) => (resolveFinished = r));
+  const finish = () => {
+    over = true;
+    resolveFinished();
+  };
+  let initialDone = false;
+
+  const judge = (key: string) => {
+    if (over || !pending.has(key)) return;
+    const pod = latest.get(key);
+    if (!pod) {
+      if (opts.target.kind === 'delete' && initialDone) {
+        pending.delete(key);
+        opts.onMet?.(key.split('/')[1]!);
+      }
+      return;
+    }
+    const d = decide(pod, eventsOf.get(pod.metadata?.uid ?? '') ?? []);
+    if (d === 'wait') {
+      settling.delete(key);
+      return;
+    }
+    if (d === 'done') {
+      // Held long enough by the same container instances?
+      const settleMs = settleMsOf(opts.target, pod);
+      const instances = instancesKey(pod.status);
+      const since = settling.get(key);
+      if (settleMs > 0 && (!since || since.instances !== instances)) {
+        settling.set(key, { instances, at: Date.now() });
+        setLongTimeout(settleAll, settleMs + 10, { ref: false });
+        return;
+      }
+      if (since && Date.now() - since.at < settleMs) return;
+    }
+    pending.delete(key);
+    if (d === 'done') opts.onMet?.(pod.metadata?.name ?? '');
+    else failed.set(key, { pod, error: d.fail });
+  };
+  const settleAll = () => {
+    for (const k of [...pending]) judge(k);
+    if (pending.size === 0 || failed.size > 0) finish();
+  };
+
+  const podWatch = follow<Pod>(
+    root,
+    '/api/v1/pods?watch=1&allowWatchBookmarks=false',
+    (l) => {
+      const key = keyOf(l.object.metadata?.namespace, l.object.metadata?.name);
+      if (!pending.has(key)) return;
+      if (l.type === 'DELETED') {
+        latest.delete(key);
+        if (opts.target.kind !== 'delete') {
+          pending.delete(key);
+          failed.set(key, { pod: l.object, error: 'deleted while waiting' });
+        }
+      } else latest.set(key, l.object);
+      settleAll();
+    },
+    stop.signal,
+  );
+  const eventWatch = follow<Event>(
+    root,
+    '/api/v1/events?watch=1',
+    (l) => {
+      const uid = l.object.involvedObject?.uid;
+      if (!uid || l.type === 'DELETED' || l.object.type !== 'Warning') return;
+      const list = eventsOf.get(uid) ?? [];
+      if (list.push(l.object) > 20) list.shift();
+      eventsOf.set(uid, list);
+      settleAll();
+    },
+    stop.signal,
+  );
+  // The watches' first lines are the current state: a pod to delete that is not there is already gone.
+  const initial = agentRequest(root, 'GET', '/api/v1/pods').then((r) => {
+    const present = new Set(r.json<{ items: Pod[] }>().items.map((p) => keyOf(p.metadata?.namespace, p.metadata?.name)));
+    initialDone = true;
+    for (const k of pending) if (!present.has(k) && !latest.has(k)) judge(k);
+    settleAll();
+  });
+
+  const width = Math.max(40, (io.stderr as { columns?: number }).columns ?? progressWidth);
+  const progress = setInterval(() => {
+    const waiting = [...pending].map((k) => {
+      const pod = latest.get(k);
+      return `${k.split('/')[1]} (${pod ? pendingText(pod, opts.target) : 'not found'})`;
+    });
+    io.stderr.write(
+      `${oneTerminalLine(`waiting for ${waiting.length} pod${waiting.length === 1 ? '' : 's'} to be ${targetText(opts.target)}: ${waiting.join(', ')}`, width)}\n`,
+    );
+  }, opts.progressEveryMs ?? 5000);
+  let timedOut = false;
+  const timer = setLongTimeout(() => {
+    timedOut = true;
+    finish();
+  }, opts.timeoutMs);
+  const onAbort = () => finish();
+  io.signal?.addEventListener('abort', onAbort, { once: true });
+  const broken = Promise.all([podWatch, eventWatch, initial]).then(
+    () => undefined,
+    (err: Error) => err,
+  );
+  const err = await Promise.race([finished.then(() => undefined), broken]);
+  clearInterval(progress);
+  timer.cancel();
+  io.signal?.removeEventListener('abort', onAbort);
+  stop.abort();
+  if (err) {
+    io.stderr.write(`error: ${err.message}\n`);
+    return 1;
+  }
+  if (io.signal?.aborted) return 130;
+  if (timedOut) {
+    for (const k of pending) {
+      const pod = latest.get(k);
+      failed.set(k, {
+        pod: pod ?? { metadata: { name: k.split('/')[1]!, namespace: k.split('/')[0]! } },
+        error: `timed out after ${opts.timeoutText} waiting to be ${targetText(opts.target, pod)}${pod ? `: ${pendingText(pod, opts.target)}` : ''}`,
+      });
+    }
+  }
+  if (failed.size === 0) return 0;
+  const summary = await formatRunSummary(
+    [...failed.values()].map((f) => {
+      const warning = (eventsOf.get(f.pod.metadata?.uid ?? '') ?? []).at(-1);
+      const last = warning ? ` (last warning: ${warning.reason}: ${(warning.message ?? '').trim().split('\n')[0]})` : '';
+      return { pod: f.pod, ok: false, error: `${f.error}${last}` };
+    }),
+    targetText(opts.target),
+    logReader(root),
+  );
+  // The headline counts only failed pods here: the others were reported as they met the condition.
+  io.stderr.write(summary.replace(/^\d+ of \d+ pods? failed:\n/, ''));
+  return 1;
+}

@@ -1,0 +1,235 @@
+// The one wait engine behind run, up, up -d --wait, apply --wait and `podvisor wait`: from an object
+// and its recent events, decide to keep waiting, succeed, or fail at once because nothing but a change
+// to the object can help (kubectl wait's --for forms, plus podvisor's running|ready|completed|auto).
+// Pure functions, no clock and no I/O: the callers feed them watch events or kubelet status updates.
+
+import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
+import { jsonPathText, jsonPathValues } from '../printers/jsonpath.js';
+
+/** Keep waiting, the condition holds, or it never will (and why). */
+export type WaitDecision = 'wait' | 'done' | { fail: string };
+
+/** The part of an Event the engine reads. */
+export interface WaitEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  involvedObject?: { fieldPath?: string; uid?: string };
+}
+
+/**
+ * How one kind of object is waited for. Pods have podWait; a workload kind plugs in its own
+ * function (Job complete or failed, Deployment available or its progress deadline exceeded).
+ */
+export type ObjectWait<T = unknown> = (obj: T, events: readonly WaitEvent[]) => WaitDecision;
+
+/** podvisor's own conditions (run's --wait): the kubelet's run-once rule and what each pod means. */
+export type PodWaitMode = 'auto' | 'running' | 'ready' | 'completed';
+
+/** What `--for` asks: a podvisor mode, a condition, a JSONPath value, or the object's deletion. */
+export type WaitTarget =
+  | { kind: 'mode'; mode: PodWaitMode }
+  | { kind: 'condition'; type: string; status: string }
+  | { kind: 'jsonpath'; path: string; value?: string }
+  | { kind: 'delete' };
+
+const modes: readonly string[] = ['auto', 'running', 'ready', 'completed'];
+
+/** Parses kubectl's `--for` (condition=X[=V], delete, jsonpath={…}[=V]) and podvisor's modes. */
+export function parseWaitFor(text: string): WaitTarget {
+  if (modes.includes(text)) return { kind: 'mode', mode: text as PodWaitMode };
+  if (text === 'delete') return { kind: 'delete' };
+  if (text.startsWith('condition=')) {
+    const [type = '', status = 'true'] = text.slice('condition='.length).split('=');
+    if (!type) throw new Error('condition name cannot be empty');
+    return { kind: 'condition', type, status };
+  }
+  if (text.startsWith('jsonpath=')) {
+    const rest = text.slice('jsonpath='.length);
+    // `{.a.b}=value`, `{.a.b}`, or kubectl's older `.a.b=value` without braces.
+    const m = /^(\{.*\})(?:=(.*))?$/s.exec(rest) ?? /^([^=]+)(?:=(.*))?$/s.exec(rest);
+    if (!m?.[1]) throw new Error("jsonpath wait format must be --for=jsonpath='{.status.readyReplicas}'=3 or --for=jsonpath='{.status.readyReplicas}'");
+    return { kind: 'jsonpath', path: m[1], ...(m[2] !== undefined ? { value: m[2] } : {}) };
+  }
+  throw new Error(`unrecognized condition: "${text}"`);
+}
+
+/** What `auto` waits for in a pod: completion for Never/OnFailure pods, Ready with a readiness probe, else Running. */
+export function resolvePodMode(pod: Pod, mode: PodWaitMode): Exclude<PodWaitMode, 'auto'> {
+  if (mode !== 'auto') return mode;
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  if (policy === 'Never' || policy === 'OnFailure') return 'completed';
+  const probed = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always')];
+  return probed.some((c) => c.readinessProbe) ? 'ready' : 'running';
+}
+
+/** Waiting reasons after which a container will not run as specified without a change to the pod. */
+const hopelessWaiting = new Set([
+  'CrashLoopBackOff',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+]);
+/** Terminated reasons of a container that could not be started at all. */
+const hopelessTerminated = new Set(['StartError', 'ContainerCannotRun']);
+/**
+ * Pull failures a retry cannot mend: the image or tag does not exist, the registry refuses the
+ * credentials, or its name does not resolve (containerd's and the registries' wordings).
+ */
+const hopelessPullCause =
+  /\bnot ?found\b|manifest unknown|name unknown|repository does not exist|unauthorized|authentication required|access denied|\bdenied\b|\b401\b|\b403\b|no such host|ENOTFOUND|EAI_AGAIN|server misbehaving|name resolution|could not resolve/i;
+
+function containerLabel(cs: ContainerStatus, init: boolean): string {
+  return `${init ? 'init container' : 'container'} ${cs.name}`;
+}
+
+/** The latest `Failed to pull image` message recorded for a container. */
+function lastPullFailure(name: string, init: boolean, events: readonly WaitEvent[]): string | undefined {
+  const fieldPath = `spec.${init ? 'initContainers' : 'containers'}{${name}}`;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const ev = events[i]!;
+    if (ev.reason !== 'Failed' || !ev.message?.startsWith('Failed to pull image')) continue;
+    const path = ev.involvedObject?.fieldPath;
+    if (!path || path === fieldPath) return ev.message;
+  }
+  return undefined;
+}
+
+/**
+ * Why a pod can no longer reach any condition without a change to it, or undefined while it still
+ * can: a container waiting for a reason only a change ends (CrashLoopBackOff, a config error), one
+ * that could not be started, or an image in pull back-off whose last pull failed for good (not
+ * found, unauthorized, an unresolvable registry). Terminal phases are decided by terminalDecision.
+ */
+export function cannotSucceed(status: PodStatus | undefined, events: readonly WaitEvent[] = []): string | undefined {
+  if (!status) return undefined;
+  const all = [
+    ...(status.initContainerStatuses ?? []).map((cs) => ({ cs, init: true })),
+    ...(status.containerStatuses ?? []).map((cs) => ({ cs, init: false })),
+  ];
+  for (const { cs, init } of all) {
+    const waiting = cs.state?.waiting;
+    if (waiting?.reason && hopelessWaiting.has(waiting.reason)) {
+      const last = cs.lastState?.terminated;
+      const because =
+        waiting.reason === 'CrashLoopBackOff' && last
+          ? `exited with code ${last.exitCode}${last.reason ? ` (${last.reason})` : ''}, ${cs.restartCount ?? 0} restart${cs.restartCount === 1 ? '' : 's'}`
+          : waiting.message;
+      return `${containerLabel(cs, init)}: ${init && waiting.reason === 'CrashLoopBackOff' ? 'Init:' : ''}${waiting.reason}${because ? `: ${because}` : ''}`;
+    }
+    if (waiting?.reason === 'ImagePullBackOff') {
+      const cause = lastPullFailure(cs.name, init, events) ?? waiting.message;
+      if (cause && hopelessPullCause.test(cause)) return `${containerLabel(cs, init)}: ImagePullBackOff: ${cause}`;
+    }
+    for (const t of [cs.state?.terminated, cs.lastState?.terminated]) {
+      if (t?.reason && hopelessTerminated.has(t.reason)) {
+        return `${containerLabel(cs, init)}: ${t.reason}${t.message ? `: ${t.message}` : ''}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** True when every regular container (init containers aside) is currently Running. */
+export function allContainersRunning(pod: Pod, status: PodStatus): boolean {
+  const statuses = new Map((status.containerStatuses ?? []).map((s) => [s.name, s]));
+  return (pod.spec?.containers ?? []).every((c) => !!statuses.get(c.name)?.state?.running);
+}
+
+function conditionIs(status: PodStatus | undefined, type: string, want: string): boolean {
+  return (status?.conditions ?? []).some((c) => c.type.toLowerCase() === type.toLowerCase() && c.status.toLowerCase() === want.toLowerCase());
+}
+
+const shownMode: Record<Exclude<PodWaitMode, 'auto'>, string> = { running: 'running', ready: 'ready', completed: 'completed' };
+
+/** What a pod is waited for, in messages: `ready`, `condition Ready=true`, `{.status.phase}=Running`. */
+export function targetText(target: WaitTarget, pod?: Pod): string {
+  switch (target.kind) {
+    case 'mode':
+      return shownMode[pod ? resolvePodMode(pod, target.mode) : target.mode === 'auto' ? 'running' : target.mode];
+    case 'condition':
+      return `condition ${target.type}=${target.status}`;
+    case 'jsonpath':
+      return target.value === undefined ? `${target.path} to exist` : `${target.path}=${target.value}`;
+    case 'delete':
+      return 'deleted';
+  }
+}
+
+/**
+ * The pod's wait for a target. Under every target but deletion, a Failed pod and a pod that cannot
+ * succeed fail at once; a Succeeded pod ends the podvisor modes (as the kubelet's run-once does)
+ * and fails a condition it does not hold, since a finished pod changes no more.
+ */
+export function podWait(target: WaitTarget): ObjectWait<Pod> {
+  return (pod, events) => {
+    const status = pod.status;
+    if (target.kind === 'delete') return 'wait';
+    if (target.kind === 'jsonpath') {
+      const found = jsonPathValues(target.path, pod);
+      if (target.value === undefined ? found.length > 0 : found.some((v) => jsonPathText(v) === target.value)) return 'done';
+    }
+    if (target.kind === 'condition' && conditionIs(status, target.type, target.status)) return 'done';
+    if (status?.phase === 'Failed') {
+      const why = [status.reason, status.message].filter(Boolean).join(': ');
+      return { fail: `pod failed${why ? `: ${why}` : ''}` };
+    }
+    if (status?.phase === 'Succeeded') return target.kind === 'mode' ? 'done' : { fail: `pod has completed (Succeeded): it will not be ${targetText(target)}` };
+    const hopeless = cannotSucceed(status, events);
+    if (hopeless) return { fail: `cannot become ${targetText(target, pod)}: ${hopeless}` };
+    if (target.kind !== 'mode' || !status) return 'wait';
+    const mode = resolvePodMode(pod, target.mode);
+    if (mode === 'running' && allContainersRunning(pod, status)) return 'done';
+    if (mode === 'ready' && conditionIs(status, 'Ready', 'True')) return 'done';
+    return 'wait';
+  };
+}
+
+/**
+ * How long a met podvisor mode must keep holding for the same container instances before it
+ * counts, as run's settle check (a crashing container caught in one of its short runs is not
+ * running): the kubelet's first retry delay, five of them for `auto` judging a pod by Running.
+ * kubectl's forms count at once.
+ */
+export function settleMsOf(target: WaitTarget, pod: Pod): number {
+  if (target.kind !== 'mode') return 0;
+  const mode = resolvePodMode(pod, target.mode);
+  if (mode === 'completed') return 0;
+  return target.mode === 'auto' && mode === 'running' ? 5000 : 1000;
+}
+
+/** The identity of a pod's container instances: it changes when one restarts. */
+export function instancesKey(status: PodStatus | undefined): string {
+  return [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])]
+    .map((c) => `${c.name}=${c.containerID ?? ''}/${c.restartCount ?? 0}`)
+    .join(',');
+}
+
+/** A short account of what a pod still lacks, for progress lines. */
+export function pendingText(pod: Pod, target: WaitTarget): string {
+  const status = pod.status;
+  if (!status) return 'not started yet';
+  for (const [list, init] of [
+    [status.initContainerStatuses ?? [], true],
+    [status.containerStatuses ?? [], false],
+  ] as const) {
+    for (const cs of list) {
+      const w = cs.state?.waiting;
+      if (w?.reason && w.reason !== 'PodInitializing') return `${containerLabel(cs, init)} ${w.reason}`;
+      if (cs.state?.running && !cs.ready && !init && target.kind === 'mode' && resolvePodMode(pod, target.mode) === 'ready')
+        return `${containerLabel(cs, init)} not ready`;
+    }
+  }
+  return status.phase ?? 'Pending';
+}
+
+/** The width progress lines are cut to when stderr is not a terminal. */
+export const progressWidth = 160;
+
+/** Cuts a progress line to fit one terminal line of `width` columns. */
+export function oneTerminalLine(text: string, width = progressWidth): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ');
+  return flat.length < width ? flat : `${flat.slice(0, Math.max(1, width - 2))}…`;
+}

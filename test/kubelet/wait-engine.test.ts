@@ -1,0 +1,81 @@
+// The wait engine's decisions over pods and events (no process): image pull failures that cannot
+// mend fail after the first back-off, transient ones keep waiting; kubectl's --for forms; the
+// JSONPath templates `get -o jsonpath=` prints.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod } from '../../src/api/types.js';
+import { oneTerminalLine, parseWaitFor, podWait, type WaitEvent } from '../../src/kubelet/wait-engine.js';
+import { jsonPathTemplate } from '../../src/printers/jsonpath.js';
+
+function pullingPod(reason: string, message: string): Pod {
+  return {
+    metadata: { name: 'web', namespace: 'default', uid: 'u1' },
+    spec: { containers: [{ name: 'app', image: 'registry.example/app:typo' }] },
+    status: {
+      phase: 'Pending',
+      containerStatuses: [{ name: 'app', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason, message } } }],
+    },
+  } as Pod;
+}
+
+const pullFailed = (cause: string): WaitEvent => ({
+  type: 'Warning',
+  reason: 'Failed',
+  message: `Failed to pull image "registry.example/app:typo": ${cause}`,
+  involvedObject: { fieldPath: 'spec.containers{app}' },
+});
+
+test('image pull: not found, unauthorized and an unresolvable registry fail after the first back-off', () => {
+  const ready = podWait(parseWaitFor('ready'));
+  for (const cause of [
+    'rpc error: code = NotFound desc = failed to pull and unpack image: not found',
+    'rpc error: code = Unknown desc = failed to authorize: 401 Unauthorized',
+    'rpc error: code = Unknown desc = dial tcp: lookup registry.example on 127.0.0.53:53: no such host',
+  ]) {
+    // ErrImagePull itself (the first failure) still waits: the kubelet retries after a back-off.
+    assert.equal(ready(pullingPod('ErrImagePull', cause), [pullFailed(cause)]), 'wait');
+    const d = ready(pullingPod('ImagePullBackOff', 'Back-off pulling image "registry.example/app:typo"'), [pullFailed(cause)]);
+    assert.ok(typeof d === 'object', cause);
+    assert.match(d.fail, /^cannot become ready: container app: ImagePullBackOff: Failed to pull image/);
+  }
+  const transient = 'rpc error: code = Unavailable desc = connection reset by peer';
+  assert.equal(ready(pullingPod('ImagePullBackOff', 'Back-off pulling image "x"'), [pullFailed(transient)]), 'wait');
+});
+
+test('kubectl --for forms: condition, jsonpath, delete; a Succeeded pod ends modes and fails conditions', () => {
+  const pod: Pod = {
+    metadata: { name: 'p' },
+    spec: { containers: [{ name: 'c' }] },
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True' }],
+      containerStatuses: [{ name: 'c', ready: true, restartCount: 0, image: '', imageID: '', state: { running: {} } }],
+    },
+  } as Pod;
+  assert.equal(podWait(parseWaitFor('condition=Ready'))(pod, []), 'done');
+  assert.equal(podWait(parseWaitFor('condition=Ready=false'))(pod, []), 'wait');
+  assert.equal(podWait(parseWaitFor('jsonpath={.status.phase}=Running'))(pod, []), 'done');
+  assert.equal(podWait(parseWaitFor("jsonpath={.status.conditions[?(@.type=='Ready')].status}=True"))(pod, []), 'done');
+  assert.equal(podWait(parseWaitFor('delete'))(pod, []), 'wait');
+  const done = { ...pod, status: { phase: 'Succeeded' } } as Pod;
+  assert.equal(podWait(parseWaitFor('running'))(done, []), 'done');
+  assert.deepEqual(podWait(parseWaitFor('condition=Ready'))(done, []), { fail: 'pod has completed (Succeeded): it will not be condition Ready=true' });
+  assert.throws(() => parseWaitFor('green'), /unrecognized condition: "green"/);
+});
+
+test('jsonpath templates as kubectl prints them; progress lines fit one terminal line', () => {
+  const list = {
+    items: [
+      { metadata: { name: 'a', labels: { app: 'x' } }, status: { phase: 'Running' } },
+      { metadata: { name: 'b' }, status: { phase: 'Pending' } },
+    ],
+  };
+  assert.equal(jsonPathTemplate('{.items[*].metadata.name}').print(list), 'a b');
+  assert.equal(jsonPathTemplate('{range .items[*]}{.metadata.name}{"\\t"}{.status.phase}{"\\n"}{end}').print(list), 'a\tRunning\nb\tPending\n');
+  assert.equal(jsonPathTemplate('{.items[?(@.status.phase=="Pending")].metadata.name}').print(list), 'b');
+  assert.equal(jsonPathTemplate('{.items[0].metadata.labels}').print(list), '{"app":"x"}');
+  assert.equal(jsonPathTemplate('{..phase}').print(list), 'Running Pending');
+  assert.equal(jsonPathTemplate('name: {.items[-1:].metadata.name}').print(list), 'name: b');
+  assert.equal(oneTerminalLine('x'.repeat(400), 80).length, 79);
+});
