@@ -14,6 +14,7 @@ import { Router } from '../http/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { startWorkloadControllers, type WorkloadControllers } from '../controllers/workload-controllers.js';
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
@@ -67,6 +68,8 @@ export class StandaloneAgent implements KubeletView {
   private lastHousekeeping: number;
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
+  /** The workload controllers, once started (startControllers). */
+  controllers?: WorkloadControllers;
 
   constructor(opts: StandaloneAgentOptions) {
     this.opts = opts;
@@ -164,6 +167,11 @@ export class StandaloneAgent implements KubeletView {
     this.housekeepingTimer.unref();
   }
 
+  /** Starts the Deployment, ReplicaSet and garbage-collector controllers over the agent's API objects and pods. */
+  startControllers(): void {
+    this.controllers ??= startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger);
+  }
+
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
     return kubeletMetrics(which, { usage: this.usage, agentRegistry: this.metricsSet.registry, probeRegistry: this.probeRegistry });
   }
@@ -196,6 +204,7 @@ export class StandaloneAgent implements KubeletView {
    */
   async stop(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
+    this.controllers?.stop();
     this.registry.close();
     await this.kubelet.close();
   }

@@ -14,6 +14,8 @@ export function defaultTemplate(t: Template): PodTemplateSpec {
   const pod = applyV1Defaults({ metadata: {}, spec: template.spec as Pod['spec'] } as Pod);
   // SetDefaults_Pod's own defaults are the pod's, not its template's.
   if (template.spec?.enableServiceLinks === undefined) delete pod.spec!.enableServiceLinks;
+  // The API server's encoding always carries a container's resources (`resources: {}`).
+  for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) c.resources ??= {};
   return { ...template, spec: pod.spec as PodTemplateSpec['spec'] };
 }
 
