@@ -42,7 +42,7 @@ const floors = [
   {
     name: 'controllers',
     folders: ['controllers'],
-    role: "the standalone agent's workload controllers (ReplicaSet, Deployment, garbage collector) over shared informers of the API's storages",
+    role: "the standalone agent's workload controllers (ReplicaSet, Deployment, Job, garbage collector) over shared informers of the API's storages",
   },
   { name: 'cluster', folders: ['cluster'], role: 'the cluster node: joins a real kube-apiserver, mirrors pods, node status and leases' },
   { name: 'agent', folders: ['agent'], role: 'where the kubelet, its runtime and its servers are put together' },
