@@ -71,6 +71,7 @@ export class ObjectStore implements ObjectsBackend {
         get: (ns, name) => this.get(kind, ns, name),
         create: (obj, o) => this.create(kind, obj, o),
         update: (obj, o) => this.update(kind, obj, o),
+        ...(this.strategies.get(kind)!.statusSubresource ? { updateStatus: (obj: KubeObject, o: CreateOptions) => this.updateStatus(kind, obj, o) } : {}),
         delete: (ns, name, o) => this.delete(kind, ns, name, o),
         watch: (rv, on) => this.watch(kind, rv, on),
       };
@@ -131,7 +132,7 @@ export class ObjectStore implements ObjectsBackend {
   }
 
   /** Decodes, defaults and validates an object sent to the API, by its kind's strategy. */
-  private decode(kind: string, raw: unknown, opts: CreateOptions): Stored {
+  private decode(kind: string, raw: unknown, opts: CreateOptions, prepare?: (obj: KubeObject) => KubeObject): Stored {
     const strategy = this.strategy(kind);
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('the body of the request was not a JSON object');
     const obj = structuredClone(raw) as Record<string, unknown>;
@@ -153,6 +154,7 @@ export class ObjectStore implements ObjectsBackend {
     if (strategy.namespaced) value.metadata.namespace ||= defaultNamespace;
     else delete value.metadata.namespace;
     if (strategy.defaults) value = strategy.defaults(value);
+    if (prepare) value = prepare(value);
     const errs = strategy.validate(value);
     if (errs.length > 0) throw invalid(kind, value.metadata?.name ?? '', errs);
     return { ...value, apiVersion: strategy.apiVersion, kind } as Stored;
@@ -168,12 +170,20 @@ export class ObjectStore implements ObjectsBackend {
   }
 
   async create(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
-    const obj = this.decode(kind, raw, opts);
+    const strategy = this.strategy(kind);
+    const uid = randomUUID();
+    const obj = this.decode(kind, raw, opts, (o) => {
+      (o.metadata ??= {}).uid = uid;
+      return strategy.prepareForCreate ? strategy.prepareForCreate(o) : o;
+    });
     const { namespace = '', name } = obj.metadata;
-    const { resource } = this.strategy(kind);
-    if (this.get(kind, namespace, name)) throw alreadyExists(resource, name);
-    obj.metadata.uid = randomUUID();
+    if (this.get(kind, namespace, name)) throw alreadyExists(strategy.resource, name);
+    obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    if (strategy.statusSubresource) {
+      obj.metadata.generation = 1;
+      delete (obj as { status?: unknown }).status;
+    }
     if (opts.dryRun) return obj;
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
@@ -194,6 +204,15 @@ export class ObjectStore implements ObjectsBackend {
     if (errs.length > 0) throw invalid(kind, name, errs);
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
+    if (current.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
+    if (strategy.statusSubresource) {
+      const { status } = current as { status?: unknown };
+      if (status === undefined) delete (obj as { status?: unknown }).status;
+      else (obj as { status?: unknown }).status = status;
+      const specOf = (o: KubeObject) => canonicalJSON((o as { spec?: unknown }).spec);
+      const generation = current.metadata.generation ?? 1;
+      obj.metadata.generation = specOf(obj) === specOf(current) ? generation : generation + 1;
+    }
     const strip = (o: Stored) => canonicalJSON({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
     if (strip(obj) === strip(current) || opts.dryRun) return current;
     obj.metadata.resourceVersion = String(++this.rv);
@@ -201,6 +220,33 @@ export class ObjectStore implements ObjectsBackend {
     this.items.set(this.key(kind, namespace, name), obj);
     this.publish(kind, this.rv, { type: 'MODIFIED', object: obj });
     return obj;
+  }
+
+  /** The status subresource: the stored object with the status sent, everything else kept. */
+  async updateStatus(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
+    const strategy = this.strategy(kind);
+    const sent = raw as KubeObject & { status?: unknown };
+    const ns = strategy.namespaced ? sent.metadata?.namespace || defaultNamespace : '';
+    const name = sent.metadata?.name ?? '';
+    const current = this.items.get(this.key(kind, ns, name));
+    if (!current) throw notFound(strategy.resource, name);
+    const sentRV = sent.metadata?.resourceVersion;
+    if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
+    const next = structuredClone(current) as Stored & { status?: unknown };
+    if (sent.status === undefined) delete next.status;
+    else next.status = structuredClone(sent.status);
+    // The status is decoded against the kind's schema as the whole object is.
+    const decoded = strictDecode<KubeObject>(next, strategy.schemaType);
+    if (decoded.typeErrors.length > 0) {
+      throw badRequest(`${kind} in version "${strategy.apiVersion}" cannot be handled as a ${kind}: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
+    }
+    const same = canonicalJSON((current as { status?: unknown }).status) === canonicalJSON(next.status);
+    if (same || opts.dryRun) return current;
+    next.metadata.resourceVersion = String(++this.rv);
+    await this.persist(kind, next, ns, name);
+    this.items.set(this.key(kind, ns, name), next);
+    this.publish(kind, this.rv, { type: 'MODIFIED', object: next });
+    return next;
   }
 
   async delete(kind: string, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject> {

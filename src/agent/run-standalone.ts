@@ -184,6 +184,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     gathering = undefined;
     for (const { kind, u } of initial) podConfig.apply(kind, u);
     agent.startHousekeeping();
+    agent.startControllers();
 
     let tcp: Parameters<typeof listen>[0]['tcp'];
     let caFile: string | undefined;

@@ -15,6 +15,7 @@ import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/statu
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { cleanupOrphanedPodDirs } from '../kuberuntime/orphaned-pod-dirs.js';
+import { startWorkloadControllers, type WorkloadControllers } from '../controllers/workload-controllers.js';
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
@@ -68,6 +69,8 @@ export class StandaloneAgent implements KubeletView {
   private lastHousekeeping: number;
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
+  /** The workload controllers, once started (startControllers). */
+  controllers?: WorkloadControllers;
 
   constructor(opts: StandaloneAgentOptions) {
     this.opts = opts;
@@ -176,6 +179,11 @@ export class StandaloneAgent implements KubeletView {
     }
   }
 
+  /** Starts the Deployment, ReplicaSet and garbage-collector controllers over the agent's API objects and pods. */
+  startControllers(): void {
+    this.controllers ??= startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger);
+  }
+
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
     return kubeletMetrics(which, { usage: this.usage, agentRegistry: this.metricsSet.registry, probeRegistry: this.probeRegistry });
   }
@@ -212,6 +220,7 @@ export class StandaloneAgent implements KubeletView {
    */
   async stop(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
+    this.controllers?.stop();
     this.registry.close();
     await this.kubelet.close();
   }

@@ -70,4 +70,11 @@ export const kindTypes = {
   ConfigMap: 'core/v1.ConfigMap',
   Secret: 'core/v1.Secret',
   List: 'core/v1.List',
+  Deployment: 'apps/v1.Deployment',
+  ReplicaSet: 'apps/v1.ReplicaSet',
+  StatefulSet: 'apps/v1.StatefulSet',
+  DaemonSet: 'apps/v1.DaemonSet',
+  ControllerRevision: 'apps/v1.ControllerRevision',
+  Job: 'batch/v1.Job',
+  CronJob: 'batch/v1.CronJob',
 } as const;

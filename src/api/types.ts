@@ -25,6 +25,10 @@ export type {
   ObjectReference,
 } from 'kubernetes-types/core/v1.js';
 export type { ObjectMeta, Time };
+export type { LabelSelector, OwnerReference } from 'kubernetes-types/meta/v1.js';
+export type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+export type { Deployment, DeploymentCondition, ReplicaSet, StatefulSet, DaemonSet, ControllerRevision } from 'kubernetes-types/apps/v1.js';
+export type { Job, JobCondition, CronJob, JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
 
 export interface LifecycleHandler extends k8s.LifecycleHandler {}
 export interface Lifecycle extends Omit<k8s.Lifecycle, 'postStart' | 'preStop'> {

@@ -87,6 +87,13 @@ export interface ObjectStrategy {
   schemaType: string;
   /** Fills in defaults after decoding. */
   defaults?(obj: KubeObject): KubeObject;
+  /** What create adds once the object has its uid, before validation (PrepareForCreate: a Job's generated selector). */
+  prepareForCreate?(obj: KubeObject): KubeObject;
+  /**
+   * The kind has a status subresource: updates keep the stored status, updateStatus writes the status
+   * alone, and metadata.generation counts changes of the spec (the workloads' PrepareForUpdate).
+   */
+  statusSubresource?: boolean;
   validate(obj: KubeObject): FieldError[];
   /** The rules of a change (immutability); empty when allowed. */
   validateUpdate?(next: KubeObject, old: KubeObject): FieldError[];

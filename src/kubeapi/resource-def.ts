@@ -43,7 +43,7 @@ export interface ScaleSubresource {
   specReplicasPath: string;
   /** Dot path of the observed replicas, e.g. `status.replicas`. */
   statusReplicasPath: string;
-  /** Dot path of the serialized label selector in the status, e.g. `status.selector`. */
+  /** Dot path of the label selector: serialized (a CRD's `status.selector`) or a LabelSelector (`spec.selector`). */
   labelSelectorPath?: string;
 }
 

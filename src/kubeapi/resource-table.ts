@@ -8,9 +8,10 @@ import { events } from './kinds/events.js';
 import { namespaces } from './kinds/namespaces.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
+import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
 
-export const resourceTable: readonly ResourceDef[] = [configMaps, events, namespaces, pods, secrets, podMetricsResource];
+export const resourceTable: readonly ResourceDef[] = [configMaps, events, namespaces, pods, secrets, podMetricsResource, ...workloadResources];
 
 export interface GroupVersions {
   group: string;

@@ -2,6 +2,8 @@
 // names (as apiextensions-apiserver's scale subresource reads a CRD's specReplicasPath,
 // statusReplicasPath and labelSelectorPath; built-in kinds' ScaleREST serve the same shape).
 
+import type { LabelSelector } from '../api/types.js';
+import { selectorString } from '../api/label-selector.js';
 import type { KubeObject, WritableObjectMeta } from './backend.js';
 import type { ScaleSubresource } from './resource-def.js';
 
@@ -19,7 +21,9 @@ function getPath(obj: unknown, path: string): unknown {
 /** The Scale of an object: its metadata's identity, the desired and observed replicas, the selector. */
 export function scaleOf(obj: Obj, paths: ScaleSubresource): KubeObject {
   const m = obj.metadata;
-  const selector = paths.labelSelectorPath ? getPath(obj, paths.labelSelectorPath) : undefined;
+  const at = paths.labelSelectorPath ? getPath(obj, paths.labelSelectorPath) : undefined;
+  // A built-in kind's spec.selector is a LabelSelector; the Scale carries its string form.
+  const selector = at !== null && typeof at === 'object' ? selectorString(at as LabelSelector) : at;
   const replicas = (path: string) => {
     const v = getPath(obj, path);
     return typeof v === 'number' ? v : 0;

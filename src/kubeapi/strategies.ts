@@ -2,11 +2,25 @@
 // validation and update rules (the apiserver's per-kind strategy.go, e.g. pkg/registry/core/configmap).
 // A new kind stored by the agent's object store adds its strategy here.
 
-import type { ConfigMap, Secret } from '../api/types.js';
+import type { ConfigMap, ControllerRevision, CronJob, DaemonSet, Deployment, Job, ReplicaSet, Secret, StatefulSet } from '../api/types.js';
 import { canonicalJSON, defaultSecret } from '../api/defaults.js';
 import type { FieldError } from '../api/field-errors.js';
 import { kindTypes } from '../api/schema.js';
 import { validateConfigMap, validateSecret } from '../api/validation/index.js';
+import {
+  validateControllerRevision,
+  validateControllerRevisionUpdate,
+  validateDaemonSet,
+  validateDaemonSetUpdate,
+  validateDeployment,
+  validateDeploymentUpdate,
+  validateReplicaSet,
+  validateReplicaSetUpdate,
+  validateStatefulSet,
+  validateStatefulSetUpdate,
+} from '../api/validation/apps.js';
+import { validateCronJob, validateJob, validateJobUpdate, withGeneratedSelector } from '../api/validation/batch.js';
+import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
@@ -38,5 +52,75 @@ export const secretStrategy: ObjectStrategy = {
   validateUpdate: immutableContent,
 };
 
+/** A workload kind's strategy: namespaced, with a status subresource (pkg/registry/apps/*, pkg/registry/batch/*). */
+function workload<T>(
+  kind: keyof typeof kindTypes,
+  resource: string,
+  apiVersion: string,
+  rules: { defaults(o: T): T; validate(o: T): FieldError[]; validateUpdate(next: T, old: T): FieldError[] },
+): ObjectStrategy {
+  return {
+    kind,
+    resource,
+    apiVersion,
+    namespaced: true,
+    schemaType: kindTypes[kind],
+    statusSubresource: true,
+    defaults: (o) => rules.defaults(o as T) as KubeObject,
+    validate: (o) => rules.validate(o as T),
+    validateUpdate: (next, old) => rules.validateUpdate(next as T, old as T),
+  };
+}
+
+export const deploymentStrategy = workload<Deployment>('Deployment', 'deployments', 'apps/v1', {
+  defaults: defaultDeployment,
+  validate: validateDeployment,
+  validateUpdate: validateDeploymentUpdate,
+});
+export const replicaSetStrategy = workload<ReplicaSet>('ReplicaSet', 'replicasets', 'apps/v1', {
+  defaults: defaultReplicaSet,
+  validate: validateReplicaSet,
+  validateUpdate: validateReplicaSetUpdate,
+});
+export const statefulSetStrategy = workload<StatefulSet>('StatefulSet', 'statefulsets', 'apps/v1', {
+  defaults: defaultStatefulSet,
+  validate: validateStatefulSet,
+  validateUpdate: validateStatefulSetUpdate,
+});
+export const daemonSetStrategy = workload<DaemonSet>('DaemonSet', 'daemonsets', 'apps/v1', {
+  defaults: defaultDaemonSet,
+  validate: validateDaemonSet,
+  validateUpdate: validateDaemonSetUpdate,
+});
+export const jobStrategy: ObjectStrategy = {
+  ...workload<Job>('Job', 'jobs', 'batch/v1', { defaults: defaultJob, validate: validateJob, validateUpdate: validateJobUpdate }),
+  prepareForCreate: (o) => withGeneratedSelector(o as Job) as KubeObject,
+};
+export const cronJobStrategy = workload<CronJob>('CronJob', 'cronjobs', 'batch/v1', {
+  defaults: defaultCronJob,
+  validate: validateCronJob,
+  validateUpdate: () => [],
+});
+
+export const controllerRevisionStrategy: ObjectStrategy = {
+  kind: 'ControllerRevision',
+  resource: 'controllerrevisions',
+  apiVersion: 'apps/v1',
+  namespaced: true,
+  schemaType: kindTypes.ControllerRevision,
+  validate: (o) => validateControllerRevision(o as ControllerRevision),
+  validateUpdate: (next, old) => validateControllerRevisionUpdate(next as ControllerRevision, old as ControllerRevision),
+};
+
 /** Every kind the agent's object store keeps. */
-export const objectStrategies: readonly ObjectStrategy[] = [configMapStrategy, secretStrategy];
+export const objectStrategies: readonly ObjectStrategy[] = [
+  configMapStrategy,
+  secretStrategy,
+  deploymentStrategy,
+  replicaSetStrategy,
+  statefulSetStrategy,
+  daemonSetStrategy,
+  controllerRevisionStrategy,
+  jobStrategy,
+  cronJobStrategy,
+];

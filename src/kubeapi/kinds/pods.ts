@@ -13,7 +13,7 @@ import { boolParam, intParam } from '../query.js';
 import { resource, type ConnectRequest, type ConnectSubresource } from '../resource-def.js';
 
 /** The Pod's patchMergeKeys (k8s.io/api/core/v1 types.go). */
-const podMergeKeys: Record<string, string> = {
+export const podMergeKeys: Record<string, string> = {
   'spec.containers': 'name',
   'spec.initContainers': 'name',
   'spec.ephemeralContainers': 'name',

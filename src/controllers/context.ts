@@ -1,0 +1,56 @@
+// What a controller is given: the agent's API backend (pods and the object store's kinds), the clock
+// and the logger, and the shared informers (one per kind, started once every controller has its
+// handlers).
+
+import type { Pod } from '../api/types.js';
+import type { KubeBackend, KubeObject, Storage } from '../kubeapi/backend.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { Informer } from './informer.js';
+
+export class ControllerContext {
+  readonly pods: Informer<Pod>;
+  private readonly informers = new Map<string, Informer<KubeObject>>();
+
+  constructor(
+    readonly backend: KubeBackend,
+    readonly clock: Clock,
+    readonly logger: Logger,
+  ) {
+    this.pods = new Informer<Pod>({ watch: (rv, on) => backend.watchPods(rv, on) });
+  }
+
+  /** The object store's storage of a kind; the controllers run only where the backend keeps it. */
+  storage(kind: string): Storage {
+    const s = this.backend.objects?.storage(kind);
+    if (!s) throw new Error(`the API backend does not keep ${kind} objects`);
+    return s;
+  }
+
+  /** The shared informer of a kind kept by the object store. */
+  informer<T extends KubeObject>(kind: string): Informer<T> {
+    let i = this.informers.get(kind);
+    if (!i) {
+      const storage = this.storage(kind);
+      i = new Informer<KubeObject>({ watch: (rv, on) => storage.watch!(rv, on) });
+      this.informers.set(kind, i);
+    }
+    return i as unknown as Informer<T>;
+  }
+
+  start(): void {
+    for (const i of this.informers.values()) i.start();
+    this.pods.start();
+  }
+
+  stop(): void {
+    for (const i of this.informers.values()) i.stop();
+    this.pods.stop();
+  }
+}
+
+/** An API write that lost a race (409 Conflict, 404 gone) is retried by the next sync. */
+export function isConflictOrGone(err: unknown): boolean {
+  const code = (err as { code?: number }).code;
+  return code === 409 || code === 404;
+}

@@ -1,0 +1,124 @@
+// The ReplicaSet controller (pkg/controller/replicaset): keeps spec.replicas active pods matching the
+// selector, adopting orphans that match and releasing owned pods that no longer do, creating pods
+// `<rs>-<5 chars>` from the template and deleting the least valuable first on scale-down, and writes
+// status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas with minReadySeconds,
+// observedGeneration). Event-driven: RS and pod watches enqueue the owning ReplicaSet.
+
+import type { Pod, ReplicaSet } from '../api/types.js';
+import { selectorMatches } from '../api/label-selector.js';
+import type { KubeObject } from '../kubeapi/backend.js';
+import { isConflictOrGone, type ControllerContext } from './context.js';
+import { objectKey, type Informer } from './informer.js';
+import { controllerRef, deletionOrder, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
+import { WorkQueue } from './work-queue.js';
+
+export class ReplicaSetController {
+  readonly queue: WorkQueue;
+  private readonly sets: Informer<ReplicaSet>;
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.queue = new WorkQueue('replicaset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
+    this.sets.on({
+      onAdd: (rs) => this.queue.add(objectKey(rs)),
+      onUpdate: (_old, rs) => this.queue.add(objectKey(rs)),
+    });
+    const podChanged = (p: Pod) => this.enqueueFor(p);
+    ctx.pods.on({ onAdd: podChanged, onUpdate: (old, p) => (this.enqueueFor(old), podChanged(p)), onDelete: podChanged });
+  }
+
+  private enqueueFor(p: Pod): void {
+    const ref = controllerRef(p);
+    const ns = p.metadata?.namespace ?? '';
+    if (ref) {
+      if (ref.kind === 'ReplicaSet') this.queue.add(`${ns}/${ref.name}`);
+      return;
+    }
+    // An orphan: every ReplicaSet that selects it may adopt it.
+    for (const rs of this.sets.list(ns)) if (selectorMatches(rs.spec?.selector, p.metadata?.labels)) this.queue.add(objectKey(rs));
+  }
+
+  private async sync(key: string): Promise<void> {
+    const [ns, name] = key.split('/') as [string, string];
+    const rs = this.sets.get(ns, name);
+    if (!rs || rs.metadata?.deletionTimestamp) return;
+    const uid = rs.metadata!.uid!;
+    const owned: Pod[] = [];
+    for (const p of this.ctx.pods.list(ns)) {
+      const ref = controllerRef(p);
+      const matches = selectorMatches(rs.spec?.selector, p.metadata?.labels);
+      if (ref?.uid === uid) {
+        if (matches) owned.push(p);
+        else await this.setOwner(p, undefined);
+      } else if (!ref && matches && isPodActive(p)) {
+        if (await this.setOwner(p, rs)) owned.push(p);
+      }
+    }
+    const active = owned.filter(isPodActive);
+    const want = rs.spec?.replicas ?? 1;
+    const diff = active.length - want;
+    if (diff < 0) {
+      const owner = ownerRefTo(rs, 'apps/v1', 'ReplicaSet');
+      for (let i = 0; i < -diff; i++) {
+        const pod = podFromTemplate(rs.spec!.template!, ns, `${name}-${nameSuffix()}`, owner);
+        await this.ctx.backend.createPod(pod).catch((err: unknown) => {
+          if ((err as { code?: number }).code !== 409) throw err;
+        });
+      }
+    } else if (diff > 0) {
+      for (const p of deletionOrder(active).slice(0, diff)) {
+        await this.ctx.backend.deletePod(ns, p.metadata!.name!, {}).catch((err: unknown) => {
+          if (!isConflictOrGone(err)) throw err;
+        });
+      }
+    }
+    await this.writeStatus(
+      rs,
+      this.ctx.pods.list(ns).filter((p) => controllerRef(p)?.uid === uid && isPodActive(p)),
+    );
+  }
+
+  /** Adopts (owner) or releases (undefined) a pod by its ownerReferences. */
+  private async setOwner(p: Pod, owner: ReplicaSet | undefined): Promise<boolean> {
+    const refs = (p.metadata?.ownerReferences ?? []).filter((r) => r.controller !== true);
+    if (owner) refs.push(ownerRefTo(owner, 'apps/v1', 'ReplicaSet'));
+    const next = { ...p, metadata: { ...p.metadata, ownerReferences: refs } } as Pod;
+    if (refs.length === 0) delete (next.metadata as { ownerReferences?: unknown }).ownerReferences;
+    try {
+      await this.ctx.backend.updatePod(next);
+      return true;
+    } catch (err) {
+      if (isConflictOrGone(err)) return false;
+      throw err;
+    }
+  }
+
+  private async writeStatus(rs: ReplicaSet, pods: Pod[]): Promise<void> {
+    const now = this.ctx.clock.now();
+    const minReady = rs.spec?.minReadySeconds ?? 0;
+    let available = 0;
+    let soonest: number | undefined;
+    for (const p of pods) {
+      const a = podAvailability(p, minReady, now);
+      if (a.available) available++;
+      else if (a.inMs !== undefined) soonest = Math.min(soonest ?? Infinity, a.inMs);
+    }
+    const templateLabels = rs.spec?.template?.metadata?.labels ?? {};
+    const fullyLabeled = pods.filter((p) => Object.entries(templateLabels).every(([k, v]) => p.metadata?.labels?.[k] === v)).length;
+    const status = {
+      ...(rs.status ?? {}),
+      replicas: pods.length,
+      fullyLabeledReplicas: fullyLabeled,
+      readyReplicas: pods.filter(isPodReady).length,
+      availableReplicas: available,
+      observedGeneration: rs.metadata?.generation ?? 1,
+    };
+    for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const) if (status[k] === 0) delete status[k];
+    if (soonest !== undefined) this.queue.addAfter(objectKey(rs), soonest);
+    try {
+      await this.ctx.storage('ReplicaSet').updateStatus!({ ...rs, status } as KubeObject, {});
+    } catch (err) {
+      if (!isConflictOrGone(err)) throw err;
+    }
+  }
+}

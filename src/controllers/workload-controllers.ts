@@ -1,0 +1,37 @@
+// The workload controllers of the standalone agent, started together over one set of shared
+// informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
+// Deployments, Jobs and the garbage collector. In cluster mode the cluster's own controllers run these.
+
+import type { KubeBackend } from '../kubeapi/backend.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { ControllerContext } from './context.js';
+import { DeploymentController } from './deployment.js';
+import { GarbageCollector } from './garbage-collector.js';
+import { JobController } from './job.js';
+import { ReplicaSetController } from './replicaset.js';
+
+export interface WorkloadControllers {
+  /** Resolves once every controller's queue is empty (tests, benchmarks). */
+  idle(): Promise<void>;
+  stop(): void;
+}
+
+export function startWorkloadControllers(backend: KubeBackend, clock: Clock, logger: Logger): WorkloadControllers {
+  const ctx = new ControllerContext(backend, clock, logger);
+  const replicaSets = new ReplicaSetController(ctx);
+  const deployments = new DeploymentController(ctx);
+  const jobs = new JobController(ctx);
+  new GarbageCollector(ctx, ['Deployment', 'ReplicaSet', 'Job'], ['ReplicaSet']);
+  ctx.start();
+  const queues = [replicaSets.queue, deployments.queue, jobs.queue];
+  return {
+    idle: async () => {
+      await Promise.all(queues.map((q) => q.idle()));
+    },
+    stop: () => {
+      for (const q of queues) q.stop();
+      ctx.stop();
+    },
+  };
+}
