@@ -14,8 +14,8 @@ const typesDir = dirname(require.resolve('kubernetes-types/package.json'));
 const outFile = join(root, 'src/api/schema.generated.json');
 
 /** Modules read, by the key used in type names (`core/v1.Pod`). */
-const modules = ['core/v1', 'meta/v1', 'api/resource'];
-const roots = ['core/v1.Pod', 'core/v1.ConfigMap', 'core/v1.Secret'];
+const modules = ['core/v1', 'meta/v1', 'api/resource', 'discovery/v1'];
+const roots = ['core/v1.Pod', 'core/v1.ConfigMap', 'core/v1.Secret', 'core/v1.Service', 'core/v1.Endpoints', 'discovery/v1.EndpointSlice'];
 
 /** Scalar aliases with a meaning of their own. */
 const specialAliases = { 'api/resource.Quantity': { type: 'quantity' } };

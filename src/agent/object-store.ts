@@ -1,4 +1,4 @@
-// Kinds kept as plain objects (ConfigMaps, Secrets; any kind with an ObjectStrategy), written through
+// Kinds kept as plain objects (ConfigMaps, Secrets, Services; any kind with an ObjectStrategy), written through
 // the API: decoded, defaulted and validated per the kind's strategy as the API server does (400 for
 // unknown fields, 422 Invalid with causes), kept with resourceVersions and a watch history, and —
 // given a directory — persisted one file per object (atomic write, 0600) so an agent restart finds
@@ -158,6 +158,12 @@ export class ObjectStore implements ObjectsBackend {
     return { ...value, apiVersion: strategy.apiVersion, kind } as Stored;
   }
 
+  /** The kind's server-assigned fields (ClusterIPs, NodePorts), from what is stored; 422 when they conflict. */
+  private allocate(kind: string, obj: Stored, old: Stored | undefined): void {
+    const errs = this.strategy(kind).allocate?.(obj, old, this.list(kind).items) ?? [];
+    if (errs.length > 0) throw invalid(kind, obj.metadata.name, errs);
+  }
+
   list(kind: string): ListResult<KubeObject> {
     const items = [...this.items.entries()].filter(([k]) => k.startsWith(`${kind}/`)).map(([, v]) => v);
     return { items, resourceVersion: String(this.rv) };
@@ -172,6 +178,7 @@ export class ObjectStore implements ObjectsBackend {
     const { namespace = '', name } = obj.metadata;
     const { resource } = this.strategy(kind);
     if (this.get(kind, namespace, name)) throw alreadyExists(resource, name);
+    this.allocate(kind, obj, undefined);
     obj.metadata.uid = randomUUID();
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (opts.dryRun) return obj;
@@ -192,6 +199,7 @@ export class ObjectStore implements ObjectsBackend {
     if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
     const errs = strategy.validateUpdate?.(obj, current) ?? [];
     if (errs.length > 0) throw invalid(kind, name, errs);
+    this.allocate(kind, obj, current);
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
     const strip = (o: Stored) => canonicalJSON({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });

@@ -22,6 +22,7 @@ import { lockAndConnect, reportFailure, serveUntilAborted, servingCert } from '.
 import { PodConfig } from './pod-config.js';
 import type { AgentRuntime } from './runtime-connection.js';
 import { StandaloneAgent } from './standalone-agent.js';
+import { defaultServiceNetwork, parseIpv4Range } from '../kubeapi/service-allocator.js';
 
 export interface StandaloneAgentConfig {
   rootDir: string;
@@ -45,6 +46,10 @@ export interface StandaloneAgentConfig {
   /** Re-read periods of the sources (the kubelet's fileCheckFrequency and httpCheckFrequency, 20 s). */
   fileCheckMs?: number;
   httpCheckMs?: number;
+  /** --service-cluster-ip-range (default 127.99.0.0/16). */
+  serviceClusterIPRange?: string;
+  /** --nodeport-addresses (default 127.0.0.1). */
+  nodePortAddresses?: string[];
 }
 
 export interface StandaloneAgentIO {
@@ -74,6 +79,8 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     runtime: connected.runtime,
     ...(connected.restart ? { restartRuntime: () => connected.restart!() } : {}),
     ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
+    serviceNetwork: { ...defaultServiceNetwork(), ...(cfg.serviceClusterIPRange ? { clusterIPRange: parseIpv4Range(cfg.serviceClusterIPRange) } : {}) },
+    ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
       staticPodURL: cfg.manifestURL ?? '',
@@ -91,6 +98,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     },
   });
   if (connected.describe) agent.statusProviders.push(() => ({ runtimeService: connected.describe!() }));
+  agent.serviceProxy.start();
 
   const sources: Array<{ stop(): void }> = [];
   let listening: Listening | undefined;

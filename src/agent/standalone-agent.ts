@@ -17,6 +17,10 @@ import type { Logger } from '../util/logger.js';
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
+import { objectStrategies, serviceStrategy } from '../kubeapi/strategies.js';
+import { defaultServiceNetwork, ServiceAllocator, type ServiceNetwork } from '../kubeapi/service-allocator.js';
+import { EndpointsController } from '../controllers/endpoints/controller.js';
+import { ServiceProxy } from '../proxy/service-proxy.js';
 import type { UpgradeHandler } from '../http/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { containersByState, kubeletMetrics, runningPods } from './node-view.js';
@@ -47,6 +51,10 @@ export interface StandaloneAgentOptions {
   housekeepingMs?: number;
   /** Called by housekeeping when the runtime does not answer: starts its service again, if the agent can. */
   restartRuntime?: () => Promise<void>;
+  /** Where Services' ClusterIPs and NodePorts come from (default: 127.99.0.0/16, 30000-32767). */
+  serviceNetwork?: ServiceNetwork;
+  /** Where NodePort Services listen (default 127.0.0.1). */
+  nodePortAddresses?: string[];
 }
 
 export class StandaloneAgent implements KubeletView {
@@ -58,6 +66,11 @@ export class StandaloneAgent implements KubeletView {
   readonly router = new Router();
   readonly usage: UsageCollector;
   readonly startedAt: number;
+  readonly serviceAllocator: ServiceAllocator;
+  /** Keeps Services' Endpoints and EndpointSlices from the pods' readiness. */
+  readonly endpointsController: EndpointsController;
+  /** Forwards Services' ports to Ready endpoints once started (startServiceProxy). */
+  readonly serviceProxy: ServiceProxy;
   private readonly metricsSet: AgentMetrics;
   private readonly probeRegistry = new Registry();
   private readonly opts: StandaloneAgentOptions;
@@ -74,8 +87,13 @@ export class StandaloneAgent implements KubeletView {
     this.startedAt = opts.clock.now();
     this.lastHousekeeping = this.startedAt;
     this.runtime = opts.runtime;
-    // ConfigMaps and Secrets applied through the API; pods' env and volumes resolve against them.
-    const objects = new ObjectStore({ dir: objectStoreDir(opts.rootDir), now: () => opts.clock.now() });
+    // ConfigMaps, Secrets and Services applied through the API; pods' env and volumes resolve against them.
+    this.serviceAllocator = new ServiceAllocator(opts.serviceNetwork ?? defaultServiceNetwork());
+    const objects = new ObjectStore({
+      dir: objectStoreDir(opts.rootDir),
+      now: () => opts.clock.now(),
+      kinds: [...objectStrategies, serviceStrategy(this.serviceAllocator)],
+    });
     this.kubelet = assembleKubelet({
       settings: {
         rootDir: opts.rootDir,
@@ -109,6 +127,14 @@ export class StandaloneAgent implements KubeletView {
       streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
       usage: this.usage,
       objects,
+    });
+    this.endpointsController = new EndpointsController({ pods: this.backend, objects, logger: opts.logger });
+    this.endpointsController.start();
+    this.serviceProxy = new ServiceProxy({
+      objects,
+      clock: opts.clock,
+      logger: opts.logger,
+      ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
     });
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
@@ -196,6 +222,8 @@ export class StandaloneAgent implements KubeletView {
    */
   async stop(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
+    this.endpointsController.stop();
+    this.serviceProxy.stop();
     this.registry.close();
     await this.kubelet.close();
   }

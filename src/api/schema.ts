@@ -69,5 +69,8 @@ export const kindTypes = {
   Pod: 'core/v1.Pod',
   ConfigMap: 'core/v1.ConfigMap',
   Secret: 'core/v1.Secret',
+  Service: 'core/v1.Service',
+  Endpoints: 'core/v1.Endpoints',
+  EndpointSlice: 'discovery/v1.EndpointSlice',
   List: 'core/v1.List',
 } as const;

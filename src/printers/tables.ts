@@ -205,12 +205,12 @@ export interface Table {
 /** `includeObject` of a Table request: None, Metadata (the default) or Object. */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
-const nameDescription =
+export const nameDescription =
   'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names';
-const ageDescription =
+export const ageDescription =
   'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 
-function col(name: string, description: string, priority = 0, type = 'string', format = ''): TableColumnDefinition {
+export function col(name: string, description: string, priority = 0, type = 'string', format = ''): TableColumnDefinition {
   return { name, type, format, description, priority };
 }
 
@@ -241,7 +241,7 @@ export const eventColumnDefinitions: TableColumnDefinition[] = [
   col('Name', nameDescription, 1, 'string', 'name'),
 ];
 
-function rowObject(obj: { metadata?: unknown }, include: IncludeObject): unknown {
+export function rowObject(obj: { metadata?: unknown }, include: IncludeObject): unknown {
   if (include === 'None') return undefined;
   if (include === 'Object') return obj;
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata ?? {} };
@@ -255,7 +255,7 @@ export interface TableOptions {
   noColumns?: boolean;
 }
 
-function table(columns: TableColumnDefinition[], rows: TableRow[], opts: TableOptions): Table {
+export function table(columns: TableColumnDefinition[], rows: TableRow[], opts: TableOptions): Table {
   const metadata: Table['metadata'] = {};
   if (opts.resourceVersion !== undefined) metadata.resourceVersion = opts.resourceVersion;
   return { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: opts.noColumns ? [] : columns, rows };
