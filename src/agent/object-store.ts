@@ -165,7 +165,11 @@ export class ObjectStore implements ObjectsBackend {
   }
 
   list(kind: string): ListResult<KubeObject> {
-    const items = [...this.items.entries()].filter(([k]) => k.startsWith(`${kind}/`)).map(([, v]) => v);
+    // In key order (namespace, then name), as the API server lists from etcd.
+    const items = [...this.items.entries()]
+      .filter(([k]) => k.startsWith(`${kind}/`))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, v]) => v);
     return { items, resourceVersion: String(this.rv) };
   }
 

@@ -6,6 +6,12 @@
 
 import type { FieldError } from '../api/field-errors.js';
 import { invalid } from '../api/field-errors.js';
+import { goQuote } from '../util/go-format.js';
+
+/** A []string value as the API server prints it in a field error (`[]string{"10.0.0.1"}`). */
+function goStrings(values: readonly string[]): { toString(): string } {
+  return { toString: () => `[]string{${values.map(goQuote).join(', ')}}` };
+}
 
 /** An IPv4 range in CIDR notation, as numbers. */
 export interface Ipv4Range {
@@ -122,14 +128,14 @@ export class ServiceAllocator {
                 : usedIPs.has(ip)
                   ? `failed to allocate IP ${spec.clusterIP}: provided IP is already allocated`
                   : undefined;
-          if (why) errs.push(invalid('spec.clusterIPs', [spec.clusterIP], why));
+          if (why) errs.push(invalid('spec.clusterIPs', goStrings([spec.clusterIP]), why));
         }
         if (ip !== undefined) mine.ips.push(ip);
       } else {
         // Skip the network address, .1 (the kubernetes Service's by convention) and the DNS address.
         let chosen: number | undefined;
         for (let i = 2; i < size - 1 && chosen === undefined; i++) if (i !== 10 && !usedIPs.has(base + i)) chosen = base + i;
-        if (chosen === undefined) errs.push(invalid('spec.clusterIPs', [], `failed to allocate a serviceIP: range is full`));
+        if (chosen === undefined) errs.push(invalid('spec.clusterIPs', goStrings([]), 'failed to allocate a serviceIP: range is full'));
         else {
           spec.clusterIP = formatIpv4(chosen);
           mine.ips.push(chosen);

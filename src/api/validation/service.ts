@@ -167,7 +167,8 @@ export function validateServiceUpdate(next: ServiceLike, old: ServiceLike): Fiel
   const was = old.spec?.clusterIP;
   const now = next.spec?.clusterIP;
   const keepsIP = next.spec?.type !== 'ExternalName' && old.spec?.type !== 'ExternalName';
-  if (keepsIP && was && now !== was) errs.push(invalid(newPath('spec', 'clusterIPs').index(0), now ?? '', 'may not change once set'));
+  // An update that names no ClusterIP keeps the old one (the registry's patchAllocatedValues).
+  if (keepsIP && was && now && now !== was) errs.push(invalid(newPath('spec', 'clusterIPs').index(0), now, 'may not change once set'));
   return errs;
 }
 
