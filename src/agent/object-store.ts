@@ -25,6 +25,7 @@ import type {
   WritableObjectMeta,
 } from '../kubeapi/backend.js';
 import { objectStrategies } from '../kubeapi/strategies.js';
+import type { ServiceForEnv } from '../kuberuntime/envvars.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../http/status.js';
 import { syncDir, writeFileAtomic } from '../util/atomic-write.js';
 
@@ -254,6 +255,11 @@ export class ObjectStore implements ObjectsBackend {
 
   secret(namespace: string, name: string): Secret | undefined {
     return this.get('Secret', namespace, name) as Secret | undefined;
+  }
+
+  /** The namespace's Services, for the pods' service-link variables. */
+  services(namespace: string): ServiceForEnv[] {
+    return this.list('Service').items.filter((s) => s.metadata?.namespace === namespace) as ServiceForEnv[];
   }
 }
 

@@ -1,7 +1,8 @@
 // Services on a real `podvisor agent` with kubectl: create of every type (ClusterIP from the default
 // 127.99.0.0/16 range, NodePort from 30000-32767, LoadBalancer published on 127.0.0.1, headless,
 // ExternalName), `kubectl get svc` columns, `kubectl expose`, the API server's errors for a taken
-// ClusterIP or NodePort and for invalid ports, and ClusterIPs and NodePorts kept across a restart.
+// ClusterIP or NodePort and for invalid ports, ClusterIPs and NodePorts kept across a restart, and
+// the service-link variables of a pod started after its Service.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { manifestYaml, pod, shell } from '../fixtures/pods.js';
 import { call } from '../agent/helpers.js';
-import { kubectl, kubectlPath } from './harness.js';
+import { kubectl, kubectlPath, waitFor } from './harness.js';
 
 const skip = kubectlPath ? false : 'kubectl is not installed';
 let dir: { path: string; remove(): Promise<void> };
@@ -160,4 +161,29 @@ test('ClusterIPs and NodePorts are kept across an agent restart', { skip }, asyn
   assert.equal(r.code, 0, r.stderr);
   const ip = (await kubectl(a, ['get', 'svc', 'after', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
   assert.ok(!before.stdout.includes(`=${ip}/`), `${ip} is new`);
+});
+
+test('a pod started after its Service gets the service-link variables', { skip }, async (t) => {
+  const a = api(t);
+  const r = await kubectl(a, ['create', 'service', 'clusterip', 'db-main', '--tcp=5432:5432']);
+  assert.equal(r.code, 0, r.stderr);
+  const ip = (await kubectl(a, ['get', 'svc', 'db-main', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
+  const file = join(dir.path, 'env.yaml');
+  writeFileSync(
+    file,
+    [
+      manifestYaml(
+        pod('env-links', [shell('main', 'echo "$DB_MAIN_SERVICE_HOST:$DB_MAIN_SERVICE_PORT $DB_MAIN_PORT"; exec sleep 300')], {
+          terminationGracePeriodSeconds: 1,
+        }),
+      ),
+      manifestYaml(
+        pod('env-nolinks', [shell('main', 'echo "[$DB_MAIN_SERVICE_HOST]"; exec sleep 300')], { terminationGracePeriodSeconds: 1, enableServiceLinks: false }),
+      ),
+    ].join('---\n'),
+  );
+  assert.equal((await kubectl(a, ['apply', '-f', file])).code, 0);
+  await waitFor('the variables in the log', async () => (await kubectl(a, ['logs', 'env-links'])).stdout === `${ip}:5432 tcp://${ip}:5432\n`, 30_000);
+  await waitFor('no variables without service links', async () => (await kubectl(a, ['logs', 'env-nolinks'])).stdout === '[]\n', 30_000);
+  await kubectl(a, ['delete', 'pod', 'env-links', 'env-nolinks', '--grace-period=1']);
 });
