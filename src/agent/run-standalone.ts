@@ -98,7 +98,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     },
   });
   if (connected.describe) agent.statusProviders.push(() => ({ runtimeService: connected.describe!() }));
-  agent.serviceProxy.start();
+  await agent.startServiceNetwork();
 
   const sources: Array<{ stop(): void }> = [];
   let listening: Listening | undefined;

@@ -21,6 +21,8 @@ import { objectStrategies, serviceStrategy } from '../kubeapi/strategies.js';
 import { defaultServiceNetwork, ServiceAllocator, type ServiceNetwork } from '../kubeapi/service-allocator.js';
 import { EndpointsController } from '../controllers/endpoints/controller.js';
 import { ServiceProxy } from '../proxy/service-proxy.js';
+import { ClusterDNS, resolvConfNameservers } from '../dns/server.js';
+import { readFileSync } from 'node:fs';
 import type { UpgradeHandler } from '../http/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { containersByState, kubeletMetrics, runningPods } from './node-view.js';
@@ -71,6 +73,8 @@ export class StandaloneAgent implements KubeletView {
   readonly endpointsController: EndpointsController;
   /** Forwards Services' ports to Ready endpoints once started (startServiceProxy). */
   readonly serviceProxy: ServiceProxy;
+  /** Answers <svc>.<ns>.svc.cluster.local once started (startServiceNetwork). */
+  readonly clusterDNS: ClusterDNS;
   private readonly metricsSet: AgentMetrics;
   private readonly probeRegistry = new Registry();
   private readonly opts: StandaloneAgentOptions;
@@ -136,10 +140,32 @@ export class StandaloneAgent implements KubeletView {
       logger: opts.logger,
       ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
     });
+    let hostResolvConf = '';
+    try {
+      hostResolvConf = readFileSync('/etc/resolv.conf', 'utf8');
+    } catch {
+      // no host resolvers: names outside the cluster domain are answered SERVFAIL
+    }
+    this.clusterDNS = new ClusterDNS({ objects, logger: opts.logger, clock: opts.clock, upstreams: resolvConfNameservers(hostResolvConf) });
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
     mountKubeApi(this.router, this.backend, { now: () => opts.clock.now() });
     this.router.useUpgrade(lazyStreaming(this.backend));
+  }
+
+  /**
+   * Starts the service proxy and the cluster DNS on the range's tenth address, port 53 (as kubeadm's
+   * 10.96.0.10); without the right to port 53 the DNS stays off, which the log says.
+   */
+  async startServiceNetwork(): Promise<void> {
+    this.serviceProxy.start();
+    const ip = this.serviceAllocator.dnsServiceIP();
+    try {
+      await this.clusterDNS.listen(ip, 53);
+      this.opts.logger.info('Cluster DNS listening', { address: `${ip}:53`, domain: this.clusterDNS.domain });
+    } catch (err) {
+      this.opts.logger.warn('Cluster DNS is off: it cannot listen', { address: `${ip}:53`, err: (err as Error).message });
+    }
   }
 
   // --- KubeletView ---
@@ -224,6 +250,7 @@ export class StandaloneAgent implements KubeletView {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.endpointsController.stop();
     this.serviceProxy.stop();
+    this.clusterDNS.close();
     this.registry.close();
     await this.kubelet.close();
   }
