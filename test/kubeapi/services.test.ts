@@ -1,6 +1,6 @@
 // Services on a real `podvisor agent` with kubectl: create of every type (ClusterIP from the default
 // 127.99.0.0/16 range, NodePort from 30000-32767, LoadBalancer published on 127.0.0.1, headless,
-// ExternalName), `kubectl get svc` columns, `kubectl expose`, the API server's errors for a taken
+// ExternalName), `kubectl get svc` columns (and podvisor get svc|endpoints|endpointslices), `kubectl expose`, the API server's errors for a taken
 // ClusterIP or NodePort and for invalid ports, ClusterIPs and NodePorts kept across a restart, and
 // the service-link variables of a pod started after its Service.
 
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { manifestYaml, pod, shell } from '../fixtures/pods.js';
 import { call } from '../agent/helpers.js';
 import { kubectl, kubectlPath, waitFor } from './harness.js';
@@ -81,6 +81,22 @@ test('kubectl create service of each type, get svc columns, expose', { skip }, a
     .map((l) => l.split(/\s+/)[2])
     .filter((ip) => ip?.startsWith('127.99.'));
   assert.equal(new Set(ips).size, 3, 'each ClusterIP is its own');
+
+  // podvisor's own get prints the same table.
+  const own = await runCli(['get', 'svc', '--root-dir', root]);
+  assert.equal(own.code, 0, own.stderr);
+  assert.deepEqual(
+    own.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/).slice(0, 5).join(' ')),
+    rows.map((l) => l.split(/\s+/).slice(0, 5).join(' ')),
+  );
+  for (const kind of ['endpoints', 'endpointslices']) {
+    const g = await runCli(['get', kind, '--root-dir', root]);
+    assert.equal(g.code, 0, g.stderr);
+    assert.match(g.stdout, kind === 'endpoints' ? /^NAME\s+ENDPOINTS\s+AGE\n/ : /^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE\n/);
+  }
 
   const yaml = await kubectl(a, ['get', 'svc', 'web', '-o', 'jsonpath={.spec.type} {.spec.sessionAffinity} {.spec.ports[0].protocol} {.spec.ipFamilies[0]}']);
   assert.equal(yaml.stdout, 'ClusterIP None TCP IPv4');
