@@ -2,16 +2,17 @@
 // 127.99.0.0/16 range, NodePort from 30000-32767, LoadBalancer published on 127.0.0.1, headless,
 // ExternalName), `kubectl get svc` columns (and podvisor get svc|endpoints|endpointslices), `kubectl expose`, the API server's errors for a taken
 // ClusterIP or NodePort and for invalid ports, ClusterIPs and NodePorts kept across a restart, and
-// the service-link variables of a pod started after its Service.
+// the service-link variables of a pod started after its Service; kubectl port-forward svc/NAME.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli, startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { manifestYaml, pod, shell } from '../fixtures/pods.js';
 import { call } from '../agent/helpers.js';
-import { kubectl, kubectlPath, waitFor } from './harness.js';
+import { kubectl, kubectlPath, kubectlSpawn, waitFor } from './harness.js';
 
 const skip = kubectlPath ? false : 'kubectl is not installed';
 let dir: { path: string; remove(): Promise<void> };
@@ -202,4 +203,38 @@ test('a pod started after its Service gets the service-link variables', { skip }
   await waitFor('the variables in the log', async () => (await kubectl(a, ['logs', 'env-links'])).stdout === `${ip}:5432 tcp://${ip}:5432\n`, 30_000);
   await waitFor('no variables without service links', async () => (await kubectl(a, ['logs', 'env-nolinks'])).stdout === '[]\n', 30_000);
   await kubectl(a, ['delete', 'pod', 'env-links', 'env-nolinks', '--grace-period=1']);
+});
+
+test('kubectl port-forward svc/NAME reaches a pod of the Service, its named targetPort resolved', { skip }, async (t) => {
+  const a = api(t);
+  const file = join(dir.path, 'pf.yaml');
+  const server = "require('http').createServer((q, s) => s.end('pf-ok')).listen(18556, '127.0.0.1')";
+  writeFileSync(
+    file,
+    manifestYaml(
+      pod(
+        'pf',
+        [{ name: 'main', image: 'node', command: ['node', '-e', server], ports: [{ name: 'http', containerPort: 18556 }] }],
+        { terminationGracePeriodSeconds: 1 },
+        { labels: { app: 'pf' } },
+      ),
+    ),
+  );
+  assert.equal((await kubectl(a, ['apply', '-f', file])).code, 0);
+  assert.equal((await kubectl(a, ['expose', 'pod', 'pf', '--port=80', '--target-port=http'])).code, 0);
+  await waitFor('pf running', async () => /^pf\s+1\/1\s+Running/m.test((await kubectl(a, ['get', 'pods', 'pf'])).stdout), 60_000);
+  const pf = kubectlSpawn(a, ['port-forward', 'svc/pf', '18667:80']);
+  t.after(() => pf.kill());
+  await waitFor('port-forward listening', () => /Forwarding from 127\.0\.0\.1:18667 -> 18556/.test(pf.out()), 30_000);
+  const body = await new Promise<string>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: 18667, path: '/', agent: false }, (res) => {
+      let b = '';
+      res.on('data', (c: Buffer) => (b += c.toString()));
+      res.on('end', () => resolve(b));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(body, 'pf-ok');
+  await kubectl(a, ['delete', 'pod', 'pf', '--grace-period=1']);
 });
