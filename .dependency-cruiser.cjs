@@ -44,6 +44,11 @@ const floors = [
     folders: ['controllers'],
     role: "the standalone agent's workload controllers (ReplicaSet, Deployment, Job, garbage collector) over shared informers of the API's storages",
   },
+  {
+    name: 'service network',
+    folders: ['proxy', 'dns'],
+    role: "Services on the host: the userspace service proxy (kube-proxy's role) and the cluster DNS server, both fed by the API's stored Services and Endpoints",
+  },
   { name: 'cluster', folders: ['cluster'], role: 'the cluster node: joins a real kube-apiserver, mirrors pods, node status and leases' },
   { name: 'agent', folders: ['agent'], role: 'where the kubelet, its runtime and its servers are put together' },
   { name: 'cli', folders: ['cli'], role: 'the podvisor commands: flags, signals, output' },

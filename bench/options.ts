@@ -16,6 +16,7 @@ export const SCENARIOS = [
   'kube-api',
   'cluster',
   'containerd',
+  'service-proxy',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

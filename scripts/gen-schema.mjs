@@ -14,11 +14,14 @@ const typesDir = dirname(require.resolve('kubernetes-types/package.json'));
 const outFile = join(root, 'src/api/schema.generated.json');
 
 /** Modules read, by the key used in type names (`core/v1.Pod`). */
-const modules = ['core/v1', 'meta/v1', 'api/resource', 'apps/v1', 'batch/v1', 'runtime'];
+const modules = ['core/v1', 'meta/v1', 'api/resource', 'apps/v1', 'batch/v1', 'discovery/v1', 'runtime'];
 const roots = [
   'core/v1.Pod',
   'core/v1.ConfigMap',
   'core/v1.Secret',
+  'core/v1.Service',
+  'core/v1.Endpoints',
+  'discovery/v1.EndpointSlice',
   'apps/v1.Deployment',
   'apps/v1.ReplicaSet',
   'apps/v1.StatefulSet',

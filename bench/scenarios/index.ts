@@ -10,6 +10,7 @@ import { probeHistory } from './probe-history.js';
 import { probeLoad } from './probe-load.js';
 import { startup } from './startup.js';
 import { runtimeService } from './runtime-service.js';
+import { serviceProxy } from './service-proxy.js';
 import type { Scenario } from './types.js';
 
 export const scenarios: Record<ScenarioName, Scenario> = {
@@ -27,4 +28,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'agent-restart': (await import('./agent-restart.js')).agentRestart,
   'kube-api': (await import('./kube-api.js')).kubeApi,
   cluster: (await import('./cluster.js')).cluster,
+  'service-proxy': serviceProxy,
 };

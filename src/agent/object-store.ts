@@ -1,4 +1,4 @@
-// Kinds kept as plain objects (ConfigMaps, Secrets; any kind with an ObjectStrategy), written through
+// Kinds kept as plain objects (ConfigMaps, Secrets, Services; any kind with an ObjectStrategy), written through
 // the API: decoded, defaulted and validated per the kind's strategy as the API server does (400 for
 // unknown fields, 422 Invalid with causes), kept with resourceVersions and a watch history, and —
 // given a directory — persisted one file per object (atomic write, 0600) so an agent restart finds
@@ -25,6 +25,7 @@ import type {
   WritableObjectMeta,
 } from '../kubeapi/backend.js';
 import { objectStrategies } from '../kubeapi/strategies.js';
+import type { ServiceForEnv } from '../kuberuntime/envvars.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../http/status.js';
 import { syncDir, writeFileAtomic } from '../util/atomic-write.js';
 
@@ -160,8 +161,18 @@ export class ObjectStore implements ObjectsBackend {
     return { ...value, apiVersion: strategy.apiVersion, kind } as Stored;
   }
 
+  /** The kind's server-assigned fields (ClusterIPs, NodePorts), from what is stored; 422 when they conflict. */
+  private allocate(kind: string, obj: Stored, old: Stored | undefined): void {
+    const errs = this.strategy(kind).allocate?.(obj, old, this.list(kind).items) ?? [];
+    if (errs.length > 0) throw invalid(kind, obj.metadata.name, errs);
+  }
+
   list(kind: string): ListResult<KubeObject> {
-    const items = [...this.items.entries()].filter(([k]) => k.startsWith(`${kind}/`)).map(([, v]) => v);
+    // In key order (namespace, then name), as the API server lists from etcd.
+    const items = [...this.items.entries()]
+      .filter(([k]) => k.startsWith(`${kind}/`))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, v]) => v);
     return { items, resourceVersion: String(this.rv) };
   }
 
@@ -178,6 +189,7 @@ export class ObjectStore implements ObjectsBackend {
     });
     const { namespace = '', name } = obj.metadata;
     if (this.get(kind, namespace, name)) throw alreadyExists(strategy.resource, name);
+    this.allocate(kind, obj, undefined);
     obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (strategy.statusSubresource) {
@@ -202,6 +214,7 @@ export class ObjectStore implements ObjectsBackend {
     if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
     const errs = strategy.validateUpdate?.(obj, current) ?? [];
     if (errs.length > 0) throw invalid(kind, name, errs);
+    this.allocate(kind, obj, current);
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
     if (current.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
@@ -288,6 +301,11 @@ export class ObjectStore implements ObjectsBackend {
 
   secret(namespace: string, name: string): Secret | undefined {
     return this.get('Secret', namespace, name) as Secret | undefined;
+  }
+
+  /** The namespace's Services, for the pods' service-link variables. */
+  services(namespace: string): ServiceForEnv[] {
+    return this.list('Service').items.filter((s) => s.metadata?.namespace === namespace) as ServiceForEnv[];
   }
 }
 

@@ -24,6 +24,7 @@ import { PodConfig } from './pod-config.js';
 import type { AgentRuntime } from './runtime-connection.js';
 import { StandaloneAgent } from './standalone-agent.js';
 import { startReadinessNotifier, type StopNotifier } from './systemd-notify.js';
+import { defaultServiceNetwork, parseIpv4Range } from '../kubeapi/service-allocator.js';
 
 export interface StandaloneAgentConfig {
   rootDir: string;
@@ -47,6 +48,10 @@ export interface StandaloneAgentConfig {
   /** Re-read periods of the sources (the kubelet's fileCheckFrequency and httpCheckFrequency, 20 s). */
   fileCheckMs?: number;
   httpCheckMs?: number;
+  /** --service-cluster-ip-range (default 127.99.0.0/16). */
+  serviceClusterIPRange?: string;
+  /** --nodeport-addresses (default 127.0.0.1). */
+  nodePortAddresses?: string[];
 }
 
 export interface StandaloneAgentIO {
@@ -76,6 +81,8 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     runtime: connected.runtime,
     ...(connected.restart ? { restartRuntime: () => connected.restart!() } : {}),
     ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
+    serviceNetwork: { ...defaultServiceNetwork(), ...(cfg.serviceClusterIPRange ? { clusterIPRange: parseIpv4Range(cfg.serviceClusterIPRange) } : {}) },
+    ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
       staticPodURL: cfg.manifestURL ?? '',
@@ -99,6 +106,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     sendJSON(res, 202, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: 'the agent is stopping' });
     stopAsked.abort('agent stop');
   });
+  await agent.startServiceNetwork();
 
   const sources: Array<{ stop(): void }> = [];
   let listening: Listening | undefined;

@@ -1,10 +1,11 @@
 // The agent's settings, read from the values of its flags (as the kubelet's KubeletConfiguration is
 // read from its flags): runtime and CRI endpoint, root dir, node allocatable, the crash-loop back-off
-// cap, the pod pid limit and containerd's pod network. Every command that runs pods reads them here.
+// cap, the pod pid limit, containerd's pod network and the Services' network. Every command that runs pods reads them here.
 
 import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseQuantity } from '../api/quantity.js';
+import { parseIpv4, parseIpv4Range } from '../kubeapi/service-allocator.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../kubelet/admission.js';
 import { criTarget } from '../runtime/cri/proto.js';
 import { defaultRuntimeEndpoint } from '../runtime/process-runtime.js';
@@ -40,6 +41,10 @@ export interface AgentSettings {
   /** --runtime=containerd: the pod network to write, if any. */
   cniConfDir?: string;
   podCIDR?: string;
+  /** --service-cluster-ip-range: where Services' ClusterIPs come from (default 127.99.0.0/16, on the loopback). */
+  serviceClusterIPRange?: string;
+  /** --nodeport-addresses: where NodePorts listen (default 127.0.0.1). */
+  nodePortAddresses?: string[];
 }
 
 /** Where relative paths and the default root dir are resolved. */
@@ -115,6 +120,28 @@ export function maxRestartPeriodSetting(flags: FlagValues): number | undefined {
   return ms / 1000;
 }
 
+/** --service-cluster-ip-range and --nodeport-addresses, checked. */
+function serviceSettings(flags: FlagValues, settings: AgentSettings): void {
+  const range = flags['service-cluster-ip-range'];
+  if (range !== undefined && range !== '') {
+    try {
+      settings.serviceClusterIPRange = parseIpv4Range(String(range)).cidr;
+    } catch (err) {
+      throw invalid(range, 'service-cluster-ip-range', (err as Error).message);
+    }
+  }
+  const addrs = flags['nodeport-addresses'];
+  if (addrs !== undefined && addrs !== '') {
+    const list = String(addrs)
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
+    const bad = list.find((a) => parseIpv4(a) === undefined);
+    if (bad !== undefined) throw invalid(addrs, 'nodeport-addresses', `${bad} is not an IPv4 address`);
+    settings.nodePortAddresses = list;
+  }
+}
+
 /** The settings the agent flags decide; throws InvalidSettingError for a bad value. */
 export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentSettings {
   const runtime = runtimeSetting(flags);
@@ -132,6 +159,7 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
   const pids = podMaxPidsSetting(flags);
   if (pids !== undefined) settings.podPidsLimit = pids;
+  serviceSettings(flags, settings);
   const cniDir = flags['cni-conf-dir'];
   const cidr = flags['pod-cidr'];
   if (runtime !== 'containerd') {

@@ -19,6 +19,12 @@ import { startWorkloadControllers, type WorkloadControllers } from '../controlle
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
+import { objectStrategies, serviceStrategy } from '../kubeapi/strategies.js';
+import { defaultServiceNetwork, ServiceAllocator, type ServiceNetwork } from '../kubeapi/service-allocator.js';
+import { EndpointsController } from '../controllers/endpoints/controller.js';
+import { ServiceProxy } from '../proxy/service-proxy.js';
+import { ClusterDNS, resolvConfNameservers } from '../dns/server.js';
+import { readFileSync } from 'node:fs';
 import type { UpgradeHandler } from '../http/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { containersByState, kubeletMetrics, podProbeHistory, runningPods } from './node-view.js';
@@ -49,6 +55,10 @@ export interface StandaloneAgentOptions {
   housekeepingMs?: number;
   /** Called by housekeeping when the runtime does not answer: starts its service again, if the agent can. */
   restartRuntime?: () => Promise<void>;
+  /** Where Services' ClusterIPs and NodePorts come from (default: 127.99.0.0/16, 30000-32767). */
+  serviceNetwork?: ServiceNetwork;
+  /** Where NodePort Services listen (default 127.0.0.1). */
+  nodePortAddresses?: string[];
 }
 
 export class StandaloneAgent implements KubeletView {
@@ -60,6 +70,13 @@ export class StandaloneAgent implements KubeletView {
   readonly router = new Router();
   readonly usage: UsageCollector;
   readonly startedAt: number;
+  readonly serviceAllocator: ServiceAllocator;
+  /** Keeps Services' Endpoints and EndpointSlices from the pods' readiness. */
+  readonly endpointsController: EndpointsController;
+  /** Forwards Services' ports to Ready endpoints once started (startServiceProxy). */
+  readonly serviceProxy: ServiceProxy;
+  /** Answers <svc>.<ns>.svc.cluster.local once started (startServiceNetwork). */
+  readonly clusterDNS: ClusterDNS;
   private readonly metricsSet: AgentMetrics;
   private readonly probeRegistry = new Registry();
   private readonly opts: StandaloneAgentOptions;
@@ -78,8 +95,13 @@ export class StandaloneAgent implements KubeletView {
     this.startedAt = opts.clock.now();
     this.lastHousekeeping = this.startedAt;
     this.runtime = opts.runtime;
-    // ConfigMaps and Secrets applied through the API; pods' env and volumes resolve against them.
-    const objects = new ObjectStore({ dir: objectStoreDir(opts.rootDir), now: () => opts.clock.now() });
+    // ConfigMaps, Secrets and Services applied through the API; pods' env and volumes resolve against them.
+    this.serviceAllocator = new ServiceAllocator(opts.serviceNetwork ?? defaultServiceNetwork());
+    const objects = new ObjectStore({
+      dir: objectStoreDir(opts.rootDir),
+      now: () => opts.clock.now(),
+      kinds: [...objectStrategies, serviceStrategy(this.serviceAllocator)],
+    });
     this.kubelet = assembleKubelet({
       settings: {
         rootDir: opts.rootDir,
@@ -114,10 +136,40 @@ export class StandaloneAgent implements KubeletView {
       usage: this.usage,
       objects,
     });
+    this.endpointsController = new EndpointsController({ pods: this.backend, objects, logger: opts.logger });
+    this.endpointsController.start();
+    this.serviceProxy = new ServiceProxy({
+      objects,
+      clock: opts.clock,
+      logger: opts.logger,
+      ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
+    });
+    let hostResolvConf = '';
+    try {
+      hostResolvConf = readFileSync('/etc/resolv.conf', 'utf8');
+    } catch {
+      // no host resolvers: names outside the cluster domain are answered SERVFAIL
+    }
+    this.clusterDNS = new ClusterDNS({ objects, logger: opts.logger, clock: opts.clock, upstreams: resolvConfNameservers(hostResolvConf) });
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
     mountKubeApi(this.router, this.backend, { now: () => opts.clock.now() });
     this.router.useUpgrade(lazyStreaming(this.backend));
+  }
+
+  /**
+   * Starts the service proxy and the cluster DNS on the range's tenth address, port 53 (as kubeadm's
+   * 10.96.0.10); without the right to port 53 the DNS stays off, which the log says.
+   */
+  async startServiceNetwork(): Promise<void> {
+    this.serviceProxy.start();
+    const ip = this.serviceAllocator.dnsServiceIP();
+    try {
+      await this.clusterDNS.listen(ip, 53);
+      this.opts.logger.info('Cluster DNS listening', { address: `${ip}:53`, domain: this.clusterDNS.domain });
+    } catch (err) {
+      this.opts.logger.warn('Cluster DNS is off: it cannot listen', { address: `${ip}:53`, err: (err as Error).message });
+    }
   }
 
   // --- KubeletView ---
@@ -221,6 +273,9 @@ export class StandaloneAgent implements KubeletView {
   async stop(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.controllers?.stop();
+    this.endpointsController.stop();
+    this.serviceProxy.stop();
+    this.clusterDNS.close();
     this.registry.close();
     await this.kubelet.close();
   }

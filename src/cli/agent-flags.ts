@@ -53,6 +53,18 @@ export const agentFlagSpecs: FlagSpec[] = [
     usage: "Processes each pod may run, as the kubelet's podPidsLimit (-1 or unset: unlimited; needs root and cgroups).",
   },
   {
+    name: 'service-cluster-ip-range',
+    type: 'string',
+    valueName: 'CIDR',
+    usage: "Services' ClusterIPs are allocated from this IPv4 range (default 127.99.0.0/16: on the loopback, where the service proxy listens without root).",
+  },
+  {
+    name: 'nodeport-addresses',
+    type: 'string',
+    valueName: 'IPS',
+    usage: 'Comma-separated IPv4 addresses NodePort Services listen on (default 127.0.0.1; 0.0.0.0 for every interface).',
+  },
+  {
     name: 'container-runtime-endpoint',
     type: 'string',
     valueName: 'ENDPOINT',

@@ -152,6 +152,8 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
       fileCheckMs: Math.max(1000, durationFlag(parsed, 'file-check-frequency') ?? 20_000),
       httpCheckMs: Math.max(1000, durationFlag(parsed, 'http-check-frequency') ?? 20_000),
       version: podvisorVersion(),
+      ...(settings.serviceClusterIPRange ? { serviceClusterIPRange: settings.serviceClusterIPRange } : {}),
+      ...(settings.nodePortAddresses ? { nodePortAddresses: settings.nodePortAddresses } : {}),
       runtimeConfig: {
         containerRuntime: settings.runtime,
         containerRuntimeEndpoint: settings.runtimeEndpoint,

@@ -1,4 +1,4 @@
-// `podvisor get pods|events [NAME]`: kubectl get against the agent of the root dir. Tables come from
+// `podvisor get pods|events|svc|endpoints|endpointslices [NAME]`: kubectl get against the agent of the root dir. Tables come from
 // the server (as=Table, the printer the API serves kubectl with) and are rendered here as kubectl
 // renders them; -w follows the watch, one row per event.
 
@@ -18,12 +18,19 @@ const resourceNames: Record<string, { resource: CoreResource; kind: string; sing
   events: { resource: 'events', kind: 'Event', singular: 'event' },
   event: { resource: 'events', kind: 'Event', singular: 'event' },
   ev: { resource: 'events', kind: 'Event', singular: 'event' },
+  services: { resource: 'services', kind: 'Service', singular: 'service' },
+  service: { resource: 'services', kind: 'Service', singular: 'service' },
+  svc: { resource: 'services', kind: 'Service', singular: 'service' },
+  endpoints: { resource: 'endpoints', kind: 'Endpoints', singular: 'endpoints' },
+  ep: { resource: 'endpoints', kind: 'Endpoints', singular: 'endpoints' },
+  endpointslices: { resource: 'endpointslices', kind: 'EndpointSlice', singular: 'endpointslice' },
+  endpointslice: { resource: 'endpointslices', kind: 'EndpointSlice', singular: 'endpointslice' },
 };
 
 export const getCommand = defineCommand({
   name: 'get',
-  summary: 'List pods or events of the agent, as kubectl get prints them',
-  usage: 'podvisor get (pods|events) [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
+  summary: 'List pods, events, services, endpoints or endpointslices of the agent, as kubectl get prints them',
+  usage: 'podvisor get (pods|events|svc|endpoints|endpointslices) [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
   examples: [
     "podvisor get pods -o jsonpath='{.items[*].status.podIP}'",
     'podvisor get pods -o custom-columns=NAME:.metadata.name,IP:.status.podIP',
@@ -54,7 +61,8 @@ export const getCommand = defineCommand({
     namespaceFlag,
     rootDirFlag,
   ],
-  checkArgs: (args) => (args.length === 0 ? 'You must specify the type of resource to get. Choose from: pods, events' : undefined),
+  checkArgs: (args) =>
+    args.length === 0 ? 'You must specify the type of resource to get. Choose from: pods, events, services, endpoints, endpointslices' : undefined,
   run: (parsed, io) => withAgent(io, () => get(parsed, io)),
 });
 

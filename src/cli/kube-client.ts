@@ -8,11 +8,16 @@ import { NoAgentError, replyMessage, type AgentReply } from './agent-client.js';
 /** What kubectl sends to get a Table, falling back to plain JSON. */
 export const tableAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 
-export type CoreResource = 'pods' | 'events' | 'configmaps' | 'secrets';
+export type CoreResource = 'pods' | 'events' | 'configmaps' | 'secrets' | 'services' | 'endpoints' | 'endpointslices';
 
-/** `/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]`; no namespace = across all namespaces. */
+/** The resources outside the core group, with their group/version. */
+const groupVersions: Partial<Record<CoreResource, string>> = { endpointslices: 'discovery.k8s.io/v1' };
+
+/** `/api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]]` (`/apis/<group>/<version>/…` outside the core group); no namespace = across all namespaces. */
 export function apiPath(resource: CoreResource, ns: string | undefined, name?: string, sub?: string): string {
-  const base = ns === undefined ? '/api/v1' : `/api/v1/namespaces/${encodeURIComponent(ns)}`;
+  const gv = groupVersions[resource];
+  const root = gv ? `/apis/${gv}` : '/api/v1';
+  const base = ns === undefined ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
   return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
 }
 

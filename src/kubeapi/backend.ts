@@ -97,6 +97,11 @@ export interface ObjectStrategy {
   validate(obj: KubeObject): FieldError[];
   /** The rules of a change (immutability); empty when allowed. */
   validateUpdate?(next: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * Fills in what the server assigns from what is stored (a Service's ClusterIP and NodePorts: the
+   * registry's BeginCreate/BeginUpdate), after validation; old is the stored version on update.
+   */
+  allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
 }
 
 /** Kinds kept as plain objects (no lifecycle): ConfigMaps, Secrets and whatever has an ObjectStrategy. */

@@ -4,14 +4,27 @@
 // Upstream: the apiserver's per-group storage maps (pkg/registry/*/rest/storage_*.go).
 
 import { configMaps, secrets } from './kinds/config.js';
+import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { namespaces } from './kinds/namespaces.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
+import { services } from './kinds/services.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
 
-export const resourceTable: readonly ResourceDef[] = [configMaps, events, namespaces, pods, secrets, podMetricsResource, ...workloadResources];
+export const resourceTable: readonly ResourceDef[] = [
+  configMaps,
+  events,
+  namespaces,
+  pods,
+  secrets,
+  podMetricsResource,
+  ...workloadResources,
+  services,
+  endpoints,
+  endpointSlices,
+];
 
 export interface GroupVersions {
   group: string;

@@ -21,7 +21,16 @@ import {
 } from '../api/validation/apps.js';
 import { validateCronJob, validateJob, validateJobUpdate, withGeneratedSelector } from '../api/validation/batch.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
+import {
+  defaultService,
+  validateEndpoints,
+  validateEndpointSlice,
+  validateService,
+  validateServiceUpdate,
+  type ServiceLike,
+} from '../api/validation/service.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
+import type { ServiceAllocator } from './service-allocator.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
 function immutableContent(next: KubeObject, old: KubeObject): FieldError[] {
@@ -112,7 +121,49 @@ export const controllerRevisionStrategy: ObjectStrategy = {
   validateUpdate: (next, old) => validateControllerRevisionUpdate(next as ControllerRevision, old as ControllerRevision),
 };
 
-/** Every kind the agent's object store keeps. */
+/**
+ * Services (pkg/registry/core/service): defaults, validation, the ClusterIP and NodePorts from the
+ * allocator, and the status the host gives a LoadBalancer (its ingress address), set by the server.
+ */
+export function serviceStrategy(allocator: ServiceAllocator): ObjectStrategy {
+  return {
+    kind: 'Service',
+    resource: 'services',
+    apiVersion: 'v1',
+    namespaced: true,
+    schemaType: kindTypes.Service,
+    defaults: (o) => defaultService(o as ServiceLike) as KubeObject,
+    validate: (o) => validateService(o as ServiceLike),
+    validateUpdate: (next, old) => validateServiceUpdate(next as ServiceLike, old as ServiceLike),
+    allocate: (o, old, stored) => {
+      const svc = o as ServiceLike;
+      const errs = allocator.allocate(svc, old as ServiceLike | undefined, stored as ServiceLike[]);
+      svc.status = svc.spec?.type === 'LoadBalancer' ? { loadBalancer: { ingress: [{ ip: allocator.network.loadBalancerIP }] } } : { loadBalancer: {} };
+      return errs;
+    },
+  };
+}
+
+export const endpointsStrategy: ObjectStrategy = {
+  kind: 'Endpoints',
+  resource: 'endpoints',
+  apiVersion: 'v1',
+  namespaced: true,
+  schemaType: kindTypes.Endpoints,
+  validate: (o) => validateEndpoints(o as Parameters<typeof validateEndpoints>[0]),
+};
+
+export const endpointSliceStrategy: ObjectStrategy = {
+  kind: 'EndpointSlice',
+  resource: 'endpointslices',
+  apiVersion: 'discovery.k8s.io/v1',
+  namespaced: true,
+  schemaType: kindTypes.EndpointSlice,
+  validate: (o) => validateEndpointSlice(o as Parameters<typeof validateEndpointSlice>[0]),
+};
+
+
+/** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
   secretStrategy,
@@ -123,4 +174,6 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   controllerRevisionStrategy,
   jobStrategy,
   cronJobStrategy,
+  endpointsStrategy,
+  endpointSliceStrategy,
 ];

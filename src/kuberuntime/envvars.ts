@@ -17,6 +17,14 @@ export class ContainerConfigError extends Error {
 export interface ObjectLookup {
   configMap(namespace: string, name: string): ConfigMap | undefined;
   secret(namespace: string, name: string): Secret | undefined;
+  /** The Services of a namespace, for the service-link variables (none when the node keeps none). */
+  services?(namespace: string): readonly ServiceForEnv[];
+}
+
+/** What the service-link variables read of a Service. */
+export interface ServiceForEnv {
+  metadata?: { name?: string; namespace?: string };
+  spec?: { clusterIP?: string; ports?: ReadonlyArray<{ name?: string; port: number; protocol?: string }> };
 }
 
 /** What the kubelet substitutes for unset limits in resourceFieldRef (its node allocatable). */
@@ -145,11 +153,45 @@ export function checkExecSize(env: ReadonlyMap<string, string>, argv: readonly s
 
 // --- makeEnvironmentVariables ---
 
+/** makeEnvVariableName: upper case, `-` as `_`. */
+const envName = (s: string) => s.replace(/-/g, '_').toUpperCase();
+
+/**
+ * The service-link variables of a pod (the kubelet's getServiceEnvVarMap and envvars.FromServices):
+ * for each Service of the pod's namespace with a ClusterIP, {SVC}_SERVICE_HOST, {SVC}_SERVICE_PORT,
+ * {SVC}_SERVICE_PORT_{NAME} per named port and the Docker-link variables ({SVC}_PORT,
+ * {SVC}_PORT_{port}_{PROTO}[_PROTO|_PORT|_ADDR]); none when enableServiceLinks is false.
+ */
+export function serviceEnvVars(pod: Pod, lookup: ObjectLookup): Map<string, string> {
+  const env = new Map<string, string>();
+  if (pod.spec?.enableServiceLinks === false || !lookup.services) return env;
+  for (const svc of lookup.services(pod.metadata?.namespace || 'default')) {
+    const ip = svc.spec?.clusterIP;
+    const ports = svc.spec?.ports ?? [];
+    if (!ip || ip === 'None' || ports.length === 0) continue;
+    const prefix = envName(svc.metadata?.name ?? '');
+    env.set(`${prefix}_SERVICE_HOST`, ip);
+    env.set(`${prefix}_SERVICE_PORT`, String(ports[0]!.port));
+    for (const p of ports) if (p.name) env.set(`${prefix}_SERVICE_PORT_${envName(p.name)}`, String(p.port));
+    ports.forEach((p, i) => {
+      const proto = (p.protocol || 'TCP').toLowerCase();
+      const url = `${proto}://${ip}:${p.port}`;
+      if (i === 0) env.set(`${prefix}_PORT`, url);
+      const portPrefix = `${prefix}_PORT_${p.port}_${proto.toUpperCase()}`;
+      env.set(portPrefix, url);
+      env.set(`${portPrefix}_PROTO`, proto);
+      env.set(`${portPrefix}_PORT`, String(p.port));
+      env.set(`${portPrefix}_ADDR`, ip);
+    });
+  }
+  return env;
+}
+
 /**
  * The container's variables in order: envFrom sources (in order, later ones overriding, prefixed),
  * then env entries (overriding; values expanded against everything defined before them). A name
- * defined twice keeps its first position. Service-link variables (`KUBERNETES_SERVICE_HOST`, …)
- * are not added: there is no API server and there are no Services on this node.
+ * defined twice keeps its first position. Then the service-link variables of the Services that
+ * exist when the container starts (serviceEnvVars), which `$(VAR)` references may also name.
  */
 export function makeEnvironmentVariables(input: EnvironmentInput): Map<string, string> {
   const { pod, container, lookup } = input;
@@ -196,12 +238,15 @@ export function makeEnvironmentVariables(input: EnvironmentInput): Map<string, s
     }
   }
 
-  const mapping = mappingFuncFor(env);
+  const services = serviceEnvVars(pod, lookup);
+  const mapping = mappingFuncFor(env, services);
   for (const ev of container.env ?? []) {
     const value = resolveEnvVar(ev, input, mapping, getConfigMap, getSecret);
     if (value === undefined) continue;
     env.set(ev.name, value);
   }
+  // The service variables come last, where the container defines none of the same name.
+  for (const [k, v] of services) if (!env.has(k)) env.set(k, v);
   return env;
 }
 

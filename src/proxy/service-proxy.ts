@@ -1,0 +1,157 @@
+// The service proxy of the agent (the role kube-proxy plays, in its userspace mode): it watches the
+// stored Services and Endpoints and, for every port of a Service with a ClusterIP, listens on
+// <clusterIP>:<port>, on each NodePort address for NodePorts, and on the LoadBalancer address for
+// LoadBalancer Services, forwarding each connection (TCP) or flow (UDP) to a Ready endpoint, round
+// robin. No root is needed: the default ClusterIP range lies inside 127.0.0.0/8, which Linux routes
+// to the loopback as a whole. Upstream: pkg/proxy/userspace (proxier.go, roundrobin.go).
+
+import type { ServiceLike, ServicePortLike } from '../api/validation/service.js';
+import type { KubeObject, ObjectsBackend, Storage, Watch, WatchEvent } from '../kubeapi/backend.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { RoundRobin, type Endpoint } from './balancer.js';
+import { TcpListener } from './tcp-listener.js';
+import { UdpListener } from './udp-listener.js';
+
+export interface ServiceProxyDeps {
+  objects: ObjectsBackend;
+  clock: Clock;
+  logger: Logger;
+  /** Where NodePorts listen (default 127.0.0.1). */
+  nodePortAddresses?: readonly string[];
+}
+
+interface EndpointsObject extends KubeObject {
+  subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }>;
+}
+
+interface Listening {
+  /** The service port it serves (`ns/name:port/protocol`). */
+  portKey: string;
+  listener: TcpListener | UdpListener;
+}
+
+const keyOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+const portKeyOf = (svcKey: string, p: ServicePortLike) => `${svcKey}:${p.port}/${p.protocol ?? 'TCP'}`;
+
+/** The addresses a service port listens on: protocol, address and port. */
+export function serviceListenAddresses(svc: ServiceLike, p: ServicePortLike, nodePortAddresses: readonly string[]): Array<[string, string, number]> {
+  const spec = svc.spec ?? {};
+  const proto = p.protocol ?? 'TCP';
+  if (spec.type === 'ExternalName' || !spec.clusterIP || spec.clusterIP === 'None') return [];
+  const out: Array<[string, string, number]> = [[proto, spec.clusterIP, p.port]];
+  for (const ip of spec.externalIPs ?? []) out.push([proto, ip, p.port]);
+  if (p.nodePort && (spec.type === 'NodePort' || spec.type === 'LoadBalancer')) for (const a of nodePortAddresses) out.push([proto, a, p.nodePort]);
+  if (spec.type === 'LoadBalancer') for (const i of svc.status?.loadBalancer?.ingress ?? []) if (i.ip) out.push([proto, i.ip, p.port]);
+  return out;
+}
+
+/** A service port's Ready endpoints: the addresses (never notReadyAddresses) with the port of the same name. */
+export function readyEndpoints(ep: EndpointsObject | undefined, p: ServicePortLike): Endpoint[] {
+  const out: Endpoint[] = [];
+  for (const s of ep?.subsets ?? []) {
+    const port = (s.ports ?? []).find((x) => (x.name ?? '') === (p.name ?? '') && (x.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
+    if (!port) continue;
+    for (const a of s.addresses ?? []) out.push({ ip: a.ip, port: port.port });
+  }
+  return out;
+}
+
+export class ServiceProxy {
+  private readonly services = new Map<string, ServiceLike & KubeObject>();
+  private readonly endpoints = new Map<string, EndpointsObject>();
+  private readonly balancers = new Map<string, RoundRobin>();
+  private readonly listeners = new Map<string, Listening>();
+  private readonly watches: Watch[] = [];
+  private readonly nodePortAddresses: readonly string[];
+
+  constructor(private readonly deps: ServiceProxyDeps) {
+    this.nodePortAddresses = deps.nodePortAddresses ?? ['127.0.0.1'];
+  }
+
+  start(): void {
+    const storage = (kind: string): Storage => {
+      const s = this.deps.objects.storage(kind);
+      if (!s?.watch) throw new Error(`service proxy: the object store does not keep ${kind}`);
+      return s;
+    };
+    this.watches.push(
+      storage('Endpoints').watch!('', (ev) => this.onEndpoints(ev as WatchEvent<EndpointsObject>)),
+      storage('Service').watch!('', (ev) => this.onService(ev as WatchEvent<ServiceLike & KubeObject>)),
+    );
+  }
+
+  stop(): void {
+    for (const w of this.watches.splice(0)) w.stop();
+    for (const l of this.listeners.values()) l.listener.close();
+    this.listeners.clear();
+  }
+
+  /** Where the proxy listens now, as `PROTO address:port` (for status and tests). */
+  listening(): string[] {
+    return [...this.listeners.keys()];
+  }
+
+  private onService(ev: WatchEvent<ServiceLike & KubeObject>): void {
+    const k = keyOf(ev.object);
+    if (ev.type === 'DELETED') this.services.delete(k);
+    else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.services.set(k, ev.object);
+    else return;
+    this.sync(k);
+  }
+
+  private onEndpoints(ev: WatchEvent<EndpointsObject>): void {
+    const k = keyOf(ev.object);
+    if (ev.type === 'DELETED') this.endpoints.delete(k);
+    else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.endpoints.set(k, ev.object);
+    else return;
+    this.syncEndpoints(k);
+  }
+
+  private balancer(portKey: string): RoundRobin {
+    let b = this.balancers.get(portKey);
+    if (!b) this.balancers.set(portKey, (b = new RoundRobin(this.deps.clock)));
+    return b;
+  }
+
+  private syncEndpoints(svcKey: string): void {
+    const svc = this.services.get(svcKey);
+    for (const p of svc?.spec?.ports ?? []) this.balancer(portKeyOf(svcKey, p)).setEndpoints(readyEndpoints(this.endpoints.get(svcKey), p));
+  }
+
+  private sync(svcKey: string): void {
+    const svc = this.services.get(svcKey);
+    const wanted = new Map<string, { portKey: string; proto: string; ip: string; port: number }>();
+    for (const p of svc?.spec?.ports ?? []) {
+      const portKey = portKeyOf(svcKey, p);
+      const b = this.balancer(portKey);
+      b.setAffinity(svc?.spec?.sessionAffinity === 'ClientIP' ? (svc.spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? 10800) : 0);
+      for (const [proto, ip, port] of serviceListenAddresses(svc!, p, this.nodePortAddresses))
+        wanted.set(`${proto} ${ip}:${port}`, { portKey, proto, ip, port });
+    }
+    for (const k of [...this.balancers.keys()]) if (k.startsWith(`${svcKey}:`) && ![...wanted.values()].some((w) => w.portKey === k)) this.balancers.delete(k);
+    for (const [addr, l] of [...this.listeners]) {
+      if (!l.portKey.startsWith(`${svcKey}:`) || wanted.get(addr)?.portKey === l.portKey) continue;
+      l.listener.close();
+      this.listeners.delete(addr);
+    }
+    for (const [addr, w] of wanted) {
+      const owner = this.listeners.get(addr);
+      if (owner) {
+        if (owner.portKey !== w.portKey)
+          this.deps.logger.warn('Service port already served by another service', { address: addr, service: svcKey, owner: owner.portKey });
+        continue;
+      }
+      const pick = () => this.balancer(w.portKey);
+      const listener =
+        w.proto === 'UDP' ? new UdpListener(w.ip, w.port, pick, this.deps.clock) : w.proto === 'TCP' ? new TcpListener(w.ip, w.port, pick) : undefined;
+      if (!listener) continue;
+      this.listeners.set(addr, { portKey: w.portKey, listener });
+      listener.listen().catch((err: Error) => {
+        if (this.listeners.get(addr)?.listener === listener) this.listeners.delete(addr);
+        this.deps.logger.warn('The service proxy cannot listen', { address: addr, service: svcKey, err: err.message });
+      });
+    }
+    this.syncEndpoints(svcKey);
+  }
+}
