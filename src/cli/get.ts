@@ -30,7 +30,8 @@ const resourceNames: Record<string, { resource: CoreResource; kind: string; sing
 export const getCommand = defineCommand({
   name: 'get',
   summary: 'List pods, events, services, endpoints or endpointslices of the agent, as kubectl get prints them',
-  usage: 'podvisor get (pods|events|svc|endpoints|endpointslices) [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
+  usage:
+    'podvisor get (pods|events|svc|endpoints|endpointslices) [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
   examples: [
     "podvisor get pods -o jsonpath='{.items[*].status.podIP}'",
     'podvisor get pods -o custom-columns=NAME:.metadata.name,IP:.status.podIP',

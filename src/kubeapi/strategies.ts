@@ -162,7 +162,6 @@ export const endpointSliceStrategy: ObjectStrategy = {
   validate: (o) => validateEndpointSlice(o as Parameters<typeof validateEndpointSlice>[0]),
 };
 
-
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
