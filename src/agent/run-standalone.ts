@@ -106,6 +106,9 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     sendJSON(res, 202, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', message: 'the agent is stopping' });
     stopAsked.abort('agent stop');
   });
+  // SIGTERM/SIGINT end it the same way. A listener of its own on the command's signal (AbortSignal.any
+  // adds none), which is also how the command line knows the agent stops gracefully.
+  io.signal?.addEventListener('abort', () => stopAsked.abort(io.signal?.reason), { once: true });
   await agent.startServiceNetwork();
 
   const sources: Array<{ stop(): void }> = [];
@@ -227,7 +230,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     // Under a Type=notify unit: READY=1 once the pods gathered at start are Ready.
     stopNotifier = startReadinessNotifier({ socket: process.env.NOTIFY_SOCKET, given: agent.pods(), pods: () => agent.pods(), clock, logger: log });
 
-    await serveUntilAborted(io.signal ? AbortSignal.any([io.signal, stopAsked.signal]) : stopAsked.signal, log);
+    await serveUntilAborted(stopAsked.signal, log);
   } catch (err) {
     code = reportFailure(err, 'Agent failed', io.stderr, log);
   } finally {
