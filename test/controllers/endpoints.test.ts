@@ -79,15 +79,22 @@ test('Endpoints and EndpointSlices list Ready pods, follow readiness, resolve na
   assert.deepEqual(Object.keys(a.targetRef).sort(), ['kind', 'name', 'namespace', 'uid']);
   assert.equal(subsets.find((s) => s.addresses)!.ports[0]!.name, 'web');
 
-  r = await call(sock, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dep');
-  assert.equal(r.status, 200, r.body);
-  const slices = r.json().items as Array<{ addressType: string; endpoints: Array<{ targetRef: { name: string }; conditions: Record<string, boolean> }> }>;
-  assert.equal(slices.length, 2, 'one slice per set of resolved ports');
-  const cond = Object.fromEntries(slices.flatMap((s) => s.endpoints.map((e) => [e.targetRef.name, e.conditions])));
-  assert.deepEqual(cond, {
+  // The slices are written by their own controller: awaited, not read the moment the Endpoints are.
+  type Slice = { addressType: string; endpoints: Array<{ targetRef: { name: string }; conditions: Record<string, boolean> }> };
+  const expected = {
     'ep-a': { ready: true, serving: true, terminating: false },
     'ep-b': { ready: false, serving: false, terminating: false },
+  };
+  const conditionsOf = (slices: Slice[]) => Object.fromEntries(slices.flatMap((s) => s.endpoints.map((e) => [e.targetRef.name, e.conditions])));
+  let slices: Slice[] = [];
+  await waitFor('the EndpointSlices with ep-a ready and ep-b not', async () => {
+    r = await call(sock, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dep');
+    assert.equal(r.status, 200, r.body);
+    slices = r.json().items as Slice[];
+    return JSON.stringify(conditionsOf(slices)) === JSON.stringify(expected);
   });
+  assert.equal(slices.length, 2, 'one slice per set of resolved ports');
+  assert.deepEqual(conditionsOf(slices), expected);
   assert.ok(slices.every((s) => s.addressType === 'IPv4'));
 
   // Readiness flips: the Endpoints follow within a second of the pod's Ready condition.
