@@ -5,6 +5,7 @@
 // both go with the Service.
 
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -91,7 +92,7 @@ test('Endpoints and EndpointSlices list Ready pods, follow readiness, resolve na
     r = await call(sock, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dep');
     assert.equal(r.status, 200, r.body);
     slices = r.json().items as Slice[];
-    return JSON.stringify(conditionsOf(slices)) === JSON.stringify(expected);
+    return isDeepStrictEqual(conditionsOf(slices), expected);
   });
   assert.equal(slices.length, 2, 'one slice per set of resolved ports');
   assert.deepEqual(conditionsOf(slices), expected);
