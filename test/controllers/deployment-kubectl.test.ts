@@ -4,31 +4,14 @@
 // first ReplicaSet, `scale`, and `delete` taking the ReplicaSets and pods with it.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { test } from 'node:test';
+import { useKubectlAgent } from '../fixtures/kubectl-agent.js';
 import { kubectl, kubectlPath, waitFor } from '../kubeapi/harness.js';
 
 const skip = kubectlPath ? false : 'kubectl is not installed';
-let dir: { path: string; remove(): Promise<void> };
-let root: string;
-let agent: CliProcess | undefined;
-
-before(async () => {
-  if (skip) return;
-  dir = await tempDir();
-  root = join(dir.path, 'root');
-  agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
-  await agent.waitFor('stderr', /podvisor agent started/);
-});
-
-after(async () => {
-  if (!agent) return;
-  if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
-  await agent.exited;
-  await dir.remove();
-});
+const env = useKubectlAgent(skip);
 
 const deployment = (image: string) => `apiVersion: apps/v1
 kind: Deployment
@@ -44,10 +27,8 @@ spec:
 `;
 
 test('a Deployment rolls out, updates, rolls back, scales and is deleted with its ReplicaSets and pods', { skip }, async (t) => {
-  const d = mkdtempSync(join(dir.path, 'kubectl-'));
-  t.after(() => rmSync(d, { recursive: true, force: true }));
-  const a = { kubeconfig: join(root, 'kubeconfig'), dir: d };
-  const file = join(dir.path, 'web.yaml');
+  const a = env.api(t);
+  const file = join(env.dir, 'web.yaml');
   writeFileSync(file, deployment('busybox'));
   let r = await kubectl(a, ['apply', '-f', file]);
   assert.equal(r.code, 0, r.stderr);

@@ -3,37 +3,14 @@
 // JOB_COMPLETION_INDEX, and a failing Job marked Failed with BackoffLimitExceeded after its retries.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { test } from 'node:test';
+import { useKubectlAgent } from '../fixtures/kubectl-agent.js';
 import { kubectl, kubectlPath } from '../kubeapi/harness.js';
 
 const skip = kubectlPath ? false : 'kubectl is not installed';
-let dir: { path: string; remove(): Promise<void> };
-let root: string;
-let agent: CliProcess | undefined;
-
-before(async () => {
-  if (skip) return;
-  dir = await tempDir();
-  root = join(dir.path, 'root');
-  agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
-  await agent.waitFor('stderr', /podvisor agent started/);
-});
-
-after(async () => {
-  if (!agent) return;
-  if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
-  await agent.exited;
-  await dir.remove();
-});
-
-function api(t: { after(fn: () => void): void }): { kubeconfig: string; dir: string } {
-  const d = mkdtempSync(join(dir.path, 'kubectl-'));
-  t.after(() => rmSync(d, { recursive: true, force: true }));
-  return { kubeconfig: join(root, 'kubeconfig'), dir: d };
-}
+const env = useKubectlAgent(skip);
 
 const job = (name: string, script: string, extra = '') => `apiVersion: batch/v1
 kind: Job
@@ -47,14 +24,14 @@ ${extra}  template:
 `;
 
 async function apply(a: { kubeconfig: string; dir: string }, name: string, body: string): Promise<void> {
-  const file = join(dir.path, `${name}.yaml`);
+  const file = join(env.dir, `${name}.yaml`);
   writeFileSync(file, body);
   const r = await kubectl(a, ['apply', '-f', file]);
   assert.equal(r.code, 0, r.stderr);
 }
 
 test('kubectl wait --for=condition=complete on a Job of two completions', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   await apply(a, 'twice', job('twice', 'echo done', '  completions: 2\n'));
   let r = await kubectl(a, ['wait', '--for=condition=complete', 'job/twice', '--timeout=60s']);
   assert.equal(r.code, 0, r.stderr);
@@ -69,7 +46,7 @@ test('kubectl wait --for=condition=complete on a Job of two completions', { skip
 });
 
 test('an Indexed Job gives each pod its JOB_COMPLETION_INDEX', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   await apply(a, 'indexed', job('indexed', 'echo index=$JOB_COMPLETION_INDEX', '  completions: 3\n  parallelism: 3\n  completionMode: Indexed\n'));
   let r = await kubectl(a, ['wait', '--for=condition=complete', 'job/indexed', '--timeout=60s']);
   assert.equal(r.code, 0, r.stderr);
@@ -80,7 +57,7 @@ test('an Indexed Job gives each pod its JOB_COMPLETION_INDEX', { skip }, async (
 });
 
 test('a failing Job is Failed with BackoffLimitExceeded once its retries are spent', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   await apply(a, 'broken', job('broken', 'exit 3', '  backoffLimit: 1\n'));
   let r = await kubectl(a, ['wait', '--for=condition=failed', 'job/broken', '--timeout=90s']);
   assert.equal(r.code, 0, r.stderr);

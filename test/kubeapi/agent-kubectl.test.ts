@@ -5,43 +5,19 @@
 // has its own discovery cache dir.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
+import { test } from 'node:test';
+import { useKubectlAgent } from '../fixtures/kubectl-agent.js';
 import { manifestYaml, pod, shell } from '../fixtures/pods.js';
 import { kubectl, kubectlPath, kubectlSpawn, waitFor } from './harness.js';
 
 const skip = kubectlPath ? false : 'kubectl is not installed';
-let dir: { path: string; remove(): Promise<void> };
-let root: string;
-let agent: CliProcess | undefined;
-
-before(async () => {
-  if (skip) return;
-  dir = await tempDir();
-  root = join(dir.path, 'root');
-  agent = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
-  await agent.waitFor('stderr', /podvisor agent started/);
-});
-
-after(async () => {
-  if (!agent) return;
-  if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
-  await agent.exited;
-  await dir.remove();
-});
-
-/** The agent's kubeconfig with a discovery cache of the test's own. */
-function api(t: { after(fn: () => void): void }): { kubeconfig: string; dir: string } {
-  const d = mkdtempSync(join(dir.path, 'kubectl-'));
-  t.after(() => rmSync(d, { recursive: true, force: true }));
-  return { kubeconfig: join(root, 'kubeconfig'), dir: d };
-}
+const env = useKubectlAgent(skip);
 
 function manifest(name: string, body: string): string {
-  const file = join(dir.path, `${name}.yaml`);
+  const file = join(env.dir, `${name}.yaml`);
   writeFileSync(file, body);
   return file;
 }
@@ -54,7 +30,7 @@ async function runningPod(a: { kubeconfig: string; dir: string }, name: string):
 }
 
 test('kubectl apply (created, configured, unchanged), get, logs, exec exit code, delete', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   let r = await kubectl(a, ['apply', '-f', manifest('web', podYaml('web', 'echo hello; exec sleep 300'))]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /pod\/web created/);
@@ -86,7 +62,7 @@ test('kubectl apply (created, configured, unchanged), get, logs, exec exit code,
 });
 
 test('kubectl create twice: AlreadyExists', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   const file = manifest('once', podYaml('once', 'exec sleep 300'));
   let r = await kubectl(a, ['create', '-f', file]);
   assert.equal(r.code, 0, r.stderr);
@@ -98,7 +74,7 @@ test('kubectl create twice: AlreadyExists', { skip }, async (t) => {
 });
 
 test('kubectl create configmap, get, delete (waits on the configmaps watch)', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   let r = await kubectl(a, ['create', 'configmap', 'settings', '--from-literal=MODE=fast']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /configmap\/settings created/);
@@ -110,7 +86,7 @@ test('kubectl create configmap, get, delete (waits on the configmaps watch)', { 
 });
 
 test('kubectl get pods -w sees ADDED, MODIFIED and DELETED', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   const watch = kubectlSpawn(a, ['get', 'pods', '-w', '--output-watch-events', '-l', 'app=watched']);
   try {
     // The watch starts after its (empty) list; give it the discovery round first.
@@ -128,7 +104,7 @@ test('kubectl get pods -w sees ADDED, MODIFIED and DELETED', { skip }, async (t)
 });
 
 test('kubectl logs -f follows new lines', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   assert.equal(
     (await kubectl(a, ['apply', '-f', manifest('ticker', podYaml('ticker', 'i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.2; done'))])).code,
     0,
@@ -146,7 +122,7 @@ test('kubectl logs -f follows new lines', { skip }, async (t) => {
 });
 
 test('kubectl port-forward carries a real HTTP request; kubectl top pod', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   const free = async () => {
     const s = createServer();
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -182,7 +158,7 @@ test('kubectl port-forward carries a real HTTP request; kubectl top pod', { skip
 });
 
 test('kubectl get -o wide and -A, describe, get events, logs --previous of a restarted container', { skip }, async (t) => {
-  const a = api(t);
+  const a = env.api(t);
   // Each run prints its start, then fails after a moment: a restart with a previous log.
   let r = await kubectl(a, ['apply', '-f', manifest('flaky', podYaml('flaky', 'echo run $(date +%s%N); sleep 1; exit 2'))]);
   assert.equal(r.code, 0, r.stderr);
