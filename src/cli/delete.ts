@@ -2,8 +2,8 @@
 // pod stops gracefully (--grace-period overrides its own; --now is 1 s, 0 kills at once); the command
 // prints `pod "web" deleted` and, unless --wait=false, returns once the pod is gone.
 
-import { defaultNodeName, loadManifests } from '../config/load.js';
 import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './args.js';
+import { loadNamedManifests } from './validate.js';
 import { agentRequest } from './agent-client.js';
 import { durationFlag } from './duration.js';
 import { apiPath, namespaceFlag, serverErrorText, withAgent, withQuery, type CoreResource } from './kube-client.js';
@@ -65,13 +65,7 @@ async function targetsOf(parsed: ParsedArgs, io: CommandIO): Promise<Target[] | 
         'delete',
       );
     try {
-      const loaded = await loadManifests(files, {
-        stdin: () => io.stdin,
-        cwd: io.cwd,
-        validate: 'ignore',
-        nodeName: defaultNodeName(),
-        recursive: parsed.flags.recursive === true,
-      });
+      const loaded = await loadNamedManifests(files, parsed, io);
       const of = (resource: CoreResource, objs: Array<{ metadata?: { name?: string; namespace?: string } }>) =>
         objs.map((o) => ({ resource, ns: o.metadata?.namespace ?? ns, name: o.metadata?.name ?? '' }));
       return [...of('pods', loaded.pods), ...of('configmaps', loaded.configMaps), ...of('secrets', loaded.secrets)];

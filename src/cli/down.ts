@@ -4,13 +4,12 @@
 
 import type { Pod } from '../api/types.js';
 import { configSourceAnnotation } from '../api/defaults.js';
-import { defaultNodeName, loadManifests } from '../config/load.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { durationFlag } from './duration.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { AgentGoneError, agentRequest, agentRunning, NoAgentError, replyMessage, stopAgent } from './agent-client.js';
 import { reportLoadError } from './output.js';
-import { manifestFlags } from './validate.js';
+import { loadNamedManifests, manifestFlags } from './validate.js';
 
 export const downCommand = defineCommand({
   name: 'down',
@@ -80,13 +79,7 @@ async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let targets: Array<{ ns: string; name: string }>;
   try {
     if (files.length > 0) {
-      const loaded = await loadManifests(files, {
-        stdin: () => io.stdin,
-        cwd: io.cwd,
-        validate: 'ignore',
-        recursive: parsed.flags.recursive === true,
-        nodeName: defaultNodeName(),
-      });
+      const loaded = await loadNamedManifests(files, parsed, io);
       targets = loaded.pods.map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
     } else {
       const list = await agentRequest(rootDir, 'GET', '/api/v1/pods');

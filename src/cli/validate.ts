@@ -2,7 +2,7 @@
 // reports the result without starting anything.
 
 import { defineCommand, usageFailure, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
-import { loadManifests, validateModes, type LoadedManifests, type LoadOptions, type ValidateMode } from '../config/load.js';
+import { defaultNodeName, loadManifests, validateModes, type LoadedManifests, type LoadOptions, type ValidateMode } from '../config/load.js';
 import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
 import { validateForProcessRuntime } from '../runtime/process-runtime.js';
 
@@ -43,6 +43,20 @@ export async function loadFlaggedManifests(
   } catch (err) {
     return reportLoadError(err, io.stderr);
   }
+}
+
+/**
+ * The objects the manifests of -f (and -R) name, read without validation: what `delete`, `down` and
+ * `wait` act on by namespace and name. Throws what the loader throws (see reportLoadError).
+ */
+export function loadNamedManifests(files: readonly string[], parsed: ParsedArgs, io: CommandIO): Promise<LoadedManifests> {
+  return loadManifests(files, {
+    stdin: () => io.stdin,
+    cwd: io.cwd,
+    validate: 'ignore',
+    recursive: parsed.flags.recursive === true,
+    nodeName: defaultNodeName(),
+  });
 }
 
 /** The usage error of a command that reads manifests and was given none. */

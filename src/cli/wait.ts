@@ -3,7 +3,6 @@
 // pod cannot get there (with its reason, last warning and log tail) instead of waiting out --timeout.
 
 import type { Pod } from '../api/types.js';
-import { defaultNodeName, loadManifests } from '../config/load.js';
 import { parseWaitFor, type WaitTarget } from '../kubelet/wait-engine.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest } from './agent-client.js';
@@ -12,7 +11,7 @@ import { apiPath, namespaceFlag, serverErrorText, withAgent, withQuery } from '.
 import { reportLoadError } from './output.js';
 import { waitForPods, type WaitedPod } from './pod-waiter.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
-import { manifestFlags } from './validate.js';
+import { loadNamedManifests, manifestFlags } from './validate.js';
 
 export const waitCommand = defineCommand({
   name: 'wait',
@@ -90,13 +89,7 @@ async function waitPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let pods: WaitedPod[];
   if (files.length > 0) {
     try {
-      const loaded = await loadManifests(files, {
-        stdin: () => io.stdin,
-        cwd: io.cwd,
-        validate: 'ignore',
-        recursive: parsed.flags.recursive === true,
-        nodeName: defaultNodeName(),
-      });
+      const loaded = await loadNamedManifests(files, parsed, io);
       pods = loaded.pods.map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
     } catch (err) {
       return reportLoadError(err, io.stderr);
