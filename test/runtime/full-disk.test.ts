@@ -16,16 +16,25 @@ import { containerConfig, isAlive, sandboxConfig, waitFor } from './helpers.js';
 
 const mainJs = fileURLToPath(new URL('../../src/cli/launch.cjs', import.meta.url));
 
-/** Live processes whose working directory is under dir. */
+/** Live processes whose working directory, or any open file, is under dir: what keeps a mount busy. */
 function processesUnder(dir: string): number[] {
   const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+  const under = (link: string): boolean => {
     try {
-      if (readlinkSync(`/proc/${name}/cwd`).startsWith(dir)) out.push(Number(name));
+      return readlinkSync(link).startsWith(dir);
+    } catch {
+      return false; // gone, or not ours to read
+    }
+  };
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${name}/fd`);
     } catch {
       // gone, or not ours to read
     }
+    if (under(`/proc/${name}/cwd`) || fds.some((fd) => under(`/proc/${name}/fd/${fd}`))) out.push(Number(name));
   }
   return out;
 }
@@ -75,7 +84,7 @@ test('a full disk: the runtime service keeps serving, refuses new sandboxes clea
 
     await client.stopContainer(id, 0);
     await client.removePodSandbox(sb);
-    await waitFor('nothing of the pod runs', () => processesUnder(root).length === 0);
+    await waitFor('nothing of the pod runs', () => processesUnder(root).every((pid) => pid === startedPid));
     assert.deepEqual(
       (await client.listPodSandbox()).map((s) => s.metadata.name),
       [],
@@ -83,7 +92,7 @@ test('a full disk: the runtime service keeps serving, refuses new sandboxes clea
     );
   } finally {
     await client.close();
-    for (const p of [...processesUnder(root), ...(startedPid ? [startedPid] : [])]) {
+    for (const p of [...processesUnder(mnt), ...(startedPid ? [startedPid] : [])]) {
       try {
         process.kill(p, 'SIGKILL');
       } catch {
@@ -91,7 +100,16 @@ test('a full disk: the runtime service keeps serving, refuses new sandboxes clea
       }
     }
     await waitFor('nothing holds the tmpfs', () => processesUnder(mnt).length === 0 && !isAlive(startedPid ?? 0));
-    execFileSync('umount', [mnt]);
+    // The kernel drops the last references of exited processes to a mount a moment after they are
+    // gone (deferred fput/mntput), so an unmount right after them may still find it busy.
+    await waitFor('the tmpfs unmounts', () => {
+      try {
+        execFileSync('umount', [mnt], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    });
     rmSync(mnt, { recursive: true, force: true });
   }
 });
