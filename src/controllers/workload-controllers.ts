@@ -10,6 +10,7 @@ import { DeploymentController } from './deployment.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
 import { ReplicaSetController } from './replicaset.js';
+import { StatefulSetController } from './statefulset.js';
 
 export interface WorkloadControllers {
   /** Resolves once every controller's queue is empty (tests, benchmarks). */
@@ -22,9 +23,11 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   const replicaSets = new ReplicaSetController(ctx);
   const deployments = new DeploymentController(ctx);
   const jobs = new JobController(ctx);
+  const statefulSets = new StatefulSetController(ctx);
   new GarbageCollector(ctx, ['Deployment', 'ReplicaSet', 'Job'], ['ReplicaSet']);
+  new GarbageCollector(ctx, ['StatefulSet', 'DaemonSet'], ['ControllerRevision']);
   ctx.start();
-  const queues = [replicaSets.queue, deployments.queue, jobs.queue];
+  const queues = [replicaSets.queue, deployments.queue, jobs.queue, statefulSets.queue];
   return {
     idle: async () => {
       await Promise.all(queues.map((q) => q.idle()));

@@ -82,7 +82,16 @@ export function validateStatefulSet(sts: StatefulSet): FieldError[] {
   errs.push(...validateNonNegative(s?.replicas, spec.child('replicas')));
   errs.push(...validateNonNegative(s?.minReadySeconds, spec.child('minReadySeconds')));
   errs.push(...validateNonNegative(s?.ordinals?.start, spec.child('ordinals', 'start')));
-  errs.push(...validateSelectorAndTemplate(s?.selector, s?.template, spec, { ...appsTemplate, kindWord: 'statefulset' }));
+  // The containers may mount the volumeClaimTemplates by name, as volumes of the pods made from them.
+  const claims = (s?.volumeClaimTemplates ?? []).map((c) => ({ name: c.metadata?.name ?? '', emptyDir: {} }));
+  const template =
+    claims.length > 0 && s?.template?.spec
+      ? {
+          ...s.template,
+          spec: { ...s.template.spec, volumes: [...(s.template.spec.volumes ?? []).filter((v) => !claims.some((c) => c.name === v.name)), ...claims] },
+        }
+      : s?.template;
+  errs.push(...validateSelectorAndTemplate(s?.selector, template, spec, { ...appsTemplate, kindWord: 'statefulset' }));
   if (s?.template?.spec?.activeDeadlineSeconds !== undefined) {
     errs.push(forbidden(spec.child('template', 'spec', 'activeDeadlineSeconds'), 'activeDeadlineSeconds in StatefulSet is not Supported'));
   }

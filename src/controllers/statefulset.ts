@@ -1,0 +1,140 @@
+// The StatefulSet controller (pkg/controller/statefulset): pods `<set>-<ordinal>` with a stable
+// hostname and subdomain, created and deleted as statefulset-plan.ts decides (OrderedReady or
+// Parallel, RollingUpdate with partition, OnDelete), the template's revisions as ControllerRevisions,
+// and the status kubectl reads (replicas, ready, current, updated, available, the revisions).
+// volumeClaimTemplates become persistentVolumeClaim volumes as upstream; the agent keeps no claims.
+
+import type { ControllerRevision, Pod, PodTemplateSpec, StatefulSet } from '../api/types.js';
+import type { KubeObject } from '../kubeapi/backend.js';
+import { isConflictOrGone, type ControllerContext } from './context.js';
+import { RevisionHistory, revisionTemplate, revisionHashLabel, type Revisions } from './controller-history.js';
+import { objectKey, type Informer } from './informer.js';
+import { controllerRef, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
+import { isRunningAndReady, isTerminating, planStatefulSet, podRevision, type StatefulAction } from './statefulset-plan.js';
+import { WorkQueue } from './work-queue.js';
+
+export const podNameLabel = 'statefulset.kubernetes.io/pod-name';
+export const podIndexLabel = 'apps.kubernetes.io/pod-index';
+
+type Volume = NonNullable<NonNullable<Pod['spec']>['volumes']>[number];
+
+/** The pod of one ordinal from a revision's template (newStatefulSetPod: identity, storage, revision label). */
+export function statefulPod(set: StatefulSet, template: PodTemplateSpec, revision: string, ordinal: number): Pod {
+  const name = `${set.metadata!.name}-${ordinal}`;
+  const pod = podFromTemplate(template, set.metadata!.namespace!, name, ownerRefTo(set, 'apps/v1', 'StatefulSet'));
+  pod.metadata!.labels = { ...pod.metadata!.labels, [podNameLabel]: name, [podIndexLabel]: String(ordinal), [revisionHashLabel]: revision };
+  const spec = pod.spec!;
+  spec.hostname = name;
+  if (set.spec?.serviceName) spec.subdomain = set.spec.serviceName;
+  const claims = set.spec?.volumeClaimTemplates ?? [];
+  if (claims.length > 0) {
+    const claimed = new Set(claims.map((c) => c.metadata?.name ?? ''));
+    const volumes: Volume[] = (spec.volumes ?? []).filter((v) => !claimed.has(v.name));
+    for (const c of claims) {
+      const claim = c.metadata?.name ?? '';
+      volumes.push({ name: claim, persistentVolumeClaim: { claimName: `${claim}-${name}` } });
+    }
+    spec.volumes = volumes;
+  }
+  return pod;
+}
+
+export class StatefulSetController {
+  readonly queue: WorkQueue;
+  private readonly sets: Informer<StatefulSet>;
+  private readonly history: RevisionHistory;
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.queue = new WorkQueue('statefulset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.sets = ctx.informer<StatefulSet>('StatefulSet');
+    this.history = new RevisionHistory(ctx, 'StatefulSet');
+    this.sets.on({ onAdd: (s) => this.queue.add(objectKey(s)), onUpdate: (_o, s) => this.queue.add(objectKey(s)) });
+    const podChanged = (p: Pod) => {
+      const ref = controllerRef(p);
+      if (ref?.kind === 'StatefulSet') this.queue.add(`${p.metadata?.namespace ?? ''}/${ref.name}`);
+    };
+    ctx.pods.on({ onAdd: podChanged, onUpdate: (_o, p) => podChanged(p), onDelete: podChanged });
+  }
+
+  private owned(set: StatefulSet): Pod[] {
+    return this.ctx.pods.list(set.metadata?.namespace ?? '').filter((p) => controllerRef(p)?.uid === set.metadata?.uid);
+  }
+
+  private async sync(key: string): Promise<void> {
+    const [ns, name] = key.split('/') as [string, string];
+    const set = this.sets.get(ns, name);
+    if (!set || set.metadata?.deletionTimestamp) return;
+    const revs = await this.history.ensure(set, set.status?.currentRevision);
+    if (!revs) return this.queue.add(key);
+    const spec = set.spec!;
+    const rolling = spec.updateStrategy?.type !== 'OnDelete';
+    const plan = planStatefulSet({
+      setName: name,
+      replicas: spec.replicas ?? 1,
+      startOrdinal: spec.ordinals?.start ?? 0,
+      podManagementPolicy: spec.podManagementPolicy === 'Parallel' ? 'Parallel' : 'OrderedReady',
+      updateStrategy: rolling ? 'RollingUpdate' : 'OnDelete',
+      partition: spec.updateStrategy?.rollingUpdate?.partition ?? 0,
+      minReadySeconds: spec.minReadySeconds ?? 0,
+      pods: this.owned(set),
+      currentRevision: revs.current.metadata!.name!,
+      updateRevision: revs.update.metadata!.name!,
+      now: this.ctx.clock.now(),
+    });
+    for (const action of plan.actions) await this.apply(set, revs, action);
+    if (plan.recheckInMs !== undefined) this.queue.addAfter(key, plan.recheckInMs + 1);
+    const pods = this.owned(set);
+    await this.history.truncate(revs, new Set(pods.map(podRevision)), spec.revisionHistoryLimit ?? 10);
+    await this.writeStatus(set, revs, pods);
+  }
+
+  private async apply(set: StatefulSet, revs: Revisions, action: StatefulAction): Promise<void> {
+    const ns = set.metadata!.namespace!;
+    const tolerate = (err: unknown) => {
+      if (!isConflictOrGone(err)) throw err;
+    };
+    if (action.type === 'delete') {
+      this.ctx.logger.debug('StatefulSet deletes a pod', { statefulSet: `${ns}/${set.metadata!.name}`, pod: action.pod, why: action.why });
+      await this.ctx.backend.deletePod(ns, action.pod, {}).catch(tolerate);
+      return;
+    }
+    const rev: ControllerRevision = action.revision === 'current' ? revs.current : revs.update;
+    const template = action.revision === 'update' ? (set.spec!.template ?? {}) : revisionTemplate(rev);
+    await this.ctx.backend.createPod(statefulPod(set, template, rev.metadata!.name!, action.ordinal)).catch(tolerate);
+  }
+
+  private async writeStatus(set0: StatefulSet, revs: Revisions, pods: Pod[]): Promise<void> {
+    const set = this.sets.get(set0.metadata!.namespace!, set0.metadata!.name!) ?? set0;
+    const now = this.ctx.clock.now();
+    const minReady = set.spec?.minReadySeconds ?? 0;
+    const created = pods.filter((p) => Boolean(p.status?.phase));
+    const live = created.filter((p) => !isTerminating(p));
+    const updateName = revs.update.metadata!.name!;
+    let currentName = revs.current.metadata!.name!;
+    const replicas = created.length;
+    const ready = created.filter(isRunningAndReady).length;
+    const updated = live.filter((p) => podRevision(p) === updateName).length;
+    let current = live.filter((p) => podRevision(p) === currentName).length;
+    // completeRollingUpdate: once every pod is updated and ready, the update revision is the current one.
+    if (set.spec?.updateStrategy?.type !== 'OnDelete' && updated === replicas && ready === replicas) {
+      currentName = updateName;
+      current = updated;
+    }
+    const status: NonNullable<StatefulSet['status']> = {
+      observedGeneration: set.metadata?.generation ?? 1,
+      replicas,
+      readyReplicas: ready,
+      currentReplicas: current,
+      updatedReplicas: updated,
+      availableReplicas: created.filter((p) => isRunningAndReady(p) && podAvailability(p, minReady, now).available).length,
+      currentRevision: currentName,
+      updateRevision: updateName,
+      collisionCount: revs.collisionCount,
+    };
+    for (const k of ['readyReplicas', 'currentReplicas', 'updatedReplicas'] as const) if (status[k] === 0) delete status[k];
+    if (set.status?.conditions) status.conditions = set.status.conditions;
+    await this.ctx.storage('StatefulSet').updateStatus!({ ...set, status } as KubeObject, {}).catch((err: unknown) => {
+      if (!isConflictOrGone(err)) throw err;
+    });
+  }
+}
