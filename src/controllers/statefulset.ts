@@ -11,6 +11,7 @@ import { RevisionHistory, revisionTemplate, revisionHashLabel, type Revisions } 
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { isRunningAndReady, isTerminating, planStatefulSet, podRevision, type StatefulAction } from './statefulset-plan.js';
+import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
 import { WorkQueue } from './work-queue.js';
 
 export const podNameLabel = 'statefulset.kubernetes.io/pod-name';
@@ -43,9 +44,11 @@ export class StatefulSetController {
   readonly queue: WorkQueue;
   private readonly sets: Informer<StatefulSet>;
   private readonly history: RevisionHistory;
+  private readonly refusals: RefusalBackoff;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = new WorkQueue('statefulset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'statefulset');
     this.sets = ctx.informer<StatefulSet>('StatefulSet');
     this.history = new RevisionHistory(ctx, 'StatefulSet');
     this.sets.on({ onAdd: (s) => this.queue.add(objectKey(s)), onUpdate: (_o, s) => this.queue.add(objectKey(s)) });
@@ -100,7 +103,15 @@ export class StatefulSetController {
     }
     const rev: ControllerRevision = action.revision === 'current' ? revs.current : revs.update;
     const template = action.revision === 'update' ? (set.spec!.template ?? {}) : revisionTemplate(rev);
-    await this.ctx.backend.createPod(statefulPod(set, template, rev.metadata!.name!, action.ordinal)).catch(tolerate);
+    const pod = statefulPod(set, template, rev.metadata!.name!, action.ordinal);
+    const key = objectKey(set);
+    try {
+      await this.ctx.backend.createPod(pod);
+      this.refusals.succeeded(key);
+    } catch (err) {
+      if (isRefusal(err)) this.refusals.refused(key, pod.metadata!.name!, err);
+      else tolerate(err);
+    }
   }
 
   private async writeStatus(set0: StatefulSet, revs: Revisions, pods: Pod[]): Promise<void> {

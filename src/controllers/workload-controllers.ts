@@ -6,6 +6,7 @@ import type { KubeBackend } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { ControllerContext } from './context.js';
+import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
@@ -24,10 +25,11 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   const deployments = new DeploymentController(ctx);
   const jobs = new JobController(ctx);
   const statefulSets = new StatefulSetController(ctx);
+  const daemonSets = new DaemonSetController(ctx);
   new GarbageCollector(ctx, ['Deployment', 'ReplicaSet', 'Job'], ['ReplicaSet']);
   new GarbageCollector(ctx, ['StatefulSet', 'DaemonSet'], ['ControllerRevision']);
   ctx.start();
-  const queues = [replicaSets.queue, deployments.queue, jobs.queue, statefulSets.queue];
+  const queues = [replicaSets.queue, deployments.queue, jobs.queue, statefulSets.queue, daemonSets.queue];
   return {
     idle: async () => {
       await Promise.all(queues.map((q) => q.idle()));
