@@ -228,3 +228,43 @@ test('Parallel creates every ordinal at once, Ready or not', { skip }, async (t)
   r = await kubectl(a, ['delete', 'sts', 'par']);
   assert.equal(r.code, 0, r.stderr);
 });
+
+test('volumeClaimTemplates: the claim is a volume of each pod; the agent keeps no claims, so the pod stays Pending with FailedMount', { skip }, async (t) => {
+  const a = env.api(t);
+  const claims = (mount: string) => `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: data}
+spec:
+  serviceName: data
+  replicas: 2
+  selector: {matchLabels: {app: data}}
+  template:
+    metadata: {labels: {app: data}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: busybox
+        command: [sleep, "300"]
+${mount}  volumeClaimTemplates:
+  - metadata: {name: store}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+`;
+  // The containers may mount a claim by name: the API accepts the set.
+  let r = await kubectl(a, ['apply', '--dry-run=server', '-f', '-'], claims('        volumeMounts: [{name: store, mountPath: /data}]\n'));
+  assert.equal(r.code, 0, r.stderr);
+  await apply(a, 'data', claims(''));
+  await waitFor(
+    'a FailedMount Warning for data-0',
+    async () => {
+      const ev = await kubectl(a, ['get', 'events', '--field-selector', 'involvedObject.name=data-0,reason=FailedMount', '-o', 'jsonpath={.items[*].message}']);
+      return ev.stdout.includes('MountVolume.SetUp failed for volume "store"');
+    },
+    30_000,
+  );
+  r = await kubectl(a, ['get', 'pod', 'data-0', '-o', 'jsonpath={.status.phase} {.spec.volumes[?(@.name=="store")].persistentVolumeClaim.claimName}']);
+  assert.equal(r.stdout, 'Pending store-data-0');
+  await holdsFor('data-1 waits for data-0', async () => (await podNames(a, 'data')).join() === 'data-0', 2000);
+  r = await kubectl(a, ['delete', 'sts', 'data']);
+  assert.equal(r.code, 0, r.stderr);
+});
