@@ -215,7 +215,7 @@ test('RollingUpdate with a partition updates the ordinals above it, highest firs
   assert.equal(r.code, 0, r.stderr);
 });
 
-test('Parallel creates every ordinal at once, Ready or not', { skip }, async (t) => {
+test('Parallel creates every ordinal at once, Ready or not; rollout restart and undo move every pod', { skip }, async (t) => {
   const a = env.api(t);
   const ready = readyDir('par');
   await apply(a, 'par', statefulSet('par', ready.dir, '  podManagementPolicy: Parallel\n'));
@@ -225,6 +225,35 @@ test('Parallel creates every ordinal at once, Ready or not', { skip }, async (t)
   for (const p of ['par-0', 'par-1', 'par-2']) ready.ready(p);
   r = await kubectl(a, ['rollout', 'status', 'sts/par', '--timeout=60s']);
   assert.equal(r.code, 0, r.stderr);
+  r = await kubectl(a, ['get', 'sts', 'par', '-o', 'jsonpath={.status.currentRevision}']);
+  const first = r.stdout;
+
+  // rollout restart makes a new revision that every pod moves to; rollout undo goes back to the first.
+  const revisions = async () => {
+    const out = await kubectl(a, ['get', 'pods', '-l', 'app=par', '-o', 'jsonpath={.items[*].metadata.labels.controller-revision-hash}']);
+    return out.stdout.split(' ').filter(Boolean);
+  };
+  const settled = async (rev: string) => {
+    const s = await kubectl(a, ['get', 'sts', 'par', '-o', 'jsonpath={.status.currentRevision} {.status.updatedReplicas} {.status.readyReplicas}']);
+    const revs = await revisions();
+    return s.stdout === `${rev} 3 3` && revs.length === 3 && revs.every((x) => x === rev);
+  };
+  r = await kubectl(a, ['rollout', 'restart', 'sts/par']);
+  assert.equal(r.code, 0, r.stderr);
+  const second = await waitFor(
+    'a new update revision',
+    async () => {
+      const s = await kubectl(a, ['get', 'sts', 'par', '-o', 'jsonpath={.status.updateRevision}']);
+      return s.stdout !== first && s.stdout;
+    },
+    30_000,
+  );
+  await waitFor('every pod at the restarted revision', () => settled(second), 90_000);
+  r = await kubectl(a, ['rollout', 'undo', 'sts/par']);
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor('every pod back at the first revision', () => settled(first), 90_000);
+  r = await kubectl(a, ['get', 'controllerrevisions', '-l', 'app=par', '-o', 'jsonpath={range .items[*]}{.metadata.name}:{.revision} {end}']);
+  assert.deepEqual(r.stdout.trim().split(' ').sort(), [`${first}:3`, `${second}:2`].sort());
   r = await kubectl(a, ['delete', 'sts', 'par']);
   assert.equal(r.code, 0, r.stderr);
 });
