@@ -5,7 +5,7 @@
 // on failure the workload's failed pods with their reasons and log tails.
 
 import type { Pod } from '../api/types.js';
-import { cannotSucceed, oneTerminalLine, progressWidth, rolloutStatus, type WorkloadObject } from '../kubelet/wait-engine.js';
+import { cannotSucceed, instancesKey, oneTerminalLine, progressWidth, rolloutStatus, type WorkloadObject } from '../kubelet/wait-engine.js';
 import { formatRunSummary } from '../printers/run-summary.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import type { CommandIO } from './args.js';
@@ -40,6 +40,17 @@ export function podsOf(owner: { metadata?: { uid?: string } }, pods: Iterable<Po
   return [...pods].filter((p) => owners.has(controllerUid(p) ?? ''));
 }
 
+/**
+ * How long a rollout must hold with the same container instances before it counts, as run's settle
+ * check for pods: a crashing container caught Ready in one of its short runs has not rolled out.
+ * 5 s when the template has no readiness probe (Ready means only running), else 1 s.
+ */
+function settleMsOf(o: Stored): number {
+  if (o.kind === 'Job') return 0;
+  const containers = (o.spec as { template?: { spec?: { containers?: { readinessProbe?: unknown }[] } } } | undefined)?.template?.spec?.containers ?? [];
+  return containers.some((c) => c.readinessProbe) ? 1000 : 5000;
+}
+
 function controllerUid(o: { metadata?: { ownerReferences?: { controller?: boolean; uid?: string }[] } }): string | undefined {
   return (o.metadata?.ownerReferences ?? []).find((r) => r.controller === true)?.uid;
 }
@@ -65,6 +76,7 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
   const replicaSets = new Map<string, Stored>();
   const pending = new Set(targets.map((r) => keyOf(r.kind, r.ns, r.name)));
   const failed = new Map<string, { ref: AppliedRef; error: string }>();
+  const settling = new Map<string, { instances: string; at: number }>();
   const stop = new AbortController();
   let resolveFinished!: () => void;
   const finished = new Promise<void>((r) => (resolveFinished = r));
@@ -76,25 +88,35 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       const obj = latest.get(key);
       if (!obj) continue;
       const r = rolloutStatus(obj);
-      if (r.state === 'done') {
-        pending.delete(key);
-        opts.onMet?.(ref, r.text);
-        continue;
-      }
       if (r.state === 'fail') {
         pending.delete(key);
         failed.set(key, { ref, error: r.text });
         continue;
       }
+      const owned = podsOf(obj, pods.values(), replicaSets.values());
       // A Job retries its failed pods up to its backoffLimit; a rollout cannot finish while a pod of it cannot run.
-      if (ref.kind === 'Job') continue;
-      const hopeless = podsOf(obj, pods.values(), replicaSets.values())
-        .map((p) => ({ p, why: cannotSucceed(p.status) }))
-        .find((x) => x.why);
+      const hopeless = ref.kind === 'Job' ? undefined : owned.map((p) => ({ p, why: cannotSucceed(p.status) })).find((x) => x.why);
       if (hopeless) {
         pending.delete(key);
         failed.set(key, { ref, error: `${r.text.replace(/\.\.\.$/, '')}: pod/${hopeless.p.metadata?.name ?? ''} cannot run: ${hopeless.why}` });
+        continue;
       }
+      if (r.state === 'wait') {
+        settling.delete(key);
+        continue;
+      }
+      // Rolled out: held long enough by the same container instances?
+      const settleMs = settleMsOf(obj);
+      const instances = owned.map((p) => `${p.metadata?.uid}:${instancesKey(p.status)}`).join(';');
+      const since = settling.get(key);
+      if (settleMs > 0 && (!since || since.instances !== instances)) {
+        settling.set(key, { instances, at: Date.now() });
+        setLongTimeout(judge, settleMs + 10, { ref: false });
+        continue;
+      }
+      if (since && Date.now() - since.at < settleMs) continue;
+      pending.delete(key);
+      opts.onMet?.(ref, r.text);
     }
     if (pending.size === 0 || failed.size > 0) resolveFinished();
   };
