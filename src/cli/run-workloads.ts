@@ -30,7 +30,7 @@ export interface AgentRunOptions {
 type Owned = Pod['metadata'] & { uid?: string };
 
 /** What a run applied, read back from the agent: the objects with their status and every pod of them. */
-async function readBack(root: string, objects: readonly AppliedRef[], pods: readonly AppliedObject[]): Promise<{ objects: object[]; pods: Pod[] }> {
+export async function readBack(root: string, objects: readonly AppliedRef[], pods: readonly AppliedObject[]): Promise<{ objects: object[]; pods: Pod[] }> {
   const namespaces = new Set([...objects.map((o) => o.ns), ...pods.map((p) => p.ns)]);
   const allPods: Pod[] = [];
   const replicaSets: { metadata?: Owned }[] = [];
@@ -54,8 +54,15 @@ async function readBack(root: string, objects: readonly AppliedRef[], pods: read
 }
 
 /** Deletes what the run applied (workloads with their pods, by background propagation) and waits until those pods are gone. */
-async function tearDown(root: string, loaded: LoadedManifests, objects: readonly AppliedRef[], pods: readonly Pod[], io: CommandIO): Promise<void> {
-  const running = pods.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+export async function tearDown(
+  root: string,
+  loaded: LoadedManifests,
+  objects: readonly AppliedRef[],
+  pods: readonly Pod[],
+  io: CommandIO,
+  { quiet = false } = {},
+): Promise<void> {
+  const running = quiet ? [] : pods.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
   if (running.length) io.stderr.write(`stopping ${running.length} pod${running.length === 1 ? '' : 's'} gracefully\n`);
   const del = async (path: string) => {
     const r = await agentRequest(root, 'DELETE', `${path}?propagationPolicy=Background`);

@@ -209,3 +209,29 @@ test('up -d of a Deployment and a Job, then get deploy|rs|jobs|all as kubectl pr
   }
   assert.equal(existsSync(join(s.root, 'podvisor.sock')) && lockOwner(s.root) !== undefined, false);
 });
+
+test('up of a Job and a pod: a state line per Job and pod change, ends once both have finished, -o json a List of the Pods then the Events; a failed Job exits 1', async () => {
+  const s = await scratch({ 'app.yaml': [job('migrate', 'sleep 1; echo done'), bareJob].join('---\n'), 'fail.yaml': job('broken', 'exit 4') });
+  try {
+    const up = await s.cli('up', '-f', s.file('app.yaml'), '-o', 'json');
+    assert.equal(up.code, 0, up.stderr);
+    assert.match(up.stderr, /^job\.batch\/migrate: Running, completions 0\/1, active 1, failed 0\n/m);
+    assert.match(up.stderr, /^job\.batch\/migrate: Complete, completions 1\/1, active 0, failed 0\n/m);
+    assert.match(up.stderr, /^pod\/bare: Completed, ready 0\/1, restarts 0\n/m);
+    assert.match(up.stderr, /^pod\/migrate-[a-z0-9]{5}: Completed, ready 0\/1, restarts 0\n/m);
+    assert.match(up.stderr, /^everything has finished: stopping 0 pods gracefully\n/m);
+    const list = JSON.parse(up.stdout) as { kind: string; items: { kind: string; metadata: { name: string } }[] };
+    assert.equal(list.kind, 'List');
+    const kinds = list.items.map((i) => i.kind);
+    assert.deepEqual(kinds.slice(0, 2), ['Pod', 'Pod']);
+    assert.ok(kinds.slice(2).length > 0 && kinds.slice(2).every((k) => k === 'Event'), kinds.join(' '));
+    assert.equal(lockOwner(s.root), undefined, 'the agent up started has stopped');
+
+    const failed = await s.cli('up', '-f', s.file('fail.yaml'));
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.match(failed.stderr, /^job\.batch\/broken: Failed \(BackoffLimitExceeded\), completions 0\/1, active 0, failed 1\n/m);
+  } finally {
+    await stopRuntimeServices(s.tmp.path);
+    await s.tmp.remove();
+  }
+});
