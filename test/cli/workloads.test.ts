@@ -11,6 +11,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, stopRuntimeServices, tempDir } from '../fixtures/cli/cli-process.js';
 import { lockOwner } from '../../src/runtime/root-lock.js';
+import { waitFor } from '../fixtures/wait.js';
 
 const kubectl = spawnSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).stdout.trim();
 
@@ -202,6 +203,11 @@ test('up -d of a Deployment and a Job, then get deploy|rs|jobs|all as kubectl pr
       assert.match(k('rollout', 'history', 'deployment/web').stdout, /REVISION +CHANGE-CAUSE\n1 +<none>\n2 +<none>\n/);
       assert.match(k('rollout', 'undo', 'deployment/web').stdout, /deployment\.apps\/web rolled back/);
     }
+    // down -f deletes the workloads of the manifests, and their pods go with them.
+    const down = await s.cli('down', '-f', s.file('app.yaml'));
+    assert.equal(down.code, 0, down.stderr);
+    assert.equal(down.stdout, 'deployment.apps "web" deleted\njob.batch "migrate" deleted\n');
+    await waitFor("the workloads' pods to be gone", async () => (await s.cli('get', 'all')).stderr === 'No resources found in default namespace.\n', 60_000);
   } finally {
     await s.cli('down', '--all', '--agent', '--grace-period', '0');
     await stopRuntimeServices(s.tmp.path);
