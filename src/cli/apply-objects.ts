@@ -1,13 +1,16 @@
 // Applying loaded manifests to the agent as kubectl apply does — create, or replace where the API
 // server's update rules allow — printing `kind/name created|configured|unchanged`. ConfigMaps and
-// Secrets go first, so the pods' env and volume references resolve on the agent. Used by
-// `podvisor apply` and `podvisor up -d`.
+// Secrets go first, so the pods' env and volume references resolve on the agent, then Services and
+// workloads (`deployment.apps/web created`), then pods. Used by `podvisor apply`, `up -d` and the
+// `run` and `up` of workloads.
 
 import type { ConfigMap, Pod, Secret } from '../api/types.js';
 import { canonicalJSON, configHashAnnotation, configSourceAnnotation } from '../api/defaults.js';
 import type { CommandIO } from './args.js';
 import { agentRequest, replyMessage, type AgentReply } from './agent-client.js';
 import { apiPath, type CoreResource } from './kube-client.js';
+import { qualifiedName, type ManifestObject } from '../config/object-kinds.js';
+import { objectPath, type AppliedRef } from './object-paths.js';
 
 export interface AppliedObject {
   resource: CoreResource;
@@ -121,17 +124,68 @@ async function replacePod(root: string, ns: string, name: string, obj: object, i
   return 0;
 }
 
-/** Applies ConfigMaps, Secrets, then pods; resolves to the exit code and the pods applied. */
+/**
+ * Applies a Service or a workload as kubectl apply does: POST, and on AlreadyExists a strategic
+ * merge patch of the manifest at the current resourceVersion (`configured`, or `unchanged` when the
+ * server kept the object as it was). Returns the exit code it contributes.
+ */
+async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<CommandIO, 'stdout' | 'stderr'>): Promise<number> {
+  const ns = obj.metadata?.namespace ?? 'default';
+  const name = obj.metadata?.name ?? '';
+  const shown = qualifiedName(obj);
+  const created = await agentRequest(root, 'POST', objectPath(obj.apiVersion, obj.kind, ns), obj);
+  if (created.status === 201) {
+    io.stdout.write(`${shown} created\n`);
+    return 0;
+  }
+  if (created.status !== 409) {
+    io.stderr.write(failure(created));
+    return created.status === 422 || created.status === 400 ? 2 : 1;
+  }
+  const path = objectPath(obj.apiVersion, obj.kind, ns, name);
+  const current = await agentRequest(root, 'GET', path);
+  if (current.status !== 200) {
+    io.stderr.write(failure(current));
+    return 1;
+  }
+  const rv = current.json<{ metadata?: { resourceVersion?: string } }>().metadata?.resourceVersion;
+  const patched = await agentRequest(
+    root,
+    'PATCH',
+    path,
+    { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
+    {
+      'Content-Type': 'application/strategic-merge-patch+json',
+    },
+  );
+  if (patched.status !== 200) {
+    io.stderr.write(failure(patched));
+    return patched.status === 422 ? 2 : 1;
+  }
+  const same = patched.json<{ metadata?: { resourceVersion?: string } }>().metadata?.resourceVersion === rv;
+  io.stdout.write(`${shown} ${same ? 'unchanged' : 'configured'}\n`);
+  return 0;
+}
+
+/** Applies ConfigMaps, Secrets, Services and workloads, then pods; resolves to the exit code and what was applied. */
 export async function applyObjects(
   root: string,
-  objs: { pods: Pod[]; podManifests?: Pod[]; configMaps?: ConfigMap[]; secrets?: Secret[] },
+  objs: { pods: Pod[]; podManifests?: Pod[]; configMaps?: ConfigMap[]; secrets?: Secret[]; objectManifests?: ManifestObject[] },
   io: Pick<CommandIO, 'stdout' | 'stderr'>,
   opts: ApplyOptions = { immutable: 'fail' },
-): Promise<{ code: number; pods: AppliedObject[] }> {
+): Promise<{ code: number; pods: AppliedObject[]; objects: AppliedRef[] }> {
   let code = 0;
   for (const cm of objs.configMaps ?? [])
     code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io, opts));
   for (const s of objs.secrets ?? []) code = Math.max(code, await applyOne(root, 'secrets', { apiVersion: 'v1', kind: 'Secret', ...s } as Secret, io, opts));
+  // Services before the workloads, so the pods they make get the service links.
+  const manifests = [...(objs.objectManifests ?? [])].sort((a, b) => Number(b.kind === 'Service') - Number(a.kind === 'Service'));
+  const objects: AppliedRef[] = [];
+  for (const obj of manifests) {
+    const c = await applyManifestObject(root, obj, io);
+    if (c === 0) objects.push({ kind: obj.kind, ns: obj.metadata?.namespace ?? 'default', name: obj.metadata?.name ?? '', object: obj });
+    code = Math.max(code, c);
+  }
   const pods: AppliedObject[] = [];
   for (const [i, pod] of objs.pods.entries()) {
     // The pod as written (the server defaults it), in the namespace the loader gave it.
@@ -141,5 +195,5 @@ export async function applyObjects(
     if (c === 0) pods.push({ resource: 'pods', ns: pod.metadata?.namespace ?? 'default', name: pod.metadata?.name ?? '' });
     code = Math.max(code, c);
   }
-  return { code, pods };
+  return { code, pods, objects };
 }

@@ -9,18 +9,20 @@ import { durationFlag } from './duration.js';
 import { waitForPods } from './pod-waiter.js';
 import { ensureAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
+import { waitForWorkloads } from './workload-waiter.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { loadFlaggedManifests, manifestFlags, noFilenameMessage } from './validate.js';
 
 export const applyCommand = defineCommand({
   name: 'apply',
-  summary: 'Create or update pods, ConfigMaps and Secrets on the agent, as kubectl apply',
+  summary: 'Create or update pods, ConfigMaps, Secrets, Services and workloads on the agent, as kubectl apply',
   usage: 'podvisor apply -f FILENAME... [flags]',
   description:
     'Create the objects of the manifests on the agent of the root dir, or update those that exist\n' +
     '(a live pod may change only its images, activeDeadlineSeconds and metadata, as on a cluster;\n' +
     '--force replaces a pod whose other fields changed, and `up -d` always does).\n' +
-    'ConfigMaps and Secrets are applied before the pods that reference them. The agent is started\n' +
+    'ConfigMaps and Secrets are applied before the pods that reference them, Services and workloads\n' +
+    '(Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs) before pods. The agent is started\n' +
     '(with its default flags) when none runs for the root dir. With --wait, apply then waits as\n' +
     '`podvisor wait --for` does, failing at once with the reason and logs when a pod cannot get there.',
   examples: ['podvisor apply -f web.yaml', 'podvisor apply -f manifests/ -R'],
@@ -67,8 +69,13 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
-  const { code, pods } = await applyObjects(root, loaded, io, { immutable: parsed.flags.force === true ? 'replace' : 'fail' });
+  const { code, pods, objects } = await applyObjects(root, loaded, io, { immutable: parsed.flags.force === true ? 'replace' : 'fail' });
   if (!target) return code;
-  const waited = await waitForPods(root, pods, { target, timeoutMs, timeoutText: String(parsed.flags.timeout ?? '5m') }, io);
-  return Math.max(code, waited);
+  // Pods meet the condition asked; workloads roll out (a Job completes), as kubectl rollout status.
+  const timeoutText = String(parsed.flags.timeout ?? '5m');
+  const waited = await Promise.all([
+    waitForPods(root, pods, { target, timeoutMs, timeoutText }, io),
+    waitForWorkloads(root, objects, { timeoutMs, timeoutText }, io),
+  ]);
+  return Math.max(code, ...waited);
 }

@@ -10,6 +10,7 @@ import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { AgentGoneError, agentRequest, agentRunning, NoAgentError, replyMessage, stopAgent } from './agent-client.js';
 import { reportLoadError } from './output.js';
 import { loadNamedManifests, manifestFlags } from './validate.js';
+import { deleteWorkloads } from './down-workloads.js';
 
 export const downCommand = defineCommand({
   name: 'down',
@@ -76,17 +77,21 @@ async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     throw err;
   }
   const grace = parsed.flags['grace-period'] as number | undefined;
-  let targets: Array<{ ns: string; name: string }>;
+  let targets: Array<{ ns: string; name: string; owned?: boolean }>;
+  let workloadsCode = 0;
   try {
     if (files.length > 0) {
       const loaded = await loadNamedManifests(files, parsed, io);
+      // Workloads first, so their controllers make no new pods; their pods go by propagation.
+      workloadsCode = await deleteWorkloads(rootDir, loaded.objects, io);
       targets = loaded.pods.map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
     } else {
+      workloadsCode = await deleteWorkloads(rootDir, 'all', io);
       const list = await agentRequest(rootDir, 'GET', '/api/v1/pods');
       targets = list
         .json<{ items: Pod[] }>()
         .items.filter((p) => p.metadata?.annotations?.[configSourceAnnotation] === 'api')
-        .map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '' }));
+        .map((p) => ({ ns: p.metadata?.namespace ?? 'default', name: p.metadata?.name ?? '', owned: (p.metadata?.ownerReferences ?? []).length > 0 }));
     }
   } catch (err) {
     if (err instanceof NoAgentError) {
@@ -97,7 +102,7 @@ async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     return reportLoadError(err, io.stderr);
   }
 
-  let code = 0;
+  let code = workloadsCode;
   const deleting: typeof targets = [];
   for (const t of targets) {
     const q = grace !== undefined ? `?gracePeriodSeconds=${Math.max(0, grace)}` : '';
@@ -116,7 +121,8 @@ async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       continue;
     }
     if (r.status === 404) {
-      io.stderr.write(`pod/${t.name} not found: nothing to delete\n`);
+      // A workload's pod may be gone with its workload already.
+      if (!t.owned) io.stderr.write(`pod/${t.name} not found: nothing to delete\n`);
       continue;
     }
     const m = replyMessage(r);

@@ -1,4 +1,4 @@
-// `podvisor get pods|events|svc|endpoints|endpointslices [NAME]`: kubectl get against the agent of the root dir. Tables come from
+// `podvisor get pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|all [NAME]`: kubectl get against the agent of the root dir. Tables come from
 // the server (as=Table, the printer the API serves kubectl with) and are rendered here as kubectl
 // renders them; -w follows the watch, one row per event.
 
@@ -10,8 +10,50 @@ import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { tableRows, type Table, type TableColumnDefinition } from '../printers/tables.js';
 import { getTableSettings, RememberingTabwriter } from '../printers/tabwriter.js';
 import { jsonPathTemplate, jsonPathText, jsonPathValues } from '../printers/jsonpath.js';
+import { objectPath } from './object-paths.js';
 
-const resourceNames: Record<string, { resource: CoreResource; kind: string; singular: string }> = {
+interface ResourceName {
+  resource: CoreResource;
+  kind: string;
+  singular: string;
+  /** The group/version of a kind outside kube-client's core resources (the workloads). */
+  apiVersion?: string;
+}
+
+const workload = (kind: string, apiVersion: string): ResourceName => ({
+  resource: kind.toLowerCase() as CoreResource,
+  kind,
+  singular: kind.toLowerCase(),
+  apiVersion,
+});
+const deployment = workload('Deployment', 'apps/v1');
+const replicaSet = workload('ReplicaSet', 'apps/v1');
+const statefulSet = workload('StatefulSet', 'apps/v1');
+const daemonSet = workload('DaemonSet', 'apps/v1');
+const job = workload('Job', 'batch/v1');
+const cronJob = workload('CronJob', 'batch/v1');
+
+/** The kinds of kubectl's `all` category, in the order kubectl 1.20 lists them. */
+const allCategory = ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs'];
+
+const resourceNames: Record<string, ResourceName> = {
+  deployments: deployment,
+  deployment,
+  deploy: deployment,
+  replicasets: replicaSet,
+  replicaset: replicaSet,
+  rs: replicaSet,
+  statefulsets: statefulSet,
+  statefulset: statefulSet,
+  sts: statefulSet,
+  daemonsets: daemonSet,
+  daemonset: daemonSet,
+  ds: daemonSet,
+  jobs: job,
+  job,
+  cronjobs: cronJob,
+  cronjob: cronJob,
+  cj: cronJob,
   pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
   pod: { resource: 'pods', kind: 'Pod', singular: 'pod' },
   po: { resource: 'pods', kind: 'Pod', singular: 'pod' },
@@ -29,9 +71,9 @@ const resourceNames: Record<string, { resource: CoreResource; kind: string; sing
 
 export const getCommand = defineCommand({
   name: 'get',
-  summary: 'List pods, events, services, endpoints or endpointslices of the agent, as kubectl get prints them',
+  summary: 'List pods, events, services, endpoints, endpointslices and workloads of the agent, as kubectl get prints them',
   usage:
-    'podvisor get (pods|events|svc|endpoints|endpointslices) [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
+    'podvisor get (pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|all)[,TYPE...] [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
   examples: [
     "podvisor get pods -o jsonpath='{.items[*].status.podIP}'",
     'podvisor get pods -o custom-columns=NAME:.metadata.name,IP:.status.podIP',
@@ -40,6 +82,8 @@ export const getCommand = defineCommand({
     'podvisor get pod web -o yaml',
     'podvisor get pods -l app=web -w',
     'podvisor get events',
+    'podvisor get deploy,rs',
+    'podvisor get all',
   ],
   flags: [
     {
@@ -63,15 +107,19 @@ export const getCommand = defineCommand({
     rootDirFlag,
   ],
   checkArgs: (args) =>
-    args.length === 0 ? 'You must specify the type of resource to get. Choose from: pods, events, services, endpoints, endpointslices' : undefined,
+    args.length === 0
+      ? 'You must specify the type of resource to get. Choose from: pods, events, services, endpoints, endpointslices, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, all'
+      : undefined,
   run: (parsed, io) => withAgent(io, () => get(parsed, io)),
 });
 
-interface Target {
-  resource: CoreResource;
-  kind: string;
-  singular: string;
+interface Target extends ResourceName {
   names: string[];
+}
+
+/** The path of a target's collection (ns undefined: every namespace) or of one object. */
+function pathOf(t: ResourceName, ns: string | undefined, name?: string): string {
+  return t.apiVersion ? objectPath(t.apiVersion, t.kind, ns, name) : apiPath(t.resource, ns, name);
 }
 
 function targetOf(args: string[]): Target | string {
@@ -144,6 +192,8 @@ async function* lines(res: IncomingMessage): AsyncGenerator<string> {
 }
 
 async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
+  const type = parsed.args[0]!;
+  if (type.toLowerCase() === 'all' || (type.includes(',') && !type.includes('/'))) return getMany(parsed, io, type);
   const target = targetOf(parsed.args);
   if (typeof target === 'string') {
     io.stderr.write(`error: ${target}\n`);
@@ -201,7 +251,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   if (parsed.flags['watch-only'] !== true) {
     if (target.names.length > 0) {
       for (const name of target.names) {
-        const r = await agentRequest(root, 'GET', apiPath(target.resource, ns, name), undefined, headers);
+        const r = await agentRequest(root, 'GET', pathOf(target, ns, name), undefined, headers);
         if (r.status !== 200) {
           io.stderr.write(serverErrorText(r));
           code = 1;
@@ -213,7 +263,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
         else objects.push(obj);
       }
     } else {
-      const r: AgentReply = await agentRequest(root, 'GET', withQuery(apiPath(target.resource, ns), selectors), undefined, headers);
+      const r: AgentReply = await agentRequest(root, 'GET', withQuery(pathOf(target, ns), selectors), undefined, headers);
       if (r.status !== 200) {
         io.stderr.write(serverErrorText(r));
         return 1;
@@ -225,7 +275,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
         if (count > 0) printTable(list as unknown as Table);
         else columns = (list as unknown as Table).columnDefinitions;
       } else {
-        for (const item of list.items ?? []) objects.push({ apiVersion: 'v1', kind: target.kind, ...(item as object) });
+        for (const item of list.items ?? []) objects.push({ apiVersion: target.apiVersion ?? 'v1', kind: target.kind, ...(item as object) });
       }
       if (count === 0 && !watch && output !== 'json' && output !== 'yaml') {
         io.stderr.write(ns === undefined ? 'No resources found\n' : `No resources found in ${ns} namespace.\n`);
@@ -250,7 +300,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   if (!watch) return code;
 
   // The watch: every event from the list's resourceVersion on.
-  const res = await agentStream(root, 'GET', withQuery(apiPath(target.resource, ns), { ...selectors, watch: 'true', resourceVersion }), undefined, headers);
+  const res = await agentStream(root, 'GET', withQuery(pathOf(target, ns), { ...selectors, watch: 'true', resourceVersion }), undefined, headers);
   if (res.statusCode !== 200) {
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
@@ -279,6 +329,57 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     io.signal?.removeEventListener('abort', stop);
   }
   return code;
+}
+
+/**
+ * Several types at once (`get deploy,rs`, `get all`), as kubectl prints them: a table per type that
+ * has objects, names as `deployment.apps/web`, a blank line between tables; `-o name` one name a line.
+ */
+async function getMany(parsed: ParsedArgs, io: CommandIO, type: string): Promise<number> {
+  const output = parsed.flags.output as string | undefined;
+  if (parsed.args.length > 1) return usageFailure(io, 'names go with one resource type: TYPE NAME or TYPE/NAME', 'get');
+  if (parsed.flags.watch === true || parsed.flags['watch-only'] === true) return usageFailure(io, 'watch is only supported on one resource type', 'get');
+  if (output !== undefined && output !== 'wide' && output !== 'name') return usageFailure(io, '-o with several resource types: wide or name', 'get');
+  const types = type.toLowerCase() === 'all' ? allCategory : type.split(',');
+  const targets: ResourceName[] = [];
+  for (const t of types) {
+    const r = resourceNames[t.toLowerCase()];
+    if (!r) {
+      io.stderr.write(`error: the server doesn't have a resource type "${t}"\n`);
+      return 1;
+    }
+    targets.push(r);
+  }
+  const root = rootDirOf(parsed, io);
+  const all = parsed.flags['all-namespaces'] === true;
+  const ns = all ? undefined : String(parsed.flags.namespace);
+  const selectors = { labelSelector: parsed.flags.selector as string | undefined, fieldSelector: parsed.flags['field-selector'] as string | undefined };
+  let printed = 0;
+  for (const t of targets) {
+    const r = await agentRequest(root, 'GET', withQuery(pathOf(t, ns), selectors), undefined, { Accept: tableAccept });
+    if (r.status !== 200) {
+      io.stderr.write(serverErrorText(r));
+      return 1;
+    }
+    const table = r.json<Table>();
+    if (table.kind !== 'Table' || table.rows.length === 0) continue;
+    const prefix = `${t.singular}${t.apiVersion ? `.${t.apiVersion.split('/')[0]}` : ''}/`;
+    const named = { ...table, rows: table.rows.map((row) => ({ ...row, cells: [`${prefix}${String(row.cells[0])}`, ...row.cells.slice(1)] })) };
+    if (output === 'name') {
+      for (const row of named.rows) io.stdout.write(`${String(row.cells[0])}\n`);
+      continue;
+    }
+    const rows = tableRows(named, {
+      wide: output === 'wide',
+      withNamespace: all,
+      showLabels: parsed.flags['show-labels'] === true,
+      labelColumns: (parsed.flags['label-columns'] as string[] | undefined) ?? [],
+      noHeaders: parsed.flags['no-headers'] === true,
+    });
+    io.stdout.write(`${printed++ > 0 ? '\n' : ''}${new RememberingTabwriter(getTableSettings).flushRows(rows)}`);
+  }
+  if (printed === 0 && output !== 'name') io.stderr.write(ns === undefined ? 'No resources found\n' : `No resources found in ${ns} namespace.\n`);
+  return 0;
 }
 
 /** Objects printed one after another; YAML documents after the first get `---` (kubectl's YAMLPrinter). */

@@ -23,16 +23,32 @@ export async function loadAndStartAgent(
   settings: AgentSettings,
   command = 'run',
 ): Promise<{ agent: InProcessAgent; loaded: LoadedManifests } | number> {
-  const nodeName = defaultNodeName();
-  const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName });
+  const loaded = await loadForAgent(files, parsed, io, settings);
+  if (typeof loaded === 'number') return loaded;
+  return startAgentFor(loaded, io, settings, command);
+}
+
+/** The manifests of -f, loaded with the rules of the runtime the settings name; the exit code (2) when they are invalid. */
+export async function loadForAgent(files: string[], parsed: ParsedArgs, io: CommandIO, settings: AgentSettings): Promise<LoadedManifests | number> {
+  const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName: defaultNodeName() });
   if (typeof loaded === 'number') return loaded;
   // Only the process runtime leaves fields unhonoured; containerd runs them as a kubelet does.
   if (settings.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
+  return loaded;
+}
+
+/** Starts the in-process agent for loaded pods; exit code 1 (said on stderr) when it cannot start. */
+export async function startAgentFor(
+  loaded: LoadedManifests,
+  io: CommandIO,
+  settings: AgentSettings,
+  command: string,
+): Promise<{ agent: InProcessAgent; loaded: LoadedManifests } | number> {
   try {
     const agent = await startInProcessAgent({
       settings,
       lookup: loaded,
-      nodeName,
+      nodeName: defaultNodeName(),
       podvisorScript: podvisorExecutable(),
       stderr: io.stderr,
       pods: loaded.pods,
@@ -43,6 +59,11 @@ export async function loadAndStartAgent(
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
+}
+
+/** Whether manifests hold kinds only the agent's controllers and API run (Services, workloads): `run` and `up` then go through the agent. */
+export function needsAgentAPI(loaded: LoadedManifests): boolean {
+  return loaded.objects.length > 0;
 }
 
 /** A Pod as `kubectl get -o json` shows it: apiVersion, kind, and its status. */

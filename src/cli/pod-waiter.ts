@@ -35,7 +35,7 @@ export interface PodWaitOptions {
   onMet?: (name: string) => void;
 }
 
-interface WatchLine<T> {
+export interface WatchLine<T> {
   type: string;
   object: T;
 }
@@ -43,7 +43,7 @@ interface WatchLine<T> {
 const keyOf = (ns: string | undefined, name: string | undefined) => `${ns ?? 'default'}/${name ?? ''}`;
 
 /** Follows an NDJSON watch of path until stopped; resolves when the stream ends. */
-async function follow<T>(root: string, path: string, onLine: (l: WatchLine<T>) => void, signal: AbortSignal): Promise<void> {
+export async function follow<T>(root: string, path: string, onLine: (l: WatchLine<T>) => void, signal: AbortSignal): Promise<void> {
   const res = await agentStream(root, 'GET', path);
   const stop = () => res.destroy();
   if (signal.aborted) {
@@ -70,7 +70,7 @@ async function follow<T>(root: string, path: string, onLine: (l: WatchLine<T>) =
 }
 
 /** The last log lines of the container instance a summary names, through the pods/log API. */
-function logReader(root: string) {
+export function logReader(root: string) {
   return async (pod: Pod, cs: ContainerStatus): Promise<string[]> => {
     const previous = !cs.state?.terminated && !!cs.lastState?.terminated;
     const path =

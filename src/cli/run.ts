@@ -10,7 +10,7 @@ import { formatObject, toV1List } from '../printers/json-yaml.js';
 import { formatRunSummary, summaryLogLines, type ContainerLogReader, type PodProbeResults } from '../printers/run-summary.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
 import { agentFlagSpecs, agentSettings, durationFlag, parseGoDuration, takeHiddenFlag } from './agent-flags.js';
-import { loadAndStartAgent, podWithStatus } from './in-process.js';
+import { loadForAgent, needsAgentAPI, podWithStatus, startAgentFor } from './in-process.js';
 import { watchShutdownSignals } from './signals.js';
 import { streamContainerOutput } from './container-output.js';
 import type { Pod } from '../api/types.js';
@@ -114,7 +114,21 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
   }
 
   const [exitPod, exitContainer] = String(parsed.flags['exit-code-from'] ?? '').split('/', 2);
-  const started = await loadAndStartAgent(files, parsed, io, settings);
+  const manifests = await loadForAgent(files, parsed, io, settings);
+  if (typeof manifests === 'number') return manifests;
+  if (needsAgentAPI(manifests)) {
+    if (exitPod || parsed.flags.junit || parsed.flags.logs === true)
+      return usageFailure(io, '--exit-code-from, --junit and --logs apply to manifests of pods only, not to Services and workloads', 'run');
+    const { runThroughAgent } = await import('./run-workloads.js');
+    return runThroughAgent(parsed, io, manifests, settings.rootDir, {
+      wait: wait === 'auto' || wait === 'running' || wait === 'ready' || wait === 'completed' ? wait : 'auto',
+      timeoutMs: timeoutMs ?? 300_000,
+      timeoutText: String(parsed.flags.timeout),
+      output,
+      ...(progressEveryMs !== undefined ? { progressEveryMs } : {}),
+    });
+  }
+  const started = await startAgentFor(manifests, io, settings, 'run');
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
   if (exitPod && !loaded.pods.some((p) => p.metadata?.name === exitPod)) {

@@ -10,6 +10,7 @@ import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
 import { ensureAgent } from './agent-client.js';
 import { waitForPods } from './pod-waiter.js';
 import { applyObjects } from './apply-objects.js';
+import { waitForWorkloads } from './workload-waiter.js';
 import { loadFlaggedManifests, noFilenameMessage } from './validate.js';
 
 /** The flags `up` gains for -d (the foreground `up` ignores them but --grace-period). */
@@ -74,9 +75,14 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
   }
 
   // Compose's habit: a pod whose spec changed is recreated, not refused.
-  const { code: applyCode, pods: applied } = await applyObjects(root, loaded, io, { immutable: 'replace' });
+  const { code: applyCode, pods: applied, objects } = await applyObjects(root, loaded, io, { immutable: 'replace' });
 
-  // The wait, as run's: every applied pod reaches the condition, or one fails with its reason and logs.
-  const waited = await waitForPods(root, applied, { target: { kind: 'mode', mode: wait }, timeoutMs, timeoutText: String(parsed.flags.timeout ?? '5m') }, io);
-  return Math.max(applyCode, waited);
+  // The wait, as run's: every applied pod reaches the condition, every workload rolls out (a Job
+  // completes), or one fails with its reason and logs.
+  const timeoutText = String(parsed.flags.timeout ?? '5m');
+  const waited = await Promise.all([
+    waitForPods(root, applied, { target: { kind: 'mode', mode: wait }, timeoutMs, timeoutText }, io),
+    waitForWorkloads(root, objects, { timeoutMs, timeoutText }, io),
+  ]);
+  return Math.max(applyCode, ...waited);
 }

@@ -8,7 +8,7 @@ import { EventStreamFormatter } from '../printers/events.js';
 import { streamContainerOutput } from './container-output.js';
 import { defineCommand, usageFailure, UsageError, type CommandIO, type ParsedArgs } from './args.js';
 import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
-import { loadAndStartAgent, podWithStatus } from './in-process.js';
+import { loadForAgent, needsAgentAPI, podWithStatus, startAgentFor } from './in-process.js';
 import { watchShutdownSignals } from './signals.js';
 import { notifySystemd } from '../agent/systemd-notify.js';
 import { stampCreation, startAdmitted, type InProcessAgent } from '../agent/in-process.js';
@@ -30,7 +30,12 @@ export const upCommand = defineCommand({
     'every pod is stopped gracefully and the pod table is printed to stderr; a second SIGINT kills them\n' +
     'at once. With -o json|yaml, one v1 List is then printed to stdout: the Pods with their status as it\n' +
     'was just before stopping began, followed by every Event recorded during the run.\n\n' +
-    'Exit status: 0, or 1 when a pod failed (phase Failed) or was rejected, 2 for invalid input.',
+    'Services and workloads (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs) run\n' +
+    'through the agent of the root dir (started for the run when none serves it, stopped after), whose\n' +
+    'controllers make their pods: a state line per change of each workload as well as per pod; the run\n' +
+    'ends by itself when it holds only Jobs and pods meant to finish and all have; what was applied\n' +
+    'is deleted when it stops.\n\n' +
+    'Exit status: 0, or 1 when a pod or a Job failed (phase Failed) or was rejected, 2 for invalid input.',
   examples: ['podvisor up -f examples/web.yaml', 'podvisor up -f ci/ --for=30s -o json > run.json', 'podvisor up -f app.yaml --logs'],
   flags: [
     ...manifestFlags,
@@ -98,7 +103,14 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     throw err;
   }
 
-  const started = await loadAndStartAgent(files, parsed, io, settings, 'up');
+  const manifests = await loadForAgent(files, parsed, io, settings);
+  if (typeof manifests === 'number') return manifests;
+  if (needsAgentAPI(manifests)) {
+    // Services and workloads need the agent's API and controllers: the agent of the root dir runs them.
+    const { upThroughAgent } = await import('./up-workloads.js');
+    return upThroughAgent(parsed, io, manifests, settings.rootDir, forMs);
+  }
+  const started = await startAgentFor(manifests, io, settings, 'up');
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
   const { kubelet, clock } = agent;

@@ -5,6 +5,7 @@ import { defineCommand, usageFailure, type CommandIO, type FlagSpec, type Parsed
 import { defaultNodeName, loadManifests, validateModes, type LoadedManifests, type LoadOptions, type ValidateMode } from '../config/load.js';
 import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
 import { validateForProcessRuntime } from '../runtime/process-runtime.js';
+import { qualifiedName } from '../config/object-kinds.js';
 
 /** The -f/--validate flags every command that reads manifests shares. */
 export const manifestFlags: FlagSpec[] = [
@@ -75,8 +76,9 @@ export const validateCommand = defineCommand({
   summary: 'Check manifests as the API server would, without running anything',
   usage: 'podvisor validate -f FILENAME... [flags]',
   description:
-    'Read Pod manifests (and the ConfigMaps and Secrets beside them), apply v1 defaults and the API\n' +
-    "server's validation, and report every problem at once. Nothing is started.",
+    'Read manifests (Pods, ConfigMaps, Secrets, Services, Deployments, ReplicaSets, StatefulSets,\n' +
+    "DaemonSets, Jobs, CronJobs, in any order), apply the API server's defaults and validation, and\n" +
+    'report every problem at once. Nothing is started.',
   examples: ['podvisor validate -f examples/web.yaml', 'podvisor validate -f examples/ -o yaml', 'cat pod.yaml | podvisor validate -f -'],
   flags: [
     ...manifestFlags,
@@ -97,9 +99,10 @@ export const validateCommand = defineCommand({
     if (parsed.flags.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
     const output = parsed.flags.output as OutputFormat | undefined;
     if (output) {
-      io.stdout.write(formatObjects([...loaded.configMaps, ...loaded.secrets, ...loaded.pods], output));
+      io.stdout.write(formatObjects([...loaded.configMaps, ...loaded.secrets, ...loaded.objects, ...loaded.pods], output));
       return 0;
     }
+    for (const obj of loaded.objects) io.stdout.write(`${qualifiedName(obj)} validated\n`);
     for (const pod of loaded.pods) io.stdout.write(`pod/${pod.metadata?.name} validated\n`);
     return 0;
   },

@@ -1,6 +1,7 @@
 // loadManifests: the one call the CLI commands use to turn -f sources into defaulted, validated
-// v1 Pods (plus the ConfigMaps and Secrets they may reference), collecting every problem of every
-// source before failing, so a user sees all of them at once.
+// v1 Pods (plus the ConfigMaps and Secrets they may reference, Services, and the workloads the
+// agent's controllers run), collecting every problem of every source before failing, so a user sees
+// all of them at once.
 
 import type { ConfigMap, Pod, Secret } from '../api/types.js';
 import { strictDecode, type DecodeProblem } from '../api/decode.js';
@@ -12,6 +13,7 @@ import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';
 import { builtin } from '../util/builtins.js';
+import { isObjectKind, objectKinds, type ManifestObject, type ObjectKind } from './object-kinds.js';
 
 /** kubectl's --validate values: strict rejects unknown fields, warn reports them, ignore drops them. */
 export type ValidateMode = 'strict' | 'warn' | 'ignore';
@@ -59,6 +61,10 @@ export interface LoadedManifests {
   podOrigins: ManifestOrigin[];
   /** Each pod as written (decoded, not defaulted), parallel to pods: what a client sends an API server. */
   podManifests: Pod[];
+  /** Services and workloads (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs), defaulted, in input order. */
+  objects: ManifestObject[];
+  /** Each of objects as written (decoded, namespace set, not defaulted), parallel to objects. */
+  objectManifests: ManifestObject[];
   configMap(namespace: string, name: string): ConfigMap | undefined;
   secret(namespace: string, name: string): Secret | undefined;
 }
@@ -85,18 +91,12 @@ export function formatInvalidObject(kind: string, name: string, errors: readonly
   return lines.length === 1 ? `${head}${lines[0]}` : `${head}\n${lines.map((l) => `* ${l}`).join('\n')}`;
 }
 
-const templateHint = 'podvisor runs Pods; use its spec.template';
 const kindHints: Record<string, string> = {
-  Deployment: templateHint,
-  StatefulSet: templateHint,
-  DaemonSet: templateHint,
-  ReplicaSet: templateHint,
-  ReplicationController: templateHint,
-  Job: templateHint,
+  ReplicationController: 'podvisor runs ReplicaSets; use apps/v1 ReplicaSet or Deployment with the same spec',
   PodTemplate: 'podvisor runs Pods; use its template',
-  CronJob: 'podvisor runs Pods; use its spec.jobTemplate.spec.template',
 };
-const otherKindHint = 'podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)';
+const otherKindHint =
+  'podvisor reads v1 Pod, ConfigMap, Secret and Service, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, and batch/v1 Job and CronJob objects (or a v1 List of them)';
 const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
 
 export function defaultNodeName(): string {
@@ -104,7 +104,7 @@ export function defaultNodeName(): string {
 }
 
 interface Collected {
-  kind: 'Pod' | 'ConfigMap' | 'Secret';
+  kind: 'Pod' | 'ConfigMap' | 'Secret' | ObjectKind;
   value: Record<string, unknown>;
   doc: ManifestDocument;
 }
@@ -148,6 +148,8 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
   const podManifests: Pod[] = [];
   const configMaps: ConfigMap[] = [];
   const secrets: Secret[] = [];
+  const objects: ManifestObject[] = [];
+  const objectManifests: ManifestObject[] = [];
   // Decoded as soon as classified, so problems are reported in input order.
   const take = (c: Collected) => {
     const decoded = strictDecode<Record<string, unknown>>(c.value, kindTypes[c.kind]);
@@ -169,6 +171,11 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
       podManifests.push(structuredClone(decoded.value) as Pod);
       pods.push(defaultPod(decoded.value as Pod, { nodeName, source: 'file', ...(origin.path ? { path: origin.path } : {}) }));
       podOrigins.push(origin);
+    } else if (isObjectKind(c.kind)) {
+      const obj = decoded.value as unknown as ManifestObject;
+      (obj.metadata ??= {}).namespace ||= defaultNamespace;
+      objectManifests.push(structuredClone(obj));
+      objects.push(objectKinds[c.kind].defaults(obj));
     } else if (c.kind === 'ConfigMap') {
       const cm = decoded.value as ConfigMap;
       cm.metadata ??= {};
@@ -214,6 +221,17 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
       take({ kind: kind as Collected['kind'], value: obj, doc });
       return;
     }
+    if (isObjectKind(kind)) {
+      const versions = objectKinds[kind].apiVersions;
+      if (!versions.includes(apiVersion)) {
+        problems.push(
+          `error: ${where()}: no matches for kind ${goQuote(kind)} in version ${goQuote(apiVersion)}: podvisor reads ${kind} in ${versions.join(', ')}`,
+        );
+        return;
+      }
+      take({ kind, value: obj, doc });
+      return;
+    }
     const hint = Object.hasOwn(kindHints, kind) ? kindHints[kind] : otherKindHint;
     problems.push(`error: ${where()}: ${apiVersion} ${kind}${name} is not supported: ${hint}`);
   };
@@ -243,8 +261,9 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
   };
   for (const cm of configMaps) checkOther('ConfigMap', cm.metadata, validateConfigMap(cm));
   for (const s of secrets) checkOther('Secret', s.metadata, validateSecret(s));
+  for (const o of objects) checkOther(o.kind, o.metadata, objectKinds[o.kind].validate(o));
 
-  if (problems.length === 0 && !opts.allowEmpty && pods.length + configMaps.length + secrets.length === 0) {
+  if (problems.length === 0 && !opts.allowEmpty && pods.length + configMaps.length + secrets.length + objects.length === 0) {
     problems.push('error: no objects passed');
   }
   if (problems.length) throw new ManifestError(problems);
@@ -259,6 +278,8 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
     secrets,
     podOrigins,
     podManifests,
+    objects,
+    objectManifests,
     configMap: (ns, name) => cmIndex.get(`${ns}/${name}`),
     secret: (ns, name) => secretIndex.get(`${ns}/${name}`),
   };

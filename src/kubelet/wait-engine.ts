@@ -233,3 +233,121 @@ export function oneTerminalLine(text: string, width = progressWidth): string {
   const flat = text.replace(/\s*\n\s*/g, ' ');
   return flat.length < width ? flat : `${flat.slice(0, Math.max(1, width - 2))}…`;
 }
+
+/** The fields of a workload the engine reads (apps/v1 and batch/v1 kinds share their shape). */
+export interface WorkloadObject {
+  kind?: string;
+  metadata?: { name?: string; generation?: number };
+  spec?: {
+    replicas?: number;
+    completions?: number;
+    updateStrategy?: { type?: string; rollingUpdate?: { partition?: number } };
+  };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    currentRevision?: string;
+    updateRevision?: string;
+    desiredNumberScheduled?: number;
+    updatedNumberScheduled?: number;
+    numberAvailable?: number;
+    succeeded?: number;
+    failed?: number;
+    active?: number;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+/** A workload's condition of a type, when it is True. */
+function trueCondition(o: WorkloadObject, type: string) {
+  return (o.status?.conditions ?? []).find((c) => c.type === type && c.status === 'True');
+}
+
+/**
+ * Where a workload's rollout stands, in `kubectl rollout status` words (its status viewers, with the
+ * same messages): `done` once rolled out, `fail` when it never will be, else the line to show.
+ */
+export function rolloutStatus(o: WorkloadObject): { state: 'wait' | 'done'; text: string } | { state: 'fail'; text: string } {
+  const name = o.metadata?.name ?? '';
+  const s = o.status ?? {};
+  const observed = (o.metadata?.generation ?? 0) <= (s.observedGeneration ?? 0) && s.observedGeneration !== undefined;
+  const want = o.spec?.replicas ?? 1;
+  switch (o.kind) {
+    case 'Deployment': {
+      if (!observed) return { state: 'wait', text: 'Waiting for deployment spec update to be observed...' };
+      const progressing = (s.conditions ?? []).find((c) => c.type === 'Progressing');
+      if (progressing?.reason === 'ProgressDeadlineExceeded') return { state: 'fail', text: `deployment "${name}" exceeded its progress deadline` };
+      const updated = s.updatedReplicas ?? 0;
+      const waiting = `Waiting for deployment "${name}" rollout to finish: `;
+      if (updated < want) return { state: 'wait', text: `${waiting}${updated} out of ${want} new replicas have been updated...` };
+      if ((s.replicas ?? 0) > updated) return { state: 'wait', text: `${waiting}${(s.replicas ?? 0) - updated} old replicas are pending termination...` };
+      if ((s.availableReplicas ?? 0) < updated)
+        return { state: 'wait', text: `${waiting}${s.availableReplicas ?? 0} of ${updated} updated replicas are available...` };
+      return { state: 'done', text: `deployment "${name}" successfully rolled out` };
+    }
+    case 'StatefulSet': {
+      if (!observed) return { state: 'wait', text: 'Waiting for statefulset spec update to be observed...' };
+      if ((s.readyReplicas ?? 0) < want) return { state: 'wait', text: `Waiting for ${want - (s.readyReplicas ?? 0)} pods to be ready...` };
+      const partition = o.spec?.updateStrategy?.type === 'RollingUpdate' ? (o.spec.updateStrategy.rollingUpdate?.partition ?? 0) : 0;
+      if (partition > 0) {
+        if ((s.updatedReplicas ?? 0) < want - partition)
+          return {
+            state: 'wait',
+            text: `Waiting for partitioned roll out to finish: ${s.updatedReplicas ?? 0} out of ${want - partition} new pods have been updated...`,
+          };
+        return { state: 'done', text: `partitioned roll out complete: ${s.updatedReplicas ?? 0} new pods have been updated...` };
+      }
+      if (s.updateRevision !== s.currentRevision)
+        return {
+          state: 'wait',
+          text: `waiting for statefulset rolling update to complete ${s.updatedReplicas ?? 0} pods at revision ${s.updateRevision ?? ''}...`,
+        };
+      return {
+        state: 'done',
+        text: `statefulset rolling update complete ${s.currentRevision ? `${s.replicas ?? 0} pods at revision ${s.currentRevision}...` : ''}`.trim(),
+      };
+    }
+    case 'DaemonSet': {
+      if (!observed) return { state: 'wait', text: 'Waiting for daemon set spec update to be observed...' };
+      const desired = s.desiredNumberScheduled ?? 0;
+      const waiting = `Waiting for daemon set "${name}" rollout to finish: `;
+      if ((s.updatedNumberScheduled ?? 0) < desired)
+        return { state: 'wait', text: `${waiting}${s.updatedNumberScheduled ?? 0} out of ${desired} new pods have been updated...` };
+      if ((s.numberAvailable ?? 0) < desired) return { state: 'wait', text: `${waiting}${s.numberAvailable ?? 0} of ${desired} updated pods are available...` };
+      return { state: 'done', text: `daemon set "${name}" successfully rolled out` };
+    }
+    case 'ReplicaSet': {
+      if (!observed) return { state: 'wait', text: 'Waiting for replica set spec update to be observed...' };
+      if ((s.availableReplicas ?? 0) < want)
+        return { state: 'wait', text: `Waiting for replica set "${name}": ${s.availableReplicas ?? 0} of ${want} replicas are available...` };
+      return { state: 'done', text: `replica set "${name}" has ${want} available replicas` };
+    }
+    case 'Job': {
+      const failed = trueCondition(o, 'Failed');
+      if (failed) return { state: 'fail', text: `job "${name}" failed: ${[failed.reason, failed.message].filter(Boolean).join(': ')}` };
+      if (trueCondition(o, 'Complete')) return { state: 'done', text: `job "${name}" completed (${s.succeeded ?? 0} succeeded)` };
+      const completions = o.spec?.completions ?? 1;
+      return {
+        state: 'wait',
+        text: `Waiting for job "${name}": ${s.succeeded ?? 0}/${completions} completions, ${s.active ?? 0} active, ${s.failed ?? 0} failed...`,
+      };
+    }
+    default:
+      // CronJobs, Services and the other kinds have nothing to roll out: applied is done.
+      return { state: 'done', text: `${(o.kind ?? 'object').toLowerCase()} "${name}" applied` };
+  }
+}
+
+/**
+ * How a workload is waited for, as `kubectl rollout status` (Deployments, StatefulSets, DaemonSets;
+ * a ReplicaSet until its replicas are available) and `kubectl wait --for=condition=complete` (a Job,
+ * failing at once on its Failed condition); other kinds are done once applied. The pods of a
+ * workload are judged by the caller with cannotSucceed.
+ */
+export const workloadWait: ObjectWait<WorkloadObject> = (obj) => {
+  const r = rolloutStatus(obj);
+  return r.state === 'fail' ? { fail: r.text } : r.state;
+};

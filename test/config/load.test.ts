@@ -92,14 +92,7 @@ const failures: [string, string[], LoadOptions, string[]][] = [
     {},
     ['error: syntax-error.yaml:9:1: Flow sequence in block collection must be sufficiently indented and end with a ]'],
   ],
-  [
-    'unknown kind with a hint',
-    ['deployment.yaml'],
-    {},
-    [
-      'error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
-    ],
-  ],
+  ["a workload judged by the API server's validation of its kind", ['deployment.yaml'], {}, ['The Deployment "web" is invalid: spec.selector: Required value']],
   [
     'unknown field with a suggestion',
     ['typo.yaml'],
@@ -131,7 +124,7 @@ const failures: [string, string[], LoadOptions, string[]][] = [
     [
       'error: the path "nope.yaml" does not exist',
       'error: typo.yaml:13:7: spec.containers[0].livenessProbe.initialDelaySecond: unknown field "initialDelaySecond" (did you mean "initialDelaySeconds"?)',
-      'error: unable to recognize "deployment.yaml": deployment.yaml:6:1: document 1: apps/v1 Deployment "web" is not supported: podvisor runs Pods; use its spec.template',
+      'The Deployment "web" is invalid: spec.selector: Required value',
     ],
   ],
   ['process runtime rules on request', ['list.yaml'], { extraValidation: validateForProcessRuntime }, []],
@@ -147,37 +140,25 @@ for (const [name, sources, opts, want] of failures) {
   });
 }
 
+const otherKinds =
+  'podvisor reads v1 Pod, ConfigMap, Secret and Service, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, and batch/v1 Job and CronJob objects (or a v1 List of them)';
 const kindRows: [string, string, string][] = [
   [
-    'CronJob',
-    'apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\n',
-    'batch/v1 CronJob "nightly" is not supported: podvisor runs Pods; use its spec.jobTemplate.spec.template',
-  ],
-  ['Job', 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\n', 'batch/v1 Job "once" is not supported: podvisor runs Pods; use its spec.template'],
-  [
-    'StatefulSet',
-    'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\n',
-    'apps/v1 StatefulSet "db" is not supported: podvisor runs Pods; use its spec.template',
+    'a workload in a version podvisor does not read',
+    'apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n',
+    'no matches for kind "Deployment" in version "extensions/v1beta1": podvisor reads Deployment in apps/v1',
   ],
   [
-    'Service',
-    'apiVersion: v1\nkind: Service\nmetadata: {name: web}\n',
-    'v1 Service "web" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)',
+    'ReplicationController',
+    'apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc}\n',
+    'v1 ReplicationController "rc" is not supported: podvisor runs ReplicaSets; use apps/v1 ReplicaSet or Deployment with the same spec',
   ],
   ['Pod in a wrong version', 'apiVersion: v2\nkind: Pod\nmetadata: {name: p}\n', 'no matches for kind "Pod" in version "v2": podvisor reads v1 objects'],
   ['no kind', 'apiVersion: v1\nmetadata: {name: p}\n', 'kind not set'],
   ['not an object', '- a\n- b\n', 'expected an object with apiVersion and kind'],
   // A kind that names a property of every object is a kind like any other.
-  [
-    'kind __proto__',
-    'apiVersion: v1\nkind: __proto__\nmetadata: {name: x}\n',
-    'v1 __proto__ "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)',
-  ],
-  [
-    'kind constructor',
-    'apiVersion: v1\nkind: constructor\nmetadata: {name: x}\n',
-    'v1 constructor "x" is not supported: podvisor reads only v1 Pod, ConfigMap and Secret objects (or a v1 List of them)',
-  ],
+  ['kind __proto__', 'apiVersion: v1\nkind: __proto__\nmetadata: {name: x}\n', `v1 __proto__ "x" is not supported: ${otherKinds}`],
+  ['kind constructor', 'apiVersion: v1\nkind: constructor\nmetadata: {name: x}\n', `v1 constructor "x" is not supported: ${otherKinds}`],
   // kubectl's words for each field (its validation's getObjectKind), never the value printed.
   ['kind a mapping', 'apiVersion: v1\nkind: {name: Pod}\nmetadata: {name: x}\n', "kind isn't string type"],
   ['apiVersion a mapping', 'apiVersion: {group: ""}\nkind: Pod\nmetadata: {name: x}\n', "apiVersion isn't string type"],
@@ -192,6 +173,43 @@ for (const [name, yaml, want] of kindRows) {
     assert.deepEqual(got, [`error: unable to recognize "STDIN": STDIN:1:1: document 0: ${want}`]);
   });
 }
+
+test('workloads and Services beside pods, in any order: defaulted as the API server defaults them, in input order', async () => {
+  const yaml = [
+    'apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: busybox, command: [true]}]',
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\nspec:\n  containers: [{name: c, image: busybox, command: [sleep, "9"]}]',
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: busybox, command: [sleep, "9"]}]',
+    'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]',
+    'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: n, image: busybox, command: [true]}]',
+  ].join('\n---\n');
+  const m = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(yaml)]) });
+  assert.deepEqual(names(m.pods), ['bare']);
+  assert.deepEqual(
+    m.objects.map((o) => `${o.apiVersion} ${o.kind} ${o.metadata?.namespace}/${o.metadata?.name}`),
+    ['batch/v1 Job default/migrate', 'apps/v1 Deployment shop/web', 'v1 Service default/web', 'batch/v1beta1 CronJob default/nightly'],
+  );
+  const deploy = m.objects[1]!.spec as { replicas: number; strategy: { rollingUpdate: { maxSurge: string } }; template: { spec: { dnsPolicy: string } } };
+  assert.deepEqual([deploy.replicas, deploy.strategy.rollingUpdate.maxSurge, deploy.template.spec.dnsPolicy], [1, '25%', 'ClusterFirst']);
+  assert.equal((m.objects[2]!.spec as { ports: { targetPort: number }[] }).ports[0]!.targetPort, 80);
+  // As written, for the API server to default: no defaults, the namespace set.
+  assert.equal((m.objectManifests[1]!.spec as { replicas?: number }).replicas, undefined);
+  assert.equal(m.objectManifests[0]!.metadata?.namespace, 'default');
+});
+
+test("workload errors of every object at once, in the API server's words", async () => {
+  const yaml = [
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: -1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: other}}\n    spec:\n      containers: [{name: web, image: busybox}]',
+    'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    spec:\n      restartPolicy: Always\n      containers: [{name: x, image: busybox}]',
+    'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: x, image: busybox}]',
+  ].join('\n---\n');
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(yaml)]) }), [
+    'The Deployment "web" is invalid: \n' +
+      '* spec.replicas: Invalid value: -1: must be greater than or equal to 0\n' +
+      '* spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
+    'The Job "once" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
+    'The Job "once" is invalid: metadata.name: Duplicate value: "once"',
+  ]);
+});
 
 test('type errors are reported with their location', async () => {
   const yaml =

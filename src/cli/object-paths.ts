@@ -1,0 +1,22 @@
+// The API paths of the kinds a manifest may hold beyond the core ones kube-client.ts names
+// (Services and the workloads: `/apis/apps/v1/namespaces/NS/deployments/NAME`), and the reference
+// to an object a command applied.
+
+import { isObjectKind, objectKinds, type ManifestObject } from '../config/object-kinds.js';
+
+/** An object applied to the agent: what `run`, `up` and `apply --wait` then wait for and tear down. */
+export interface AppliedRef {
+  kind: string;
+  ns: string;
+  name: string;
+  /** The object as applied (apiVersion, kind, metadata). */
+  object: ManifestObject;
+}
+
+/** `/apis/<group>/<version>[/namespaces/NS]/<resource>[/NAME]` (`/api/v1/…` for the core group); no namespace = all. */
+export function objectPath(apiVersion: string, kind: string, ns: string | undefined, name?: string): string {
+  const resource = isObjectKind(kind) ? objectKinds[kind].resource : `${kind.toLowerCase()}s`;
+  const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const base = ns === undefined ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
+  return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}`;
+}

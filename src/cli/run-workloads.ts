@@ -1,0 +1,143 @@
+// `run -f` of manifests holding Services or workloads (Deployments, ReplicaSets, StatefulSets,
+// DaemonSets, Jobs, CronJobs): these need the agent's controllers, so they run through the agent of
+// the root dir (started for the run when none serves it, and stopped after): apply everything, wait
+// (each pod as run waits, each workload rolled out or complete), print the pods and what failed with
+// the failed pods' reasons and log tails, then delete what was applied and wait until its pods are gone.
+
+import type { Pod } from '../api/types.js';
+import type { PodWaitMode } from '../kubelet/wait-engine.js';
+import type { LoadedManifests } from '../config/load.js';
+import { qualifiedName } from '../config/object-kinds.js';
+import { formatPodTable } from '../printers/tables.js';
+import { formatObject, toV1List } from '../printers/json-yaml.js';
+import type { CommandIO, ParsedArgs } from './args.js';
+import { agentRequest, ensureAgent, replyMessage, stopAgent } from './agent-client.js';
+import { applyObjects, type AppliedObject } from './apply-objects.js';
+import { apiPath } from './kube-client.js';
+import { objectPath, type AppliedRef } from './object-paths.js';
+import { waitForPods } from './pod-waiter.js';
+import { agentArgsFrom } from './up-detached.js';
+import { podsOf, waitForWorkloads } from './workload-waiter.js';
+
+export interface AgentRunOptions {
+  wait: PodWaitMode;
+  timeoutMs: number;
+  timeoutText: string;
+  output: 'table' | 'wide' | 'json' | 'yaml';
+  progressEveryMs?: number;
+}
+
+type Owned = Pod['metadata'] & { uid?: string };
+
+/** What a run applied, read back from the agent: the objects with their status and every pod of them. */
+export async function readBack(root: string, objects: readonly AppliedRef[], pods: readonly AppliedObject[]): Promise<{ objects: object[]; pods: Pod[] }> {
+  const namespaces = new Set([...objects.map((o) => o.ns), ...pods.map((p) => p.ns)]);
+  const allPods: Pod[] = [];
+  const replicaSets: { metadata?: Owned }[] = [];
+  for (const ns of namespaces) {
+    const r = await agentRequest(root, 'GET', apiPath('pods', ns));
+    if (r.status === 200) allPods.push(...r.json<{ items: Pod[] }>().items);
+    const rs = await agentRequest(root, 'GET', objectPath('apps/v1', 'ReplicaSet', ns));
+    if (rs.status === 200) replicaSets.push(...rs.json<{ items: { metadata?: Owned }[] }>().items);
+  }
+  const current: object[] = [];
+  const owned: Pod[] = [];
+  for (const ref of objects) {
+    const r = await agentRequest(root, 'GET', objectPath(ref.object.apiVersion, ref.kind, ref.ns, ref.name));
+    if (r.status !== 200) continue;
+    const obj = r.json<{ metadata?: Owned }>();
+    current.push(obj);
+    owned.push(...podsOf(obj, allPods, replicaSets as never));
+  }
+  const bare = allPods.filter((p) => pods.some((a) => a.ns === p.metadata?.namespace && a.name === p.metadata?.name));
+  return { objects: current, pods: [...owned, ...bare].map((p) => ({ apiVersion: 'v1', kind: 'Pod', ...p })) };
+}
+
+/** Deletes what the run applied (workloads with their pods, by background propagation) and waits until those pods are gone. */
+export async function tearDown(
+  root: string,
+  loaded: LoadedManifests,
+  objects: readonly AppliedRef[],
+  pods: readonly Pod[],
+  io: CommandIO,
+  { quiet = false } = {},
+): Promise<void> {
+  const running = quiet ? [] : pods.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  if (running.length) io.stderr.write(`stopping ${running.length} pod${running.length === 1 ? '' : 's'} gracefully\n`);
+  const del = async (path: string) => {
+    const r = await agentRequest(root, 'DELETE', `${path}?propagationPolicy=Background`);
+    if (r.status !== 200 && r.status !== 202 && r.status !== 404) io.stderr.write(`error: deleting ${path}: ${replyMessage(r).message}\n`);
+  };
+  for (const ref of [...objects].reverse()) await del(objectPath(ref.object.apiVersion, ref.kind, ref.ns, ref.name));
+  for (const p of loaded.pods) await del(apiPath('pods', p.metadata?.namespace ?? 'default', p.metadata?.name ?? ''));
+  const deadline = Date.now() + 120_000;
+  const uids = new Set(pods.map((p) => p.metadata?.uid));
+  for (;;) {
+    const left: Pod[] = [];
+    for (const ns of new Set(pods.map((p) => p.metadata?.namespace ?? 'default'))) {
+      const r = await agentRequest(root, 'GET', apiPath('pods', ns));
+      if (r.status === 200) left.push(...r.json<{ items: Pod[] }>().items.filter((p) => uids.has(p.metadata?.uid)));
+    }
+    if (left.length === 0) break;
+    if (Date.now() > deadline) {
+      io.stderr.write(`error: ${left.length} pod${left.length === 1 ? '' : 's'} still terminating after 120s\n`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  for (const cm of loaded.configMaps) await del(apiPath('configmaps', cm.metadata?.namespace ?? 'default', cm.metadata?.name ?? ''));
+  for (const s of loaded.secrets) await del(apiPath('secrets', s.metadata?.namespace ?? 'default', s.metadata?.name ?? ''));
+  if (running.length) io.stderr.write('all pods stopped\n');
+}
+
+/** `run` through the agent of the root dir; resolves to the exit code (0 all made it, 1 any failed, 2 invalid). */
+export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: LoadedManifests, rootDir: string, opts: AgentRunOptions): Promise<number> {
+  let started = false;
+  try {
+    started = (await ensureAgent(rootDir, agentArgsFrom(parsed))).started;
+  } catch (err) {
+    io.stderr.write(`error: ${(err as Error).message}\n`);
+    return 1;
+  }
+  if (started) io.stderr.write(`started the podvisor agent for ${rootDir} for this run (log: ${rootDir}/agent.log)\n`);
+  try {
+    // What was applied goes to stderr: stdout holds the pods (or the List of -o json|yaml).
+    const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace' });
+    let code = applied.code;
+    if (code === 0) {
+      const waited = await Promise.all([
+        waitForPods(
+          rootDir,
+          applied.pods,
+          {
+            target: { kind: 'mode', mode: opts.wait },
+            timeoutMs: opts.timeoutMs,
+            timeoutText: opts.timeoutText,
+            ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
+          },
+          io,
+        ),
+        waitForWorkloads(
+          rootDir,
+          applied.objects,
+          {
+            timeoutMs: opts.timeoutMs,
+            timeoutText: opts.timeoutText,
+            ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
+            onMet: (ref, text) => io.stderr.write(`${qualifiedName(ref.object)}: ${text}\n`),
+          },
+          io,
+        ),
+      ]);
+      code = Math.max(code, ...waited);
+    }
+    const state = await readBack(rootDir, applied.objects, applied.pods);
+    if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(formatObject(toV1List([...state.objects, ...state.pods]), opts.output));
+    else if (state.pods.length) io.stdout.write(formatPodTable(state.pods, { wide: opts.output === 'wide', now: Date.now() }));
+    if (code === 0) io.stderr.write(`all ${applied.objects.length + applied.pods.length} objects ok\n`);
+    await tearDown(rootDir, loaded, applied.objects, state.pods, io);
+    return code;
+  } finally {
+    if (started) await stopAgent(rootDir).catch((err: Error) => io.stderr.write(`error: ${err.message}\n`));
+  }
+}

@@ -1,0 +1,76 @@
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Services and the
+// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), each
+// with the API server's defaults and validation (the strategies of pkg/registry/apps/*, batch/*,
+// core/service), so a file is judged here in the words the agent's API would answer with.
+
+import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
+import type { FieldError } from '../api/field-errors.js';
+import { kindTypes } from '../api/schema.js';
+import { validateDaemonSet, validateDeployment, validateReplicaSet, validateStatefulSet } from '../api/validation/apps.js';
+import { validateCronJob, validateJob, withGeneratedSelector } from '../api/validation/batch.js';
+import { defaultService, validateService, type ServiceLike } from '../api/validation/service.js';
+import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
+
+/** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
+export interface ManifestObject {
+  apiVersion: string;
+  kind: ObjectKind;
+  metadata?: ObjectMeta;
+  spec?: unknown;
+}
+
+interface KindRules {
+  /** The group/versions a manifest may name it in (the first is the one the agent stores). */
+  apiVersions: readonly string[];
+  /** The plural resource, as in API paths and in kubectl's `deployment.apps/web` names. */
+  resource: string;
+  singular: string;
+  defaults(o: ManifestObject): ManifestObject;
+  validate(o: ManifestObject): FieldError[];
+}
+
+function rules<T>(apiVersions: readonly string[], resource: string, singular: string, defaults: (o: T) => T, validate: (o: T) => FieldError[]): KindRules {
+  return {
+    apiVersions,
+    resource,
+    singular,
+    defaults: (o) => defaults(o as unknown as T) as unknown as ManifestObject,
+    validate: (o) => validate(o as unknown as T),
+  };
+}
+
+/** The server validates a Job with the uid it gives it and the selector made of that uid (PrepareForCreate). */
+function validateAsCreated(job: Job): FieldError[] {
+  const created = { ...job, metadata: { ...job.metadata, uid: job.metadata?.uid || '00000000-0000-0000-0000-000000000000' } };
+  return validateJob(withGeneratedSelector(created));
+}
+
+const serviceDefaults = (s: ServiceLike) => defaultService(structuredClone(s));
+
+export const objectKinds = {
+  Service: rules<ServiceLike>(['v1'], 'services', 'service', serviceDefaults, validateService),
+  Deployment: rules<Deployment>(['apps/v1'], 'deployments', 'deployment', defaultDeployment, validateDeployment),
+  ReplicaSet: rules<ReplicaSet>(['apps/v1'], 'replicasets', 'replicaset', defaultReplicaSet, validateReplicaSet),
+  StatefulSet: rules<StatefulSet>(['apps/v1'], 'statefulsets', 'statefulset', defaultStatefulSet, validateStatefulSet),
+  DaemonSet: rules<DaemonSet>(['apps/v1'], 'daemonsets', 'daemonset', defaultDaemonSet, validateDaemonSet),
+  Job: rules<Job>(['batch/v1'], 'jobs', 'job', defaultJob, validateAsCreated),
+  CronJob: rules<CronJob>(['batch/v1', 'batch/v1beta1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
+} as const satisfies Record<string, KindRules>;
+
+export type ObjectKind = keyof typeof objectKinds;
+
+export function isObjectKind(kind: string): kind is ObjectKind {
+  return Object.hasOwn(objectKinds, kind) && kind in kindTypes;
+}
+
+/** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */
+export function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
+}
+
+/** kubectl's name of an object: `deployment.apps/web`, `job.batch/migrate`, `service/web`. */
+export function qualifiedName(o: { apiVersion?: string; kind?: string; metadata?: { name?: string } }): string {
+  const singular = isObjectKind(o.kind ?? '') ? objectKinds[o.kind as ObjectKind].singular : (o.kind ?? '').toLowerCase();
+  const group = groupOf(o.apiVersion ?? 'v1');
+  return `${singular}${group ? `.${group}` : ''}/${o.metadata?.name ?? ''}`;
+}
