@@ -44,6 +44,8 @@ export interface HostIdentity {
   gid: number;
   /** setpriv(1), needed to set supplementary groups (Node's spawn clears them); undefined when absent. */
   setpriv?: string;
+  /** /bin/sh, through which a process joins its cgroup before its program runs; undefined when absent. */
+  shell?: string;
 }
 
 /** Where setpriv(1) is installed; undefined when it is not. */
@@ -53,7 +55,8 @@ export function findSetpriv(): string | undefined {
 
 export function hostIdentity(): HostIdentity {
   const setpriv = findSetpriv();
-  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}) };
+  const shell = ['/bin/sh'].find(isExecutable);
+  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}), ...(shell ? { shell } : {}) };
 }
 
 /** How one container's processes are spawned. */
