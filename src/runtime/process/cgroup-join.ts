@@ -1,6 +1,7 @@
 // Starting a process inside its container's cgroup, as runc does: the spawned shell writes itself
 // into the cgroup (`echo 0 > cgroup.procs`) and then execs the program, so nothing it forks ever
-// exists outside the cgroup; setpriv(1) takes on a user change that must follow the move.
+// exists outside the cgroup; setpriv(1) takes on a user change that must follow the move. The shell
+// is dash where installed: it adds nothing to the environment but PWD, which is put back.
 
 import { statSync, type Stats } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
@@ -28,6 +29,7 @@ export interface SpawnPlan {
 export function joinBeforeExec(
   target: { file: string; args: string[]; uid?: number; gid?: number },
   procsFiles: readonly string[],
+  env: NodeJS.ProcessEnv,
   host: HostIdentity,
 ): SpawnPlan | undefined {
   if (!host.shell) return undefined;
@@ -40,7 +42,9 @@ export function joinBeforeExec(
   // The paths are the runtime's own (a hierarchy, `podvisor` and hex ids); quoted all the same. A
   // failed write (a cgroup removed meanwhile) leaves the process outside, as a failed move would.
   const writes = procsFiles.map((f) => `echo 0 >${shellQuote(f)}`).join('; ');
-  const script = `{ ${writes}; } 2>/dev/null; exec "$@"`;
+  // The shell sets PWD for itself: the program gets the container's env as it is, PWD included or not.
+  const pwd = env.PWD === undefined ? 'unset PWD' : `PWD=${shellQuote(env.PWD)}; export PWD`;
+  const script = `{ ${writes}; } 2>/dev/null; ${pwd}; exec "$@"`;
   return { file: host.shell, args: ['-c', script, 'sh', ...program], join: 'before-exec' };
 }
 

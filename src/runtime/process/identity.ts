@@ -44,7 +44,10 @@ export interface HostIdentity {
   gid: number;
   /** setpriv(1), needed to set supplementary groups (Node's spawn clears them); undefined when absent. */
   setpriv?: string;
-  /** /bin/sh, through which a process joins its cgroup before its program runs; undefined when absent. */
+  /**
+   * The shell through which a process joins its cgroup before its program runs (cgroup-join.ts):
+   * dash where installed (it exports nothing of its own but PWD), else /bin/sh; undefined when absent.
+   */
   shell?: string;
 }
 
@@ -55,7 +58,7 @@ export function findSetpriv(): string | undefined {
 
 export function hostIdentity(): HostIdentity {
   const setpriv = findSetpriv();
-  const shell = ['/bin/sh'].find(isExecutable);
+  const shell = ['/bin/dash', '/usr/bin/dash', '/bin/sh'].find(isExecutable);
   return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}), ...(shell ? { shell } : {}) };
 }
 

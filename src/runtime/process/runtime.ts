@@ -798,7 +798,7 @@ export class ProcessRuntime implements RuntimeService {
     const joinFiles = c.procs.joinFiles();
     if (joinFiles) checkCommand(file, c.env.PATH ?? DEFAULT_PATH, c.cwd, c.identity, this.host);
     const target = spawnTarget(file, args, c.identity, this.host, c.env, c.cwd);
-    return (joinFiles && joinBeforeExec(target, joinFiles, this.host)) || { ...target, join: 'after-spawn' };
+    return (joinFiles && joinBeforeExec(target, joinFiles, c.env, this.host)) || { ...target, join: 'after-spawn' };
   }
 
   private pipeOutput(c: ContainerRecord, [stdout, stderr]: Readable[], logFile: ContainerLogFile | undefined): void {
