@@ -346,6 +346,7 @@ export class ProcessRuntime implements RuntimeService {
     const kill = () => {
       signalGroup(pgid, 'SIGKILL');
       c.procs.killSync();
+      if (c.unwatch) this.exitWatcher.pollSoon();
     };
     if (timeoutSeconds <= 0) {
       kill();
@@ -637,6 +638,9 @@ export class ProcessRuntime implements RuntimeService {
     c.logFile = logFile;
     if (streams.length) this.pipeOutput(c, streams, logFile);
     const closed = streams.length ? streamsEnded(streams) : Promise.resolve();
+    // Its output closing is the sign of its exit (nothing of it holds the FIFOs any more); the
+    // watcher's slow sweep finds an exit whose output something left behind still holds.
+    if (streams.length) void closed.then(() => this.exitWatcher.pollSoon());
     c.unwatch = this.exitWatcher.watch(pid, startTime, () => void this.onMainExit(c, pid, null, null, closed, streams, logFile, true));
   }
 
