@@ -69,6 +69,7 @@ export const runtimeCommand = defineCommand({
         rootDir,
         logger,
         onGone: rootGone,
+        onIdle: rootGone,
         ...(listen ? { endpoint: listen } : {}),
         ...(podPidsLimit !== undefined && podPidsLimit > 0 ? { podPidsLimit } : {}),
       });

@@ -104,6 +104,34 @@ for (const mode of modes) {
   );
 }
 
+test(
+  'cgroups: a child that setsids and is orphaned in the first instant of a container or an exec probe dies with it',
+  { skip: cgroupsUsable ? false : 'needs root and a cgroup hierarchy' },
+  async () => {
+    const m = marker();
+    await withRuntime({ cgroups: 'auto' }, async (rt, root) => {
+      // The shell forks, the child leaves group and session at once, the shell exits: nothing of the
+      // container remains to be found but what its cgroup holds.
+      for (let round = 0; round < 10; round++) {
+        const sbc = sandboxConfig(root, `instant${round}`);
+        const sb = await rt.runPodSandbox(sbc);
+        const id = await rt.createContainer(sb, containerConfig(['sh', '-c', `setsid sleep ${m} >/dev/null 2>&1 & true`]), sbc);
+        await rt.startContainer(id);
+        await waitFor('the container to exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
+        assert.deepEqual(withMarker(m), [], `round ${round}: the container's setsid child survived it`);
+        await rt.removePodSandbox(sb);
+      }
+      const { id } = await startContainer(rt, root, ['sleep', m]);
+      for (let round = 0; round < 10; round++) {
+        const r = await rt.execSync(id, ['sh', '-c', `setsid sleep ${m}.1 >/dev/null 2>&1 & true`], 10);
+        assert.equal(r.exitCode, 0);
+      }
+      await rt.stopContainer(id, 5);
+      assert.deepEqual(withMarker(m), [], "an exec probe's setsid child survived the container");
+    });
+  },
+);
+
 test('a 64Mi memory limit is enforced: exit 137, reason OOMKilled', { skip: cgroupsUsable ? false : 'needs root and a cgroup hierarchy' }, async () => {
   await withRuntime({}, async (rt, root) => {
     const hog = 'const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1));';

@@ -4,6 +4,7 @@
 // ExitWatcher polls them instead.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { setLongTimeout } from '../../util/timer.js';
 
 /** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
 function statFields(pid: number): string[] | undefined {
@@ -48,12 +49,28 @@ export function processState(pid: number, startTime: string, boot: string = boot
   return f[0] === 'Z' || f[0] === 'X' ? 'gone' : 'running';
 }
 
-/** Polls a set of processes (one timer for all) and calls each one's callback once it is gone. */
+/** Delays of the polls that follow a sign of an exit (ExitWatcher.pollSoon). */
+const SOON_MS = [10, 50, 200, 500];
+
+/**
+ * Polls a set of processes (one timer for all) and calls each one's callback once it is gone. The
+ * sweep is slow (every intervalMs, one /proc read per process): the caller polls at once on what
+ * tells of an exit (a container's output reaching end-of-file, a signal sent), see pollSoon.
+ */
 export class ExitWatcher {
   private readonly watched = new Map<number, { startTime: string; onGone: () => void }>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly intervalMs = 200) {}
+  constructor(private readonly intervalMs = 2000) {}
+
+  /**
+   * Polls now and a few times over the next half second: a process whose output just closed is
+   * still finishing its exit for an instant before /proc shows it gone.
+   */
+  pollSoon(): void {
+    this.poll();
+    for (const ms of SOON_MS) setLongTimeout(() => this.poll(), ms, { ref: false });
+  }
 
   /** Watches pid; returns the function that stops watching it. */
   watch(pid: number, startTime: string, onGone: () => void): () => void {

@@ -138,6 +138,11 @@ export class Cgroup {
     if (pids > 0) writeFileSync(join(pidsDir, 'pids.max'), String(pids));
   }
 
+  /** The cgroup.procs file of each hierarchy: a process writing `0` into each joins the cgroup. */
+  procsFiles(): string[] {
+    return this.dirs.map((d) => join(d, 'cgroup.procs'));
+  }
+
   /** Moves a process (all its threads) into this cgroup; false when it is gone already. */
   addProcess(pid: number): boolean {
     try {

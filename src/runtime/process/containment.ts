@@ -9,6 +9,13 @@ import { childrenTree, ProcSnapshots, ProcTreeTracker, readProcTable } from './p
 
 /** One container's processes. */
 export interface Containment {
+  /**
+   * The files a process writes `0` into to join the container's cgroup itself, before its program
+   * runs (cgroup-join.ts); undefined where no cgroup holds the container.
+   */
+  joinFiles(): readonly string[] | undefined;
+  /** Takes in a group leader that joined the cgroup before it ran anything: the kernel holds the rest. */
+  addJoined(pid: number): void;
   /** Takes in a freshly spawned group leader (the main process or an exec) and whatever it forked already. */
   add(pid: number): void;
   /**
@@ -31,9 +38,12 @@ export interface Containment {
    * and /proc may reuse their names). Processes it left behind that were seen stay tracked by pid.
    */
   forget(pid: number, pipesClosed: boolean): void;
-  /** SIGKILLs everything now, synchronously (agent exit). */
+  /**
+   * SIGKILLs everything now, synchronously (agent exit). With a cgroup this reads only what names the
+   * container's processes (the cgroup, the processes tracked by pid), never every process of the host.
+   */
   killSync(): void;
-  /** Kills everything and resolves whether nothing is left. */
+  /** Kills everything and resolves whether nothing is left (as killSync, repeated until then). */
   killAll(): Promise<boolean>;
   /** The kernel OOM-killed one of its processes (only known with a memory cgroup). */
   oomKilled(): boolean;
@@ -110,15 +120,23 @@ export class ContainmentHost {
 }
 
 /**
- * A container cgroup. A process joins it just after spawn returns, so what it forks in that instant
- * starts outside: the moves repeat until none is needed, and the /proc tracker (same group, session
- * or stdio) finds at kill time a child that forked and was orphaned before it could be moved.
+ * A container cgroup. A process spawned through cgroup-join.ts joins it before its program runs, so
+ * the cgroup holds everything it ever forks. One moved in after spawn (adopted after a restart, or
+ * started where no shell can do the join) may fork in that instant: the moves repeat until none is
+ * needed, and what it had forked already is tracked by pid, so it is killed with the container.
  */
 class CgroupContainment implements Containment {
   constructor(
     private readonly cg: Cgroup,
     private readonly tree: ProcTreeTracker,
   ) {}
+
+  joinFiles(): readonly string[] {
+    return this.cg.procsFiles();
+  }
+  addJoined(): void {
+    // The kernel adds to the cgroup whatever the process forks.
+  }
 
   add(pid: number): void {
     this.tree.addRoot(pid);
@@ -194,10 +212,10 @@ class CgroupContainment implements Containment {
   }
   killSync(): void {
     this.cg.killSync();
-    this.tree.killSync();
+    this.tree.killKnownSync();
   }
   async killAll(): Promise<boolean> {
-    const [inCgroup, escaped] = await Promise.all([this.cg.killAll(), this.tree.killAll()]);
+    const [inCgroup, escaped] = await Promise.all([this.cg.killAll(), this.tree.killKnown()]);
     return inCgroup && escaped;
   }
   oomKilled(): boolean {
@@ -217,6 +235,12 @@ const TREE_SCAN_MS = 1000;
 class TreeContainment implements Containment {
   private timer: NodeJS.Timeout | undefined;
   constructor(private readonly tree: ProcTreeTracker) {}
+  joinFiles(): undefined {
+    return undefined;
+  }
+  addJoined(pid: number): void {
+    this.add(pid);
+  }
   add(pid: number): void {
     this.tree.addRoot(pid);
     if (!this.timer) {

@@ -44,6 +44,11 @@ export interface HostIdentity {
   gid: number;
   /** setpriv(1), needed to set supplementary groups (Node's spawn clears them); undefined when absent. */
   setpriv?: string;
+  /**
+   * The shell through which a process joins its cgroup before its program runs (cgroup-join.ts):
+   * dash where installed (it exports nothing of its own but PWD), else /bin/sh; undefined when absent.
+   */
+  shell?: string;
 }
 
 /** Where setpriv(1) is installed; undefined when it is not. */
@@ -53,7 +58,8 @@ export function findSetpriv(): string | undefined {
 
 export function hostIdentity(): HostIdentity {
   const setpriv = findSetpriv();
-  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}) };
+  const shell = ['/bin/dash', '/usr/bin/dash', '/bin/sh'].find(isExecutable);
+  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, ...(setpriv ? { setpriv } : {}), ...(shell ? { shell } : {}) };
 }
 
 /** How one container's processes are spawned. */

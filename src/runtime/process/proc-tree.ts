@@ -291,16 +291,58 @@ export class ProcTreeTracker {
     return pids.length;
   }
 
-  /** Kills until a scan finds nothing left (or maxMs passes); resolves whether all are gone. */
-  async killAll(maxMs = 5000): Promise<boolean> {
-    let waited = 0;
-    let step = 1;
-    for (;;) {
-      if (this.killSync() === 0) return true;
-      if (waited >= maxMs) return false;
-      await sleep(step);
-      waited += step;
-      step = Math.min(step * 2, 50);
+  /**
+   * SIGKILLs what this tracker already names, reading nothing of other processes: its roots' process
+   * groups, the processes it tracks by pid (start time checked, so a reused pid is spared) and their
+   * descendants (the kernel's children lists). Returns how many live ones it found. For a container
+   * whose cgroup holds the rest: the cost does not grow with the processes of the host.
+   */
+  killKnownSync(): number {
+    for (const g of this.groups) {
+      try {
+        process.kill(-g, 'SIGKILL');
+      } catch {
+        // gone, or not ours to kill
+      }
     }
+    const live = new Set<number>();
+    for (const [pid, start] of this.tracked) {
+      const e = readProcEntry(pid, this.procRoot);
+      if (!e || e.startTime !== start) this.tracked.delete(pid);
+      else if (e.state !== 'Z') live.add(pid);
+    }
+    for (const pid of [...live]) for (const p of childrenTree(pid, this.procRoot) ?? []) live.add(p);
+    live.delete(process.pid);
+    for (const pid of live) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    return live.size;
+  }
+
+  /** As killAll, with killKnownSync's passes. */
+  killKnown(maxMs = 5000): Promise<boolean> {
+    return killUntilNone(() => this.killKnownSync(), maxMs);
+  }
+
+  /** Kills until a scan finds nothing left (or maxMs passes); resolves whether all are gone. */
+  killAll(maxMs = 5000): Promise<boolean> {
+    return killUntilNone(() => this.killSync(), maxMs);
+  }
+}
+
+/** Runs a kill pass until one finds nothing alive (or maxMs passes); resolves whether it did. */
+async function killUntilNone(pass: () => number, maxMs: number): Promise<boolean> {
+  let waited = 0;
+  let step = 1;
+  for (;;) {
+    if (pass() === 0) return true;
+    if (waited >= maxMs) return false;
+    await sleep(step);
+    waited += step;
+    step = Math.min(step * 2, 50);
   }
 }

@@ -37,7 +37,8 @@ import { assertUnder, ensureDirUnder, modes, sandboxDir } from '../root-dir.js';
 import { ContainmentHost, type Containment } from './containment.js';
 import { execInContext } from './exec.js';
 import { DEFAULT_PATH, hostIdentity, readPasswd, resolveIdentity, spawnTarget, type HostIdentity, type PasswdEntry, type ProcessIdentity } from './identity.js';
-import { exitCodeOf, isKnownSignal, signalGroup, waitGroupGone } from './process-group.js';
+import { exitCodeOf, isKnownSignal, signalGroup } from './process-group.js';
+import { checkCommand, joinBeforeExec, type SpawnPlan } from './cgroup-join.js';
 import { describeSpawnError } from './start-error.js';
 import { bootId, ExitWatcher, findSpawned, procStartTime, processState } from './adopt.js';
 import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders, OUTPUT_STREAMS } from './output-fifo.js';
@@ -95,6 +96,8 @@ export interface ProcessRuntimeOptions {
    * containers write through FIFOs there, and restore() takes them back after a restart.
    */
   stateDir?: string;
+  /** Told whenever an event subscriber or a sandbox comes or goes (see occupied()). */
+  onOccupancyChange?: () => void;
 }
 
 /** The kubelet's reason and exit code for a container whose status was lost. */
@@ -215,6 +218,7 @@ export class ProcessRuntime implements RuntimeService {
       }
     }
     this.sandboxes.set(id, sb);
+    this.opts.onOccupancyChange?.();
     return id;
   }
 
@@ -234,6 +238,7 @@ export class ProcessRuntime implements RuntimeService {
     this.sandboxes.delete(podSandboxId);
     this.containment.closePod(podSandboxId);
     await this.state?.removeSandbox(podSandboxId);
+    this.opts.onOccupancyChange?.();
   }
 
   async podSandboxStatus(podSandboxId: string): Promise<PodSandboxStatus> {
@@ -341,6 +346,7 @@ export class ProcessRuntime implements RuntimeService {
     const kill = () => {
       signalGroup(pgid, 'SIGKILL');
       c.procs.killSync();
+      if (c.unwatch) this.exitWatcher.pollSoon();
     };
     if (timeoutSeconds <= 0) {
       kill();
@@ -403,12 +409,13 @@ export class ProcessRuntime implements RuntimeService {
     const c = this.containers.get(containerId);
     if (!c) throw new NotFoundError(`container ${containerId}`);
     if (c.status.state !== 'CONTAINER_RUNNING') throw new Error('container not running');
+    let plan: SpawnPlan | undefined;
     return execInContext(cmd, timeoutSeconds, {
       cwd: c.cwd,
       env: c.env,
       clock: this.clock,
-      target: (file, args) => spawnTarget(file, args, c.identity, this.host, c.env, c.cwd),
-      started: (pgid) => this.addExecGroup(c, pgid),
+      target: (file, args) => (plan = this.spawnPlan(c, file, args)),
+      started: (pgid) => this.addExecGroup(c, pgid, plan?.join ?? 'after-spawn'),
       groupGone: (pgid, pipesClosed) => this.forgetExecGroup(c, pgid, pipesClosed),
     });
   }
@@ -423,8 +430,9 @@ export class ProcessRuntime implements RuntimeService {
    * or the /proc tracker), so what it starts, even in a session of its own (a terminal's), ends with
    * the container; one starting as the container ends is killed at once.
    */
-  private addExecGroup(c: ContainerRecord, pgid: number): void {
-    c.procs.addSpawned(pgid);
+  private addExecGroup(c: ContainerRecord, pgid: number, join: SpawnPlan['join']): void {
+    if (join === 'before-exec') c.procs.addJoined(pgid);
+    else c.procs.addSpawned(pgid);
     if (this.acceptsExecs(c)) c.execGroups.add(pgid);
     else signalGroup(pgid, 'SIGKILL');
   }
@@ -446,7 +454,7 @@ export class ProcessRuntime implements RuntimeService {
       running: this.acceptsExecs(c),
       // An interactive exec is held as ExecSync's; whether its pipes are closed is not known here, so
       // whatever still holds them stays the container's.
-      trackGroup: (pgid) => this.addExecGroup(c, pgid),
+      trackGroup: (pgid) => this.addExecGroup(c, pgid, 'after-spawn'),
       untrackGroup: (pgid) => this.forgetExecGroup(c, pgid, false),
     };
   }
@@ -473,7 +481,15 @@ export class ProcessRuntime implements RuntimeService {
 
   onContainerEvent(listener: (ev: ContainerEvent) => void): () => void {
     this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
+    this.opts.onOccupancyChange?.();
+    return () => {
+      if (this.eventListeners.delete(listener)) this.opts.onOccupancyChange?.();
+    };
+  }
+
+  /** True while someone follows this runtime's events (an agent) or a pod sandbox exists. */
+  occupied(): boolean {
+    return this.eventListeners.size > 0 || this.sandboxes.size > 0;
   }
 
   /**
@@ -622,6 +638,9 @@ export class ProcessRuntime implements RuntimeService {
     c.logFile = logFile;
     if (streams.length) this.pipeOutput(c, streams, logFile);
     const closed = streams.length ? streamsEnded(streams) : Promise.resolve();
+    // Its output closing is the sign of its exit (nothing of it holds the FIFOs any more); the
+    // watcher's slow sweep finds an exit whose output something left behind still holds.
+    if (streams.length) void closed.then(() => this.exitWatcher.pollSoon());
     c.unwatch = this.exitWatcher.watch(pid, startTime, () => void this.onMainExit(c, pid, null, null, closed, streams, logFile, true));
   }
 
@@ -678,6 +697,7 @@ export class ProcessRuntime implements RuntimeService {
     const argv = [...config.command, ...config.args];
     const file = argv[0] ?? '';
     let child: ChildProcess | undefined;
+    let plan: SpawnPlan | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
     // Durable mode: output through FIFOs that outlive this process (output-fifo.ts says why).
     const fifo = this.state && file ? await this.openOutputFifos(c) : undefined;
@@ -704,7 +724,8 @@ export class ProcessRuntime implements RuntimeService {
       spawnError = Object.assign(new Error('permission denied'), { code: 'EACCES' });
     } else {
       try {
-        const t = spawnTarget(file, argv.slice(1), c.identity, this.host, c.env, c.cwd);
+        plan = this.spawnPlan(c, file, argv.slice(1));
+        const t = plan;
         child = spawn(t.file, t.args, {
           cwd: c.cwd,
           env: c.env,
@@ -746,10 +767,14 @@ export class ProcessRuntime implements RuntimeService {
 
     const pgid = child.pid;
     c.pgid = pgid;
-    // Tracked at once; the cgroup moves complete off the event loop (containment.ts).
-    c.procs
-      .addSpawnedInBackground(pgid)
-      .catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
+    if (plan?.join === 'before-exec') {
+      c.procs.addJoined(pgid);
+    } else {
+      // Tracked at once; the cgroup moves complete off the event loop (containment.ts).
+      c.procs
+        .addSpawnedInBackground(pgid)
+        .catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
+    }
     const streams: Readable[] = fifo?.readers ?? [child.stdout!, child.stderr!];
     const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child.once('close', () => r()));
     child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
@@ -766,6 +791,18 @@ export class ProcessRuntime implements RuntimeService {
       await this.persist(c);
     }
     this.emit(c, 'CONTAINER_STARTED_EVENT');
+  }
+
+  /**
+   * How to spawn file for container c: inside its cgroup from the first instruction where the
+   * containment has one (cgroup-join.ts), as the container's user. Throws, as spawn would, for a
+   * command that cannot be executed, so its start error reads the same either way.
+   */
+  private spawnPlan(c: ContainerRecord, file: string, args: string[]): SpawnPlan {
+    const joinFiles = c.procs.joinFiles();
+    if (joinFiles) checkCommand(file, c.env.PATH ?? DEFAULT_PATH, c.cwd, c.identity, this.host);
+    const target = spawnTarget(file, args, c.identity, this.host, c.env, c.cwd);
+    return (joinFiles && joinBeforeExec(target, joinFiles, c.env, this.host)) || { ...target, join: 'after-spawn' };
   }
 
   private pipeOutput(c: ContainerRecord, [stdout, stderr]: Readable[], logFile: ContainerLogFile | undefined): void {
@@ -825,7 +862,8 @@ export class ProcessRuntime implements RuntimeService {
     clearTimeout(drainTimer);
     for (const s of streams) s.destroy();
     await logFile?.close();
-    if (!(await allGone) || !(await waitGroupGone(pgid))) {
+    // The containment answers for the group too: its members are in the cgroup, or found by the scan.
+    if (!(await allGone)) {
       this.logger.warn('Processes of an exited container are still present', { containerId: c.status.id, pgid });
     }
     // As containerd: an OOM kill in the container's cgroup makes the reason OOMKilled.

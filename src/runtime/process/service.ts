@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RealClock, type Clock } from '../../util/clock.js';
+import { RealClock, type Clock, type Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { serveCri, type CriServer } from '../cri/server.js';
 import { procStartTime, processState } from './adopt.js';
@@ -53,6 +53,12 @@ function takeLock(file: string): () => void {
 }
 
 const ROOT_CHECK_MS = 5_000;
+/**
+ * How long the service waits, with no agent following its events and no pod sandbox left, before
+ * it stops by itself: an agent that stopped, or was killed, leaves nothing behind. An agent that
+ * comes back within it finds the service; later, the agent starts it again on demand.
+ */
+export const IDLE_EXIT_MS = 10_000;
 
 export async function startProcessRuntimeService(opts: {
   rootDir: string;
@@ -60,6 +66,9 @@ export async function startProcessRuntimeService(opts: {
   logger: Logger;
   /** Called when the state directory disappeared. */
   onGone?: () => void;
+  /** Called once no agent is connected and no sandbox is left for idleExitMs (IDLE_EXIT_MS). */
+  onIdle?: () => void;
+  idleExitMs?: number;
   /** Processes per pod (the kubelet's podPidsLimit); unset: unlimited. */
   podPidsLimit?: number;
   /** The real clock when unset. */
@@ -68,12 +77,27 @@ export async function startProcessRuntimeService(opts: {
   const stateDir = runtimeStateDir(opts.rootDir);
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const unlock = takeLock(join(stateDir, 'service.lock'));
+  const clock = opts.clock ?? new RealClock();
+  let idleTimer: Timer | undefined;
+  let serving = false;
+  const checkIdle = () => {
+    idleTimer?.cancel();
+    idleTimer = undefined;
+    if (!serving || !opts.onIdle || runtime.occupied()) return;
+    const idleExitMs = opts.idleExitMs ?? IDLE_EXIT_MS;
+    idleTimer = clock.setTimer(idleExitMs, () => {
+      opts.logger.info('No agent connected and no pod sandbox left; stopping', { idleMs: idleExitMs });
+      opts.onIdle?.();
+    });
+  };
+  let runtime!: ProcessRuntime;
   try {
-    const runtime = new ProcessRuntime({
+    runtime = new ProcessRuntime({
       rootDir: opts.rootDir,
-      clock: opts.clock ?? new RealClock(),
+      clock,
       logger: opts.logger,
       stateDir,
+      onOccupancyChange: checkIdle,
       ...(opts.podPidsLimit !== undefined ? { podPidsLimit: opts.podPidsLimit } : {}),
     });
     const restored = await runtime.restore();
@@ -87,12 +111,16 @@ export async function startProcessRuntimeService(opts: {
       }
     }, ROOT_CHECK_MS);
     gone.unref();
+    serving = true;
+    checkIdle();
     return {
       runtime,
       server,
       restored,
       close: async () => {
         clearInterval(gone);
+        serving = false;
+        idleTimer?.cancel();
         await server.close();
         await runtime.release();
         unlock();
