@@ -292,7 +292,9 @@ export function collect(dir) {
           result.reason = `vacuous pass: ${reasons[0]}`;
         }
         const images = namespacesOf(c.output).flatMap((ns) => missing.get(ns) ?? []);
-        if (result.state === 'fail' && images.length > 0 && reasons.length === 0) {
+        if (c.state === 'fail' && images.length > 0) {
+          // Its pod never ran for want of an image: that, not a rejection or sandbox error on the way, is why.
+          result.vacuous = [];
           result.offlineImages = [...new Set(images)];
           result.reason = `cannot run offline: the local registry has no ${result.offlineImages.join(', ')}`;
         }
