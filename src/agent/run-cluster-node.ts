@@ -95,9 +95,10 @@ async function loadStaticPods(dir: string, nodeName: string, podRules: (pod: Pod
 export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
   const clock = io.clock ?? new RealClock();
-  const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, async (): Promise<ProcessAwareRuntime> => (await io.connectRuntime(log)).runtime);
+  const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, () => io.connectRuntime(log));
   if (!taken) return 1;
-  const { lock, connected: runtime } = taken;
+  const { lock, connected } = taken;
+  const runtime: ProcessAwareRuntime = connected.runtime;
   const startedAt = clock.now();
   const probeRegistry = new Registry();
   let kubelet: PodKubelet | undefined;
@@ -229,6 +230,7 @@ export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO):
     // the runtime service keeps running them for the next start to adopt.
     await stopNode?.().catch(() => {});
     await (kubelet ? kubelet.close() : runtime.close()).catch(() => {});
+    await connected.releaseNetwork?.();
     lock.release();
     log.info('podvisor agent stopped');
   }

@@ -246,6 +246,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
       : false;
     await agent.stop().catch((err: Error) => log.error('Stopping the agent failed', { err: err.message }));
     const idleStopped = idle && connected.stopService!();
+    await connected.releaseNetwork?.();
     lock.release();
     if (idleStopped) log.info('podvisor agent stopped, and with no pod left its runtime service', { runtime: agent.runtime.name });
     else log.info('podvisor agent stopped; its containers keep running with the runtime', { runtime: agent.runtime.name });

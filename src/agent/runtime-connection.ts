@@ -26,6 +26,8 @@ export interface AgentRuntime {
   describe?(): Record<string, unknown>;
   /** Stops the process runtime's service of the root dir (SIGTERM); false when none runs. */
   stopService?(): boolean;
+  /** When the agent stops: removes its pod bridge if no pod is left on it (containerd with --cni-conf-dir). */
+  releaseNetwork?(): Promise<void>;
 }
 
 /** `podvisor runtime serve` for the root dir, run by the same Node and script as this process. */
@@ -66,7 +68,11 @@ export async function connectAgentRuntime(settings: AgentSettings, opts: Runtime
     endpoint: settings.runtimeEndpoint,
     ...(own ? { pid: lockHolder(stateDir, same) ?? null } : {}),
   });
-  if (!own) return { runtime, describe };
+  if (!own) {
+    if (!settings.cniConfDir) return { runtime, describe };
+    const { releasePodNetwork } = await import('./pod-network.js');
+    return { runtime, describe, releaseNetwork: () => releasePodNetwork(settings, opts.logger) };
+  }
   const { logger } = opts;
   const restart = async () => {
     // A client of its own to start the service and see it answer; the agent's reconnects by itself.

@@ -30,7 +30,12 @@ export const agentFlagSpecs: FlagSpec[] = [
     usage:
       "With --runtime=containerd: write podvisor's pod network (a bridge with host-local addresses and portmap) into this CNI configuration directory, the runtime's.",
   },
-  { name: 'pod-cidr', type: 'string', valueName: 'CIDR', usage: 'The pod network range with --cni-conf-dir (default 10.85.0.0/16).' },
+  {
+    name: 'pod-cidr',
+    type: 'string',
+    valueName: 'CIDR',
+    usage: 'The pod network range with --cni-conf-dir (default: a /24 of 10.85.0.0/16 picked by the root dir).',
+  },
   {
     name: 'root-dir',
     type: 'string',

@@ -141,6 +141,7 @@ export class ClusterNode implements PodHandler {
       if (this.stopped) return;
       // The Lease (owned by the Node) and the API pods follow registration, as in the kubelet.
       this.lease.start();
+      this.o.lookup.start();
       this.source.start();
       for (const p of statics) this.mirrors.addStatic(p);
     });
@@ -163,7 +164,7 @@ export class ClusterNode implements PodHandler {
     this.mirrors.stop();
     this.statusSync.stop();
     this.events.stop();
-    await this.source.stop();
+    await Promise.all([this.source.stop(), this.o.lookup.stop()]);
     this.o.client.close();
   }
 

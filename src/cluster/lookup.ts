@@ -2,13 +2,16 @@
 // kubelet's TTL-cache managers serve them: a pod's referenced objects are fetched before it starts,
 // kept per pod, and refetched in the background once older than the TTL (so an object created or
 // changed later is seen by the next container start). The Node authorizer lets a node read exactly
-// the objects its pods reference.
+// the objects its pods reference. Services, for the service-link variables, come from a watch of
+// every namespace, as the kubelet's service informer (a pod waits for its first list, briefly).
 
 import type { ConfigMap, Pod, Secret } from '../api/types.js';
+import type { ServiceForEnv } from '../kuberuntime/envvars.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { isNotFound, type ApiClient } from './client.js';
+import { Reflector } from './reflector.js';
 
 type Kind = 'configmaps' | 'secrets';
 
@@ -52,14 +55,55 @@ export interface ApiObjectLookupOptions {
   logger: Logger;
   /** Entries older than this are refetched on use; the kubelet's default TTL is about 1 min. */
   ttlMs?: number;
+  /** How long a pod waits for the first list of the Services before it starts without them (10 s). */
+  servicesWaitMs?: number;
 }
+
+type WatchedService = ServiceForEnv & { metadata?: { resourceVersion?: string; uid?: string } };
 
 export class ApiObjectLookup implements ObjectLookup {
   private readonly o: ApiObjectLookupOptions;
   private readonly entries = new Map<string, Entry>();
+  private readonly serviceWatch: Reflector<WatchedService>;
+  private readonly servicesByNamespace = new Map<string, Map<string, WatchedService>>();
+  private servicesListed = false;
 
   constructor(opts: ApiObjectLookupOptions) {
     this.o = opts;
+    this.serviceWatch = new Reflector<WatchedService>({
+      client: opts.client,
+      clock: opts.clock,
+      logger: opts.logger,
+      path: '/api/v1/services',
+      onChange: (type, svc) => this.serviceChanged(type, svc),
+      onListed: () => (this.servicesListed = true),
+    });
+  }
+
+  /** Starts the watch of the Services (once the node is registered). */
+  start(): void {
+    this.serviceWatch.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.serviceWatch.stop();
+  }
+
+  services(namespace: string): readonly ServiceForEnv[] {
+    return [...(this.servicesByNamespace.get(namespace)?.values() ?? [])];
+  }
+
+  private serviceChanged(type: 'ADDED' | 'MODIFIED' | 'DELETED', svc: WatchedService): void {
+    const ns = svc.metadata?.namespace ?? 'default';
+    const name = svc.metadata?.name ?? '';
+    let byName = this.servicesByNamespace.get(ns);
+    if (type === 'DELETED') {
+      byName?.delete(name);
+      if (byName?.size === 0) this.servicesByNamespace.delete(ns);
+      return;
+    }
+    if (!byName) this.servicesByNamespace.set(ns, (byName = new Map()));
+    byName.set(name, svc);
   }
 
   configMap(namespace: string, name: string): ConfigMap | undefined {
@@ -79,13 +123,14 @@ export class ApiObjectLookup implements ObjectLookup {
       ...refs.configMaps.map((n) => ['configmaps', n] as [Kind, string]),
       ...refs.secrets.map((n) => ['secrets', n] as [Kind, string]),
     ];
-    await Promise.all(
-      wanted.map(([kind, name]) => {
+    await Promise.all([
+      this.servicesListed ? undefined : Promise.race([this.serviceWatch.whenListed(), this.o.clock.sleep(this.o.servicesWaitMs ?? 10_000)]),
+      ...wanted.map(([kind, name]) => {
         const e = this.entry(kind, ns, name);
         e.users.add(uid);
         return e.value || e.inFlight ? (e.inFlight ?? Promise.resolve()) : this.fetch(kind, ns, name, e);
       }),
-    );
+    ]);
   }
 
   /** Forgets the pod's references; objects no pod uses any more are dropped. */

@@ -295,6 +295,8 @@ export class PodWorker {
 
     const { sandbox, created } = await this.ensureSandbox();
     if (signal.aborted) return;
+    // As WaitForAttachAndMount on each sync: configMap, secret and downward API files follow their sources.
+    if (!created) await this.deps.podRuntime?.refreshVolumes(pod);
     // Probe workers exist before any container of this sync runs, so the first status that shows a
     // container Running already sees its startup probe (as SyncPod calls AddPod first).
     this.deps.probeManager.addPod(pod);

@@ -153,6 +153,10 @@ export function checkExecSize(env: ReadonlyMap<string, string>, argv: readonly s
 
 // --- makeEnvironmentVariables ---
 
+/** The namespace and names of the Services whose variables every pod gets (the kubelet's masterServices). */
+const MASTER_SERVICE_NAMESPACE = 'default';
+const MASTER_SERVICES = new Set(['kubernetes']);
+
 /** makeEnvVariableName: upper case, `-` as `_`. */
 const envName = (s: string) => s.replace(/-/g, '_').toUpperCase();
 
@@ -160,12 +164,22 @@ const envName = (s: string) => s.replace(/-/g, '_').toUpperCase();
  * The service-link variables of a pod (the kubelet's getServiceEnvVarMap and envvars.FromServices):
  * for each Service of the pod's namespace with a ClusterIP, {SVC}_SERVICE_HOST, {SVC}_SERVICE_PORT,
  * {SVC}_SERVICE_PORT_{NAME} per named port and the Docker-link variables ({SVC}_PORT,
- * {SVC}_PORT_{port}_{PROTO}[_PROTO|_PORT|_ADDR]); none when enableServiceLinks is false.
+ * {SVC}_PORT_{port}_{PROTO}[_PROTO|_PORT|_ADDR]); with enableServiceLinks false, only those of
+ * the `kubernetes` Service of `default`.
  */
 export function serviceEnvVars(pod: Pod, lookup: ObjectLookup): Map<string, string> {
   const env = new Map<string, string>();
-  if (pod.spec?.enableServiceLinks === false || !lookup.services) return env;
-  for (const svc of lookup.services(pod.metadata?.namespace || 'default')) {
+  if (!lookup.services) return env;
+  // The API server's own Service is always there (getServiceEnvVarMap's master services); the
+  // others of the pod's namespace with enableServiceLinks.
+  const byName = new Map<string, ServiceForEnv>();
+  for (const svc of lookup.services(MASTER_SERVICE_NAMESPACE)) {
+    if (MASTER_SERVICES.has(svc.metadata?.name ?? '')) byName.set(svc.metadata!.name!, svc);
+  }
+  if (pod.spec?.enableServiceLinks !== false) {
+    for (const svc of lookup.services(pod.metadata?.namespace || 'default')) byName.set(svc.metadata?.name ?? '', svc);
+  }
+  for (const svc of byName.values()) {
     const ip = svc.spec?.clusterIP;
     const ports = svc.spec?.ports ?? [];
     if (!ip || ip === 'None' || ports.length === 0) continue;

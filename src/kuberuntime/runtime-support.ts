@@ -1,6 +1,6 @@
 // What the pod worker does beside the container calls, as the kubelet's kuberuntime manager does it:
 // volumes and DNS before the sandbox, the image before each container, mounts, resources and security
-// context in its config, termination messages in its status (a mounted file, or one named in the
+// context in its config, the managed /etc/hosts, projected volumes refreshed on each sync, termination messages in its status (a mounted file, or one named in the
 // environment where the runtime has no mounts), and volumes released once the pod stopped.
 
 import { readFile } from 'node:fs/promises';
@@ -17,7 +17,15 @@ import { readHostMessage, withHostMessageFile } from './host-message-file.js';
 import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
 import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
-import { containerMounts, setUpVolumes, tearDownVolumes, VolumeError, type HostVolume } from './volumes.js';
+import { etcHostsMount } from './etc-hosts.js';
+import { containerMounts, refreshProjectedVolumes, setUpVolumes, tearDownVolumes, VolumeError, type HostVolume } from './volumes.js';
+
+/** What a container is started from: its image (and the image's status when just known) and the pod's IP. */
+export interface ContainerTarget {
+  imageRef: string;
+  image?: Image;
+  podIP: string;
+}
 
 /** The pod worker's hooks around the container calls. */
 export interface PodRuntimeSupport {
@@ -29,7 +37,12 @@ export interface PodRuntimeSupport {
    * Mounts, resources and security context; throws ContainerConfigError for a config that cannot be.
    * `image` is the image's status when ensureImage just had it (otherwise it is asked for).
    */
-  containerConfig(pod: Pod, container: Container, config: ContainerConfig, imageRef: string, image?: Image): Promise<ContainerConfig>;
+  containerConfig(pod: Pod, container: Container, config: ContainerConfig, target: ContainerTarget): Promise<ContainerConfig>;
+  /**
+   * On each sync of a pod whose sandbox runs: its configMap, secret, downwardAPI and projected
+   * volumes projected again (the objects and metadata as they are now); FailedMount when one cannot be.
+   */
+  refreshVolumes(pod: Pod): Promise<void>;
   /** Statuses with the termination messages of exited containers filled in. */
   containerStatuses(pod: Pod, statuses: ContainerStatus[]): Promise<ContainerStatus[]>;
   /** Once the pod is stopped for good and its final status published: its volumes released. */
@@ -83,7 +96,15 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
   const volumes = new Map<string, Map<string, HostVolume>>();
   const messages = new Map<string, Map<string, string>>();
   const uidOf = (pod: Pod) => pod.metadata?.uid ?? '';
-  const volumeDeps = { rootDir: deps.rootDir, lookup: deps.lookup, hostIP: deps.hostIP, nodeAllocatable: deps.nodeAllocatable };
+  const volumeDeps = {
+    rootDir: deps.rootDir,
+    lookup: deps.lookup,
+    hostIP: deps.hostIP,
+    nodeAllocatable: deps.nodeAllocatable,
+    now: () => new Date(deps.clock.now()),
+  };
+  /** Per pod, the digest of each projected volume's last payload. */
+  const projected = new Map<string, Map<string, string>>();
 
   const podVolumes = async (pod: Pod): Promise<Map<string, HostVolume>> => {
     let v = volumes.get(uidOf(pod));
@@ -128,10 +149,28 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       );
     },
 
-    async containerConfig(pod, container, config, imageRef, known) {
+    async refreshVolumes(pod) {
+      const uid = uidOf(pod);
+      if (!volumes.has(uid)) return;
+      let written = projected.get(uid);
+      if (!written) projected.set(uid, (written = new Map()));
+      try {
+        await refreshProjectedVolumes(volumeDeps, pod, written);
+      } catch (e) {
+        if (e instanceof VolumeError) deps.recorder.event(podRef(pod), 'Warning', 'FailedMount', e.message);
+        else deps.logger.warn('Failed to refresh volumes', { pod: formatPod(pod), err: messageOf(e) });
+      }
+    },
+
+    async containerConfig(pod, container, config, { imageRef, image: known, podIP }) {
       const image = known ?? (await images.imageStatus({ image: imageRef }).catch(() => null));
       verifyRunAsNonRoot(pod, container, image);
-      const mounts: Mount[] = await containerMounts(container, await podVolumes(pod));
+      const env = new Map(config.envs.map((e) => [e.key, e.value]));
+      const mounts: Mount[] = await containerMounts(container, await podVolumes(pod), env);
+      if (deps.capabilities.mounts) {
+        const hosts = await etcHostsMount(deps.rootDir, pod, container, podIP);
+        if (hosts) mounts.push(hosts);
+      }
       const tmp = container.terminationMessagePath;
       if (!deps.capabilities.mounts) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
       else if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
@@ -168,6 +207,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
     async releasePod(pod) {
       const uid = uidOf(pod);
       volumes.delete(uid);
+      projected.delete(uid);
       messages.delete(uid);
       await tearDownVolumes(deps.rootDir, uid).catch((e) => {
         deps.logger.warn('Failed to tear down volumes', { pod: formatPod(pod), err: messageOf(e) });

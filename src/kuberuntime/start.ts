@@ -102,7 +102,7 @@ export async function startContainer(
       lookup: deps.lookup,
       nodeAllocatable: deps.nodeAllocatable,
     });
-    if (deps.podRuntime) config = await deps.podRuntime.containerConfig(pod, container, config, imageRef, image);
+    if (deps.podRuntime) config = await deps.podRuntime.containerConfig(pod, container, config, { imageRef, image, podIP: sandbox.podIP });
   } catch (e) {
     deps.recorder.event(ref, 'Warning', 'Failed', `Error: ${messageOf(e)}`);
     return { ok: false, reason: ErrCreateContainerConfig, message: messageOf(e) };

@@ -1,19 +1,29 @@
 // Pod volumes on the host for a runtime with mount namespaces, as the kubelet's volume manager sets
 // them up before the sandbox runs: emptyDir (disk, or tmpfs for medium Memory with its sizeLimit),
 // hostPath with its type check, configMap, secret, downwardAPI and projected files; and each
-// container's volumeMounts (readOnly, subPath, propagation) as CRI Mounts.
+// container's volumeMounts (readOnly, subPath, subPathExpr, propagation) as CRI Mounts. The projected
+// kinds go through the atomic writer and are projected again on each pod sync.
 //
 // Layout, as the kubelet's: `<sandbox dir>/volumes/kubernetes.io~<plugin>/<volume name>`.
 
 import { execFile } from 'node:child_process';
-import { chmod, lstat, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { join, normalize, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmod, lstat, mkdir, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, normalize, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { parseQuantity } from '../api/quantity.js';
 import type { Container, Pod } from '../api/types.js';
 import type { Mount } from '../runtime/cri.js';
 import { sandboxDir } from '../runtime/root-dir.js';
-import { ContainerConfigError, containerResourceRuntimeValue, podFieldSelectorRuntimeValue, type NodeAllocatable, type ObjectLookup } from './envvars.js';
+import { writePayload, type PayloadFile } from './atomic-writer.js';
+import {
+  ContainerConfigError,
+  containerResourceRuntimeValue,
+  expand,
+  podFieldSelectorRuntimeValue,
+  type NodeAllocatable,
+  type ObjectLookup,
+} from './envvars.js';
 
 const run = promisify(execFile);
 
@@ -36,6 +46,8 @@ export interface VolumeDeps {
   lookup: ObjectLookup;
   hostIP: string;
   nodeAllocatable?: NodeAllocatable;
+  /** Names each payload directory of the atomic writer. */
+  now(): Date;
 }
 
 /** A set-up volume: its host path and whether the kubelet always mounts it read-only. */
@@ -76,8 +88,8 @@ export async function setUpVolumes(deps: VolumeDeps, pod: Pod): Promise<Map<stri
       if (v.emptyDir) {
         await setUpEmptyDir(dir, v.emptyDir.medium ?? '', v.emptyDir.sizeLimit);
         out.set(v.name, { hostPath: dir, readOnly: false });
-      } else if (v.configMap || v.secret || v.downwardAPI || v.projected) {
-        await writeVolumeFiles(dir, projectFiles(deps, pod, v));
+      } else if (isProjected(v)) {
+        await writePayload(dir, projectFiles(deps, pod, v), deps.now());
         out.set(v.name, { hostPath: dir, readOnly: true });
       } else {
         throw new Error('volume type not supported on this node (emptyDir, hostPath, configMap, secret, downwardAPI and projected are)');
@@ -88,6 +100,43 @@ export async function setUpVolumes(deps: VolumeDeps, pod: Pod): Promise<Map<stri
     }
   }
   return out;
+}
+
+function isProjected(v: Volume): boolean {
+  return Boolean(v.configMap || v.secret || v.downwardAPI || v.projected);
+}
+
+/** A digest of a payload, to tell whether a refresh changes anything. */
+function payloadDigest(files: PayloadFile[]): string {
+  const h = createHash('sha256');
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    h.update(`${f.path}\0${f.mode}\0${f.data.length}\0`);
+    h.update(f.data);
+  }
+  return h.digest('hex');
+}
+
+/**
+ * Projects the configMap, secret, downwardAPI and projected volumes again, as the kubelet's volume
+ * manager remounts them on every pod sync: the objects and the pod's metadata as they are now,
+ * swapped in atomically where they changed. `written` holds each volume's last payload digest (kept
+ * by the caller between syncs). Throws VolumeError for the first volume that cannot be projected;
+ * its files stay as they were.
+ */
+export async function refreshProjectedVolumes(deps: VolumeDeps, pod: Pod, written: Map<string, string>): Promise<void> {
+  const uid = pod.metadata?.uid ?? '';
+  for (const v of pod.spec?.volumes ?? []) {
+    if (!isProjected(v)) continue;
+    try {
+      const files = projectFiles(deps, pod, v);
+      const digest = payloadDigest(files);
+      if (written.get(v.name) === digest) continue;
+      await writePayload(join(volumesDir(deps.rootDir, uid), pluginDir(v), v.name), files, deps.now());
+      written.set(v.name, digest);
+    } catch (e) {
+      throw new VolumeError(v.name, `MountVolume.SetUp failed for volume "${v.name}" : ${(e as Error).message}`);
+    }
+  }
 }
 
 /** Unmounts what setUpVolumes mounted (tmpfs emptyDirs) and removes the pod's volume directories. */
@@ -162,21 +211,15 @@ export async function checkHostPath(path: string, type: string): Promise<void> {
   }
 }
 
-interface FileToWrite {
-  path: string;
-  data: Buffer;
-  mode: number;
-}
-
 function safeRelative(p: string): boolean {
   const n = normalize(p);
   return p !== '' && !p.startsWith('/') && n !== '..' && !n.startsWith(`..${sep}`) && !n.split(sep).includes('..');
 }
 
 /** The files of a configMap, secret, downwardAPI or projected volume (the kubelet's payloads). */
-function projectFiles(deps: VolumeDeps, pod: Pod, v: Volume): FileToWrite[] {
+function projectFiles(deps: VolumeDeps, pod: Pod, v: Volume): PayloadFile[] {
   const ns = pod.metadata?.namespace || 'default';
-  const files: FileToWrite[] = [];
+  const files: PayloadFile[] = [];
   const fromData = (kind: 'configmap' | 'secret', name: string, items: KeyToPath[] | undefined, optional: boolean | undefined, mode: number) => {
     let data: Map<string, Buffer> | undefined;
     if (kind === 'configmap') {
@@ -248,16 +291,6 @@ function projectFiles(deps: VolumeDeps, pod: Pod, v: Volume): FileToWrite[] {
   return files;
 }
 
-async function writeVolumeFiles(dir: string, files: FileToWrite[]): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o755 });
-  for (const f of files) {
-    const target = join(dir, f.path);
-    await mkdir(join(target, '..'), { recursive: true, mode: 0o755 });
-    await writeFile(target, f.data);
-    await chmod(target, f.mode & 0o7777);
-  }
-}
-
 const propagation: Record<string, Mount['propagation']> = {
   None: 'PROPAGATION_PRIVATE',
   HostToContainer: 'PROPAGATION_HOST_TO_CONTAINER',
@@ -265,21 +298,53 @@ const propagation: Record<string, Mount['propagation']> = {
 };
 
 /**
- * The container's volumeMounts as CRI Mounts (makeMounts): subPath joined under the volume (created
- * when absent, never escaping it), readOnly from the mount or forced by the volume kind.
+ * A mount's subPathExpr expanded with the container's environment (ExpandContainerVolumeMounts): a
+ * reference to a variable that is unset or empty is an error, and so is an absolute path or one
+ * that leaves the volume.
  */
-export async function containerMounts(container: Container, volumes: ReadonlyMap<string, HostVolume>): Promise<Mount[]> {
+export function expandSubPath(expr: string, env: ReadonlyMap<string, string>): string {
+  const missing = new Set<string>();
+  const expanded = expand(expr, (key) => {
+    const value = env.get(key);
+    if (!value) missing.add(key);
+    return value ?? '';
+  });
+  if (missing.size) throw new ContainerConfigError(`failed to prepare subPath for volumeMount: missing value for ${[...missing].sort().join(', ')}`);
+  if (isAbsolute(expanded))
+    throw new ContainerConfigError(`failed to prepare subPath for volumeMount: error SubPath \`${expanded}\` must not be an absolute path`);
+  if (!safeRelative(expanded)) throw new ContainerConfigError(`failed to prepare subPath for volumeMount: error SubPath \`${expanded}\` must not contain '..'`);
+  return expanded;
+}
+
+/**
+ * The container's volumeMounts as CRI Mounts (makeMounts): subPath (or subPathExpr expanded with the
+ * container's environment) joined under the volume, created when absent; a symbolic link in it is
+ * followed only while it stays inside the volume (as the atomic writer's links do); readOnly from
+ * the mount or forced by the volume kind.
+ */
+export async function containerMounts(
+  container: Container,
+  volumes: ReadonlyMap<string, HostVolume>,
+  env: ReadonlyMap<string, string> = new Map(),
+): Promise<Mount[]> {
   const mounts: Mount[] = [];
   for (const vm of container.volumeMounts ?? []) {
     const vol = volumes.get(vm.name);
     if (!vol) throw new ContainerConfigError(`cannot find volume "${vm.name}" to mount into container "${container.name}"`);
     let hostPath = vol.hostPath;
-    if (vm.subPath) {
-      if (!safeRelative(vm.subPath)) throw new ContainerConfigError(`invalid subpath "${vm.subPath}": must be relative and may not contain '..'`);
-      hostPath = join(vol.hostPath, vm.subPath);
+    const subPath = vm.subPathExpr ? expandSubPath(vm.subPathExpr, env) : vm.subPath;
+    if (subPath) {
+      if (!safeRelative(subPath)) throw new ContainerConfigError(`invalid subpath "${subPath}": must be relative and may not contain '..'`);
+      hostPath = join(vol.hostPath, subPath);
       const st = await lstat(hostPath).catch(() => undefined);
-      if (st?.isSymbolicLink()) throw new ContainerConfigError(`subpath "${vm.subPath}" is a symbolic link, which is not allowed`);
       if (!st) await mkdir(hostPath, { recursive: true, mode: 0o777 });
+      else if (st.isSymbolicLink()) {
+        const [base, resolved] = await Promise.all([realpath(vol.hostPath), realpath(hostPath).catch(() => '')]);
+        if (!resolved || (resolved !== base && !resolved.startsWith(`${base}${sep}`))) {
+          throw new ContainerConfigError(`subpath "${subPath}" is a symbolic link out of the volume, which is not allowed`);
+        }
+        hostPath = resolved;
+      }
     }
     const m: Mount = { containerPath: vm.mountPath, hostPath, readonly: vol.readOnly || vm.readOnly === true };
     const p = vm.mountPropagation ? propagation[vm.mountPropagation] : undefined;

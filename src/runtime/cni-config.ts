@@ -6,8 +6,11 @@ import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 
-/** A private range that clashes with no common default (Docker 172.17.0.0/16 and up, podman 10.88.0.0/16, flannel 10.244.0.0/16). */
-export const DEFAULT_POD_CIDR = '10.85.0.0/16';
+/**
+ * The private range the default pod networks come from, which clashes with no common default (Docker
+ * 172.17.0.0/16 and up, podman 10.88.0.0/16, flannel 10.244.0.0/16): each root dir gets a /24 of it.
+ */
+export const POD_CIDR_POOL = '10.85.0.0/16';
 export const DEFAULT_BRIDGE = 'podvisor0';
 /** Linux's IFNAMSIZ less the terminating NUL. */
 const MAX_INTERFACE_NAME = 15;
@@ -31,6 +34,32 @@ export interface PodNetworkOptions {
 export function bridgeName(rootDir: string): string {
   const digest = createHash('sha256').update(resolve(rootDir)).digest('hex');
   return `podvisor${digest}`.slice(0, MAX_INTERFACE_NAME);
+}
+
+/**
+ * The default pod range of the agent whose state is under rootDir: the /24 of 10.85.0.0/16 its root
+ * dir's hash picks (the same hash as its bridge), so that two agents on one host route their pods
+ * through their own bridges. 254 addresses, more than the kubelet's default maxPods (110).
+ */
+export function defaultPodCIDR(rootDir: string): string {
+  const digest = createHash('sha256').update(resolve(rootDir)).digest();
+  return `10.85.${digest[0]}.0/24`;
+}
+
+/** The first and last address of an IPv4 CIDR (checked by checkPodCIDR) as unsigned integers. */
+export function cidrRange(cidr: string): { first: number; last: number } {
+  const [addr, bits] = cidr.split('/');
+  const ip = addr!.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+  const size = 2 ** (32 - Number(bits));
+  const first = ip - (ip % size);
+  return { first, last: first + size - 1 };
+}
+
+/** Whether two IPv4 CIDRs share an address. */
+export function cidrsOverlap(a: string, b: string): boolean {
+  const x = cidrRange(a);
+  const y = cidrRange(b);
+  return x.first <= y.last && y.first <= x.last;
 }
 
 /** Checks an IPv4 CIDR (`a.b.c.d/n`, n in 8..30); returns an error message or undefined. */

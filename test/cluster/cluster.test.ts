@@ -228,6 +228,41 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     );
   });
 
+  it('gives pods the service-link variables of the cluster’s Services (the API server’s own always)', async () => {
+    await cp.kubectlOk(['create', 'namespace', 'links']);
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'fooservice', namespace: 'links' },
+      spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 8765, targetPort: 8080 }] },
+    });
+    const svc = (await cp.getJSON<Json>(['service', 'fooservice', '-n', 'links']))!;
+    const api = (await cp.getJSON<Json>(['service', 'kubernetes', '-n', 'default']))!;
+    const script = (file: string) => `env | grep -E '^(KUBERNETES|FOOSERVICE)_' | sort > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 3600`;
+    const linked = join(outDir, 'links-env');
+    const unlinked = join(outDir, 'nolinks-env');
+    await apply({ ...boundPod('links', [shC('app', script(linked))]), metadata: { name: 'links', namespace: 'links' } });
+    await apply({ ...boundPod('nolinks', [shC('app', script(unlinked))], { enableServiceLinks: false }), metadata: { name: 'nolinks', namespace: 'links' } });
+    await waitFor('both pods wrote their environment', () => existsSync(linked) && existsSync(unlinked), 60_000);
+    const env = (file: string) =>
+      Object.fromEntries(
+        readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+      );
+    const withLinks = env(linked);
+    assert.equal(withLinks.FOOSERVICE_SERVICE_HOST, svc.spec.clusterIP);
+    assert.equal(withLinks.FOOSERVICE_SERVICE_PORT, '8765');
+    assert.equal(withLinks.FOOSERVICE_PORT_8765_TCP, `tcp://${svc.spec.clusterIP}:8765`);
+    assert.equal(withLinks.KUBERNETES_SERVICE_HOST, api.spec.clusterIP);
+    assert.equal(withLinks.KUBERNETES_SERVICE_PORT, String(api.spec.ports[0].port));
+    const without = env(unlinked);
+    assert.equal(without.FOOSERVICE_SERVICE_HOST, undefined);
+    assert.equal(without.KUBERNETES_SERVICE_HOST, api.spec.clusterIP, 'the API server’s Service even without service links');
+    await cp.kubectlOk(['delete', 'namespace', 'links', '--wait=false']);
+  });
+
   it('rejects a pod the process runtime cannot run, visibly (phase Failed with reason)', async () => {
     await apply(boundPod('nocommand', [{ name: 'app', image: 'nginx' }]));
     const pod = await waitFor(

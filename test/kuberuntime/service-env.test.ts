@@ -1,6 +1,7 @@
 // The kubelet's service-link variables (pkg/kubelet/kubelet_pods.go getServiceEnvVarMap,
 // pkg/kubelet/envvars): for the Services of the pod's namespace with a ClusterIP, in the order and
-// with the names upstream gives them; enableServiceLinks: false leaves them out; headless and
+// with the names upstream gives them; enableServiceLinks: false leaves them out (not the API server's
+// own `kubernetes` Service, which every pod gets); headless and
 // ExternalName Services have none; a container's own variable of the same name wins.
 
 import assert from 'node:assert/strict';
@@ -70,4 +71,21 @@ test("a container's own variable wins, and $(VAR) references may name service va
   assert.equal(env.get('URL'), 'http://127.99.0.2:80/');
   assert.equal(env.get('WEB_APP_SERVICE_HOST'), '127.99.0.2');
   assert.deepEqual([...env.keys()].slice(0, 2), ['WEB_APP_SERVICE_PORT', 'URL'], 'the container’s variables first');
+});
+
+test('the kubernetes Service of default is in every pod, enableServiceLinks or not, in any namespace', () => {
+  const withApi: ServiceForEnv[] = [
+    ...services,
+    { metadata: { name: 'kubernetes', namespace: 'default' }, spec: { clusterIP: '10.0.0.1', ports: [{ name: 'https', port: 443 }] } },
+  ];
+  const l: ObjectLookup = { ...lookup, services: (ns) => withApi.filter((s) => s.metadata?.namespace === ns) };
+  const apiOnly = serviceEnvVars(pod({ enableServiceLinks: false }), l);
+  assert.equal(apiOnly.get('KUBERNETES_SERVICE_HOST'), '10.0.0.1');
+  assert.equal(apiOnly.get('KUBERNETES_SERVICE_PORT'), '443');
+  assert.equal(apiOnly.get('KUBERNETES_PORT_443_TCP'), 'tcp://10.0.0.1:443');
+  assert.equal(apiOnly.has('WEB_APP_SERVICE_HOST'), false);
+  const other = serviceEnvVars({ ...pod(), metadata: { name: 'p', namespace: 'other' } }, l);
+  assert.equal(other.get('KUBERNETES_SERVICE_HOST'), '10.0.0.1');
+  assert.equal(other.get('ELSEWHERE_SERVICE_HOST'), '127.99.0.9');
+  assert.equal(other.has('WEB_APP_SERVICE_HOST'), false);
 });
