@@ -17,6 +17,8 @@ export const SCENARIOS = [
   'cluster',
   'containerd',
   'service-proxy',
+  'endpoint-update',
+  'cluster-dns',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

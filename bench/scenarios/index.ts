@@ -29,4 +29,6 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'kube-api': (await import('./kube-api.js')).kubeApi,
   cluster: (await import('./cluster.js')).cluster,
   'service-proxy': serviceProxy,
+  'endpoint-update': (await import('./endpoint-update.js')).endpointUpdate,
+  'cluster-dns': (await import('./cluster-dns.js')).clusterDns,
 };

@@ -5,6 +5,7 @@
 import type { Registry } from 'prom-client';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import { PodKubelet, type PodKubeletOptions } from '../kubelet/kubelet.js';
+import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
@@ -30,6 +31,8 @@ export interface KubeletInputs {
   lookup: ObjectLookup;
   /** The registry the probe metrics are served from (/metrics/probes), or 'none' for an agent that serves no metrics. */
   probeMetrics: Registry | 'none';
+  /** The cluster DNS pods are given while it is served (ClusterFirst); none: they fall back to the host's. */
+  clusterDNS?: () => ClusterDNSSettings | undefined;
   /** Parts the caller builds itself instead (the bench: a recorder that notes events, a prober it measures). */
   parts?: Pick<PodKubeletOptions, 'statusManager' | 'events' | 'probeManager'>;
 }
@@ -47,6 +50,7 @@ export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
     nodeAllocatable: settings.node,
     ...(inputs.probeMetrics === 'none' ? { probeMetrics: false } : { registry: inputs.probeMetrics }),
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
+    ...(inputs.clusterDNS ? { clusterDNS: inputs.clusterDNS } : {}),
     ...inputs.parts,
   });
 }

@@ -189,13 +189,14 @@ export class ObjectStore implements ObjectsBackend {
     });
     const { namespace = '', name } = obj.metadata;
     if (this.get(kind, namespace, name)) throw alreadyExists(strategy.resource, name);
-    this.allocate(kind, obj, undefined);
     obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (strategy.statusSubresource) {
       obj.metadata.generation = 1;
       delete (obj as { status?: unknown }).status;
     }
+    // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).
+    this.allocate(kind, obj, undefined);
     if (opts.dryRun) return obj;
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
@@ -214,7 +215,6 @@ export class ObjectStore implements ObjectsBackend {
     if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
     const errs = strategy.validateUpdate?.(obj, current) ?? [];
     if (errs.length > 0) throw invalid(kind, name, errs);
-    this.allocate(kind, obj, current);
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
     if (current.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
@@ -222,6 +222,10 @@ export class ObjectStore implements ObjectsBackend {
       const { status } = current as { status?: unknown };
       if (status === undefined) delete (obj as { status?: unknown }).status;
       else (obj as { status?: unknown }).status = status;
+    }
+    // After the stored status is kept: what the server assigns may include a status (a LoadBalancer's ingress).
+    this.allocate(kind, obj, current);
+    if (strategy.statusSubresource) {
       const specOf = (o: KubeObject) => canonicalJSON((o as { spec?: unknown }).spec);
       const generation = current.metadata.generation ?? 1;
       obj.metadata.generation = specOf(obj) === specOf(current) ? generation : generation + 1;

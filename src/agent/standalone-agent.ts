@@ -24,6 +24,8 @@ import { defaultServiceNetwork, ServiceAllocator, type ServiceNetwork } from '..
 import { EndpointsController } from '../controllers/endpoints/controller.js';
 import { ServiceProxy } from '../proxy/service-proxy.js';
 import { ClusterDNS, resolvConfNameservers } from '../dns/server.js';
+import { routeServiceRange, type ServiceRoute } from '../proxy/service-route.js';
+import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import { readFileSync } from 'node:fs';
 import type { UpgradeHandler } from '../http/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
@@ -86,6 +88,10 @@ export class StandaloneAgent implements KubeletView {
   private lastHousekeeping: number;
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
+  /** How ClusterIPs are reached (startServiceNetwork). */
+  private serviceRoute?: ServiceRoute;
+  /** The cluster DNS pods in their own network namespace are given, once it answers them. */
+  private podClusterDNS?: ClusterDNSSettings;
   /** The workload controllers, once started (startControllers). */
   controllers?: WorkloadControllers;
 
@@ -114,6 +120,7 @@ export class StandaloneAgent implements KubeletView {
       nodeName: opts.nodeName,
       lookup: opts.lookup ?? objects,
       probeMetrics: this.probeRegistry,
+      clusterDNS: () => this.podClusterDNS,
     });
     this.metricsSet = createAgentMetrics({
       nodeName: opts.nodeName,
@@ -159,14 +166,30 @@ export class StandaloneAgent implements KubeletView {
 
   /**
    * Starts the service proxy and the cluster DNS on the range's tenth address, port 53 (as kubeadm's
-   * 10.96.0.10); without the right to port 53 the DNS stays off, which the log says.
+   * 10.96.0.10); without the right to port 53 the DNS stays off, which the log says. A range outside
+   * the loopback is routed to the host as local first (service-route.ts), so pods with a network of
+   * their own reach ClusterIPs and get the cluster DNS in their resolv.conf (ClusterFirst).
    */
   async startServiceNetwork(): Promise<void> {
+    const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
+    const podNetwork = this.runtime.capabilities.network === 'pod';
+    this.serviceRoute = await routeServiceRange(range);
+    const route = this.serviceRoute.state;
+    if (route.mode === 'local-route') this.opts.logger.info('Service range routed to the host', { range: route.cidr });
+    else if (route.mode === 'unrouted') this.opts.logger.warn('ClusterIPs are not reachable from pods', { range: route.cidr, reason: route.reason });
+    else if (podNetwork)
+      this.opts.logger.warn(
+        'ClusterIPs are not reachable from pods: the service range is on the loopback (give --service-cluster-ip-range outside 127.0.0.0/8, as root)',
+        {
+          range: range.cidr,
+        },
+      );
     this.serviceProxy.start();
     const ip = this.serviceAllocator.dnsServiceIP();
     try {
       await this.clusterDNS.listen(ip, 53);
       this.opts.logger.info('Cluster DNS listening', { address: `${ip}:53`, domain: this.clusterDNS.domain });
+      if (podNetwork && this.serviceRoute.reachableFromPods) this.podClusterDNS = { servers: [ip], domain: this.clusterDNS.domain };
     } catch (err) {
       this.opts.logger.warn('Cluster DNS is off: it cannot listen', { address: `${ip}:53`, err: (err as Error).message });
     }
@@ -276,6 +299,7 @@ export class StandaloneAgent implements KubeletView {
     this.endpointsController.stop();
     this.serviceProxy.stop();
     this.clusterDNS.close();
+    await this.serviceRoute?.remove();
     this.registry.close();
     await this.kubelet.close();
   }

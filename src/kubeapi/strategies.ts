@@ -125,6 +125,17 @@ export const controllerRevisionStrategy: ObjectStrategy = {
  * Services (pkg/registry/core/service): defaults, validation, the ClusterIP and NodePorts from the
  * allocator, and the status the host gives a LoadBalancer (its ingress address), set by the server.
  */
+/**
+ * A Service's status as the agent publishes it (the role of a cloud's service controller): a
+ * LoadBalancer gets the host's address as its ingress unless its status names one already (written
+ * through the status subresource); other types have none.
+ */
+export function loadBalancerStatus(svc: ServiceLike, hostIP: string): ServiceLike['status'] {
+  if (svc.spec?.type !== 'LoadBalancer') return { loadBalancer: {} };
+  const ingress = svc.status?.loadBalancer?.ingress;
+  return { ...svc.status, loadBalancer: { ...svc.status?.loadBalancer, ingress: ingress?.length ? ingress : [{ ip: hostIP }] } };
+}
+
 export function serviceStrategy(allocator: ServiceAllocator): ObjectStrategy {
   return {
     kind: 'Service',
@@ -135,10 +146,12 @@ export function serviceStrategy(allocator: ServiceAllocator): ObjectStrategy {
     defaults: (o) => defaultService(o as ServiceLike) as KubeObject,
     validate: (o) => validateService(o as ServiceLike),
     validateUpdate: (next, old) => validateServiceUpdate(next as ServiceLike, old as ServiceLike),
+    // The status subresource: kubectl patch --subresource=status (a LoadBalancer's ingress) writes it.
+    statusSubresource: true,
     allocate: (o, old, stored) => {
       const svc = o as ServiceLike;
       const errs = allocator.allocate(svc, old as ServiceLike | undefined, stored as ServiceLike[]);
-      svc.status = svc.spec?.type === 'LoadBalancer' ? { loadBalancer: { ingress: [{ ip: allocator.network.loadBalancerIP }] } } : { loadBalancer: {} };
+      svc.status = loadBalancerStatus(svc, allocator.network.loadBalancerIP);
       return errs;
     },
   };

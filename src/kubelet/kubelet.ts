@@ -23,6 +23,7 @@ import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
 import { Relister } from './pleg.js';
 import { newPodRuntimeSupport, type PodRuntimeSupport } from '../kuberuntime/runtime-support.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
+import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import type { AdmitResult, Kubelet, TerminateOptions } from './types.js';
 
 export interface PodKubeletOptions {
@@ -51,6 +52,8 @@ export interface PodKubeletOptions {
   probeManager?: ProbeManager;
   /** The resolv.conf pods on a runtime with images get their DNS from; /etc/resolv.conf when unset. */
   resolvConf?: string;
+  /** The cluster DNS (the kubelet's --cluster-dns and --cluster-domain), asked at each pod's sandbox. */
+  clusterDNS?: () => ClusterDNSSettings | undefined;
   /** The image pull back-off (10 s doubling to 300 s when unset). */
   imageBackoff?: Backoff;
   /** [0, 1), for timer jitter; Math.random when unset. */
@@ -117,6 +120,7 @@ export class PodKubelet implements Kubelet {
       hostIP: this.hostIP,
       nodeAllocatable: this.nodeAllocatable,
       resolvConf: opts.resolvConf,
+      ...(opts.clusterDNS ? { clusterDNS: opts.clusterDNS } : {}),
       imageBackoff: opts.imageBackoff,
     });
     // A CRI runtime need not push container events: relisting finds every change within a period.

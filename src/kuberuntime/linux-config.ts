@@ -14,6 +14,7 @@ import type {
   PodSandboxConfig,
 } from '../runtime/cri.js';
 import { getPodQOS } from '../status/qos.js';
+import { clusterFirstDNS, type ClusterDNSSettings } from './cluster-dns.js';
 import { ContainerConfigError } from './envvars.js';
 import { formatPod } from './format.js';
 
@@ -144,13 +145,15 @@ export function parseResolvConf(text: string): DNSConfig {
 const dedupe = (xs: string[]) => [...new Set(xs)];
 
 /**
- * GetPodDNS without cluster DNS: ClusterFirst falls back to the host's resolv.conf as Default does
- * (the caller reports MissingClusterDNS), None takes only spec.dnsConfig; spec.dnsConfig is appended.
+ * GetPodDNS: ClusterFirst gets the cluster DNS where there is one (cluster-dns.ts), else falls back to
+ * the host's resolv.conf as Default does (the caller reports MissingClusterDNS); None takes only
+ * spec.dnsConfig; spec.dnsConfig is appended.
  */
-export function podDNSConfig(pod: Pod, hostResolvConf: string): { config: DNSConfig; missingClusterDNS: boolean } {
+export function podDNSConfig(pod: Pod, hostResolvConf: string, cluster?: ClusterDNSSettings): { config: DNSConfig; missingClusterDNS: boolean } {
   const policy = pod.spec?.dnsPolicy ?? 'ClusterFirst';
   const clusterFirst = policy === 'ClusterFirst' ? !pod.spec?.hostNetwork : policy === 'ClusterFirstWithHostNet';
-  const base: DNSConfig = policy === 'None' ? { servers: [], searches: [], options: [] } : parseResolvConf(hostResolvConf);
+  const host: DNSConfig = policy === 'None' ? { servers: [], searches: [], options: [] } : parseResolvConf(hostResolvConf);
+  const base = clusterFirst && cluster ? clusterFirstDNS(pod, host, cluster) : host;
   const extra = pod.spec?.dnsConfig;
   if (extra) {
     base.servers = dedupe([...base.servers, ...(extra.nameservers ?? [])]);
@@ -160,7 +163,7 @@ export function podDNSConfig(pod: Pod, hostResolvConf: string): { config: DNSCon
     for (const o of extra.options ?? []) opts.set(o.name ?? '', o.value !== undefined && o.value !== null ? `${o.name}:${o.value}` : (o.name ?? ''));
     base.options = [...opts.values()].filter(Boolean);
   }
-  return { config: base, missingClusterDNS: clusterFirst };
+  return { config: base, missingClusterDNS: clusterFirst && !cluster };
 }
 
 /** The sandbox config's Linux part and DNS for a runtime with namespaces (generatePodSandboxLinuxConfig). */

@@ -15,6 +15,7 @@ import type { NodeAllocatable, ObjectLookup } from './envvars.js';
 import { formatPod, podRef } from './format.js';
 import { readHostMessage, withHostMessageFile } from './host-message-file.js';
 import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
+import type { ClusterDNSSettings } from './cluster-dns.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
 import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
 import { etcHostsMount } from './etc-hosts.js';
@@ -60,6 +61,8 @@ export interface RuntimeSupportDeps {
   nodeAllocatable: NodeAllocatable;
   /** The resolv.conf pods get their DNS from (the kubelet's --resolv-conf); /etc/resolv.conf when unset. */
   resolvConf?: string;
+  /** The cluster DNS pods with their own network reach, while it is served (none: MissingClusterDNS). */
+  clusterDNS?: () => ClusterDNSSettings | undefined;
   /** The image pull back-off (10 s doubling to 300 s when unset). */
   imageBackoff?: Backoff;
   /** What the runtime can do: without mounts, the termination message goes to a file named in the environment. */
@@ -125,7 +128,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
         throw e;
       }
       const resolv = await readFile(deps.resolvConf ?? '/etc/resolv.conf', 'utf8').catch(() => '');
-      const dns = podDNSConfig(pod, resolv);
+      const dns = podDNSConfig(pod, resolv, deps.clusterDNS?.());
       // Where every pod shares the host's network there is no cluster DNS to miss: said once per agent.
       const sayOnce = deps.capabilities.network === 'host';
       if (dns.missingClusterDNS && !(sayOnce && clusterDNSNoted)) {

@@ -19,6 +19,7 @@ export const services = resource<ServiceLike & KubeObject>({
   verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
   storage: (b) => b.objects?.storage('Service'),
   table: serviceTable,
+  status: ['get', 'patch', 'update'],
   // ServiceSpec.ports merges by port (k8s.io/api/core/v1 types.go).
-  mergeSchema: mergeSchema({ 'spec.ports': 'port' }),
+  mergeSchema: mergeSchema({ 'spec.ports': 'port', 'status.conditions': 'type' }),
 });
