@@ -68,8 +68,14 @@ test('a URL of a container that stopped, or whose sandbox was removed, is refuse
     const exec = await client.exec({ containerId: id, cmd: ['/bin/echo', 'late'], ...outputOnly });
     const attach = await client.attach({ containerId: id, ...outputOnly });
     await client.stopContainer(id, 0);
-    await assert.rejects(connectRuntimeStream(exec.url, outputOnly), /unable to upgrade connection: (unknown or expired streaming request|container .* is no longer running)/);
-    await assert.rejects(connectRuntimeStream(attach.url, outputOnly), /unable to upgrade connection: (unknown or expired streaming request|container .* is no longer running)/);
+    await assert.rejects(
+      connectRuntimeStream(exec.url, outputOnly),
+      /unable to upgrade connection: (unknown or expired streaming request|container .* is no longer running)/,
+    );
+    await assert.rejects(
+      connectRuntimeStream(attach.url, outputOnly),
+      /unable to upgrade connection: (unknown or expired streaming request|container .* is no longer running)/,
+    );
 
     // The pod deleted: its sandbox and containers removed, a URL asked for just before is refused.
     const sbc = sandboxConfig(dir, 'second');
@@ -79,7 +85,10 @@ test('a URL of a container that stopped, or whose sandbox was removed, is refuse
     const beforeDelete = await client.exec({ containerId: id2, cmd: ['/bin/echo', 'deleted'], ...outputOnly });
     await client.stopPodSandbox(sb2);
     await client.removePodSandbox(sb2);
-    await assert.rejects(connectRuntimeStream(beforeDelete.url, outputOnly), /unable to upgrade connection: (unknown or expired streaming request|container .* is no longer running)/);
+    await assert.rejects(
+      connectRuntimeStream(beforeDelete.url, outputOnly),
+      /unable to upgrade connection: (unknown or expired streaming request|container .* is no longer running)/,
+    );
   });
 });
 

@@ -61,7 +61,10 @@ function refuse(socket: Duplex, code: number, reason: string, message: string): 
  * Serves exec and attach on a unix socket of mode 0600, so only its owner (the runtime's user, as
  * the agent is) can use a URL, or on 127.0.0.1 (a port of the system's choosing) when told a host.
  */
-export async function startStreamServer(backend: StreamBackend, opts: { logger: Logger; listen: StreamListen; clock: Pick<Clock, 'now'> }): Promise<StreamServer> {
+export async function startStreamServer(
+  backend: StreamBackend,
+  opts: { logger: Logger; listen: StreamListen; clock: Pick<Clock, 'now'> },
+): Promise<StreamServer> {
   const pending = new Map<string, Pending>();
   const sessions = new Set<SpdySession>();
   const server = createServer((_req, res) => {
