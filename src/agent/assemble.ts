@@ -4,6 +4,7 @@
 
 import type { Registry } from 'prom-client';
 import type { NodeAllocatable } from '../kubelet/admission.js';
+import { DiskPressureObserver, type DiskThresholds } from '../kubelet/disk-pressure.js';
 import { PodKubelet, type PodKubeletOptions } from '../kubelet/kubelet.js';
 import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
@@ -16,6 +17,8 @@ export interface KubeletSettings {
   rootDir: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** --eviction-hard: the root dir's DiskPressure thresholds (the defaults of disk-pressure.ts where unset). */
+  evictionHard?: DiskThresholds;
 }
 
 export interface KubeletInputs {
@@ -48,6 +51,7 @@ export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
     ...(inputs.hostIP !== undefined ? { hostIP: inputs.hostIP } : {}),
     lookup: inputs.lookup,
     nodeAllocatable: settings.node,
+    diskPressure: new DiskPressureObserver(settings.rootDir, settings.evictionHard),
     ...(inputs.probeMetrics === 'none' ? { probeMetrics: false } : { registry: inputs.probeMetrics }),
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
     ...(inputs.clusterDNS ? { clusterDNS: inputs.clusterDNS } : {}),

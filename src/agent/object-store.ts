@@ -28,6 +28,7 @@ import { objectStrategies } from '../kubeapi/strategies.js';
 import type { ServiceForEnv } from '../kuberuntime/envvars.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../http/status.js';
 import { syncDir, writeFileAtomic } from '../util/atomic-write.js';
+import { storing } from './storage-full.js';
 
 /** A stored object: name and namespace always set ('' for cluster-scoped kinds). */
 type Stored = KubeObject & { metadata: WritableObjectMeta & { name: string } };
@@ -122,8 +123,10 @@ export class ObjectStore implements ObjectsBackend {
     const path = this.file(kind, ns, name);
     const dir = join(this.opts.dir, this.strategy(kind).resource);
     if (obj) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFileAtomic(path, JSON.stringify(obj), 0o600);
+      await storing(this.strategy(kind).resource, name, async () => {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        await writeFileAtomic(path, JSON.stringify(obj), 0o600);
+      });
       return;
     }
     await unlink(path).catch((err: NodeJS.ErrnoException) => {

@@ -13,6 +13,7 @@ import { getPodQOS } from '../status/qos.js';
 import { toRFC3339 } from '../status/time.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { storing } from './storage-full.js';
 
 /** Where a pod came from: a static-pod file, a manifest URL, or the API. */
 export interface PodOrigin {
@@ -153,7 +154,8 @@ export class PodRegistry {
     }
     const meta = pod.metadata as { creationTimestamp?: string };
     meta.creationTimestamp ??= toRFC3339(this.opts.clock.now());
-    if (origin.source === 'api') await this.opts.store?.save(pod);
+    const store = this.opts.store;
+    if (origin.source === 'api' && store) await storing('pods', pod.metadata?.name ?? '', () => store.save(pod));
     const e: Entry = { key, pod, origin, rv: this.next(), seenAt: this.opts.clock.now() };
     this.byKey.set(key, e);
     this.byUid.set(uidOf(pod), e);
@@ -184,7 +186,8 @@ export class PodRegistry {
     const e = this.byKey.get(keyOf(pod));
     if (!e || uidOf(e.pod) !== uidOf(pod)) throw notFound(pod.metadata?.name ?? '');
     // A pod whose deletion is recorded is not written back (it would come back after a restart).
-    if (e.origin.source === 'api' && !e.deleting && !e.recordingDeletion) await this.opts.store?.save(pod);
+    const store = this.opts.store;
+    if (e.origin.source === 'api' && !e.deleting && !e.recordingDeletion && store) await storing('pods', pod.metadata?.name ?? '', () => store.save(pod));
     e.pod = pod;
     this.opts.kubelet.updatePod(pod);
     this.modified(e);

@@ -171,7 +171,7 @@ export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO):
     const identity = { version: cfg.version, nodeName: cfg.nodeName, rootDir: cfg.rootDir, runtime: runtime.name, startedAt };
     router.route('GET', '/podvisor/v1/status', (_req, res) =>
       sendJSON(res, 200, {
-        ...agentStatusDocument(identity, pods.pods(), clock.now()),
+        ...agentStatusDocument(identity, pods.pods(), clock.now(), k.nodeConditions()),
         cluster: { kubeconfig: cfg.kubeconfig, server: joined.client.server.href },
         listen: listenInfo,
       }),

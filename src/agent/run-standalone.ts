@@ -23,6 +23,7 @@ import { lockAndConnect, reportFailure, serveUntilAborted, servingCert } from '.
 import { PodConfig } from './pod-config.js';
 import type { AgentRuntime } from './runtime-connection.js';
 import { StandaloneAgent } from './standalone-agent.js';
+import type { DiskThresholds } from '../kubelet/disk-pressure.js';
 import { startReadinessNotifier, type StopNotifier } from './systemd-notify.js';
 import { defaultServiceNetwork, parseIpv4Range } from '../kubeapi/service-allocator.js';
 
@@ -31,6 +32,7 @@ export interface StandaloneAgentConfig {
   nodeName: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  evictionHard?: DiskThresholds;
   podManifestPath?: string;
   manifestURL?: string;
   address: string;
@@ -81,6 +83,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     runtime: connected.runtime,
     ...(connected.restart ? { restartRuntime: () => connected.restart!() } : {}),
     ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
+    ...(cfg.evictionHard ? { evictionHard: cfg.evictionHard } : {}),
     serviceNetwork: { ...defaultServiceNetwork(), ...(cfg.serviceClusterIPRange ? { clusterIPRange: parseIpv4Range(cfg.serviceClusterIPRange) } : {}) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     config: {

@@ -1,12 +1,13 @@
 // The agent's settings, read from the values of its flags (as the kubelet's KubeletConfiguration is
-// read from its flags): runtime and CRI endpoint, root dir, node allocatable, the crash-loop back-off
-// cap, the pod pid limit, containerd's pod network and the Services' network. Every command that runs pods reads them here.
+// read from its flags): runtime and CRI endpoint, root dir, node allocatable, the DiskPressure thresholds,
+// the crash-loop back-off cap, the pod pid limit, containerd's pod network and the Services' network. Every command that runs pods reads them here.
 
 import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseQuantity } from '../api/quantity.js';
 import { parseIpv4, parseIpv4Range } from '../kubeapi/service-allocator.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../kubelet/admission.js';
+import { parseEvictionHard, type DiskThresholds } from '../kubelet/disk-pressure.js';
 import { criTarget } from '../runtime/cri/proto.js';
 import { defaultRuntimeEndpoint } from '../runtime/process-runtime.js';
 import { defaultRootDir } from '../runtime/root-dir.js';
@@ -36,6 +37,8 @@ export interface AgentSettings {
   runtimeEndpoint: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** --eviction-hard: the root dir's DiskPressure thresholds. */
+  evictionHard?: DiskThresholds;
   /** The kubelet's podPidsLimit; unset = unlimited. */
   podPidsLimit?: number;
   /** --runtime=containerd: the pod network to write, if any. */
@@ -157,6 +160,14 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
   const settings: AgentSettings = { runtime, rootDir, runtimeEndpoint, node: nodeAllocatableSetting(flags) };
   const cap = maxRestartPeriodSetting(flags);
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
+  const evictionHard = flags['eviction-hard'];
+  if (evictionHard !== undefined && evictionHard !== '') {
+    try {
+      settings.evictionHard = parseEvictionHard(String(evictionHard));
+    } catch (err) {
+      throw invalid(evictionHard, 'eviction-hard', (err as Error).message);
+    }
+  }
   const pids = podMaxPidsSetting(flags);
   if (pids !== undefined) settings.podPidsLimit = pids;
   serviceSettings(flags, settings);

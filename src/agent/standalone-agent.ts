@@ -6,6 +6,7 @@
 import type { Pod } from '../api/types.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
+import type { DiskThresholds } from '../kubelet/disk-pressure.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import { Registry } from 'prom-client';
 import { mountKubeApi } from '../kubeapi/mount.js';
@@ -43,6 +44,8 @@ export interface StandaloneAgentOptions {
   version: string;
   nodeAllocatable: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** --eviction-hard: the root dir's DiskPressure thresholds. */
+  evictionHard?: DiskThresholds;
   /** API pods kept across restarts. */
   store?: PodStore;
   /** ConfigMaps and Secrets env references resolve against (none by default). */
@@ -113,6 +116,7 @@ export class StandaloneAgent implements KubeletView {
         rootDir: opts.rootDir,
         node: opts.nodeAllocatable,
         ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}),
+        ...(opts.evictionHard ? { evictionHard: opts.evictionHard } : {}),
       },
       runtime: this.runtime,
       clock: opts.clock,
@@ -283,7 +287,7 @@ export class StandaloneAgent implements KubeletView {
 
   status(): Record<string, unknown> {
     const identity = { version: this.opts.version, nodeName: this.nodeName, rootDir: this.opts.rootDir, runtime: this.runtime.name, startedAt: this.startedAt };
-    const out = agentStatusDocument(identity, this.registry.list().items, this.opts.clock.now());
+    const out = agentStatusDocument(identity, this.registry.list().items, this.opts.clock.now(), this.kubelet.nodeConditions());
     for (const p of this.statusProviders) Object.assign(out, p());
     return out;
   }

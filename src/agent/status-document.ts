@@ -3,6 +3,7 @@
 // agent and the cluster node) serve it, each adding what only it has (sources, listeners, the cluster).
 
 import type { Pod } from '../api/types.js';
+import { DISK_PRESSURE_TAINT } from '../kubelet/disk-pressure.js';
 
 /** What names the agent in its status; fixed for its life. */
 export interface AgentIdentity {
@@ -15,8 +16,14 @@ export interface AgentIdentity {
   startedAt: number;
 }
 
-/** The status document at `now` for these pods; a pod being deleted counts as Terminating. */
-export function agentStatusDocument(id: AgentIdentity, pods: readonly Pod[], now: number): Record<string, unknown> {
+/** The taint the node lifecycle controller puts on a node for each condition the eviction manager reports. */
+const conditionTaints: Record<string, string> = { DiskPressure: `${DISK_PRESSURE_TAINT.key}:${DISK_PRESSURE_TAINT.effect}` };
+
+/**
+ * The status document at `now` for these pods (a pod being deleted counts as Terminating) and the
+ * node's pressure conditions (DiskPressure), with the taints a cluster would give the node for them.
+ */
+export function agentStatusDocument(id: AgentIdentity, pods: readonly Pod[], now: number, nodeConditions: readonly string[] = []): Record<string, unknown> {
   const phases: Record<string, number> = {};
   for (const p of pods) {
     const ph = p.metadata?.deletionTimestamp ? 'Terminating' : (p.status?.phase ?? 'Pending');
@@ -31,5 +38,6 @@ export function agentStatusDocument(id: AgentIdentity, pods: readonly Pod[], now
     startTime: new Date(id.startedAt).toISOString(),
     uptimeSeconds: Math.floor((now - id.startedAt) / 1000),
     pods: { total: pods.length, ...phases },
+    node: { conditions: [...nodeConditions], taints: nodeConditions.flatMap((c) => conditionTaints[c] ?? []) },
   };
 }

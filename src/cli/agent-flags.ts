@@ -52,6 +52,13 @@ export const agentFlagSpecs: FlagSpec[] = [
   },
   { name: 'max-pods', type: 'string', valueName: 'N', usage: "Number of pods the node admits, as the kubelet's --max-pods (default 110)." },
   {
+    name: 'eviction-hard',
+    type: 'string',
+    valueName: 'SIGNAL<VALUE,...',
+    usage:
+      "The root dir's DiskPressure thresholds, as the kubelet's --eviction-hard: nodefs.available and nodefs.inodesFree, each a quantity or a percentage (default nodefs.available<10% but at most 1Gi, nodefs.inodesFree<5%).",
+  },
+  {
     name: 'pod-max-pids',
     type: 'string',
     valueName: 'N',

@@ -141,6 +141,7 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
       nodeName: String(parsed.flags['node-name'] || defaultNodeName()),
       node: settings.node,
       ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
+      ...(settings.evictionHard ? { evictionHard: settings.evictionHard } : {}),
       ...(manifestPath ? { podManifestPath: resolve(io.cwd, manifestPath) } : {}),
       ...(url ? { manifestURL: url } : {}),
       address,

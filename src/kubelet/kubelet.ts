@@ -15,6 +15,7 @@ import type { StatusManager } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { admitPod, type NodeAllocatable } from './admission.js';
+import { evictionAdmit, type DiskPressureObserver } from './disk-pressure.js';
 import { HostPortClaims } from './host-ports.js';
 import { newCrashLoopBackoff, type Backoff } from '../kuberuntime/backoff.js';
 import { formatPod, podRef } from '../kuberuntime/format.js';
@@ -42,6 +43,8 @@ export interface PodKubeletOptions {
   resyncIntervalMs?: number;
   /** The host's CPUs and memory when unset. */
   nodeAllocatable?: NodeAllocatable;
+  /** The eviction manager's DiskPressure condition of the root dir's file system; none observed when unset. */
+  diskPressure?: DiskPressureObserver;
   /** Registry for the probe metrics (served at /metrics/probes). */
   registry?: Registry;
   /** Keep probe metrics without a registry given (true when unset); see ProberManagerOptions.metrics. */
@@ -152,8 +155,16 @@ export class PodKubelet implements Kubelet {
   }
 
   admit(pod: Pod): AdmitResult {
+    // The eviction manager's admit handler comes first, as the kubelet adds it first.
+    const evicted = evictionAdmit(pod, this.nodeConditions());
+    if (!evicted.admit) return evicted;
     const active = [...this.workers.values()].filter((w) => !w.isTerminal).map((w) => w.currentPod);
     return admitPod(pod, active, this.nodeAllocatable);
+  }
+
+  /** The eviction manager's node conditions now (DiskPressure), observed afresh. */
+  nodeConditions(): string[] {
+    return this.opts.diskPressure?.conditions() ?? [];
   }
 
   rejectPod(pod: Pod, reason: string, message: string): void {

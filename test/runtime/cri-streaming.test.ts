@@ -57,7 +57,7 @@ test('CRI Exec on the process runtime: a URL whose stream carries stdin, stdout,
       stdout: true,
       stderr: true,
     });
-    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/exec\/[A-Za-z0-9_-]+$/);
+    assert.match(url, /^http\+unix:\/\/%2F[^/]+streaming\.sock\/exec\/[A-Za-z0-9_-]+$/);
     const s = await connectRuntimeStream(url, { stdin: true, stdout: true, stderr: true, tty: false });
     const io = collect(s);
     const big = 'x'.repeat(200_000);

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { SpdySession, type SpdyStream } from '../../spdy/framer.js';
 import type { ExecSession } from '../streams.js';
+import { UNIX_STREAM_SCHEME } from './stream-server.js';
 
 export interface RuntimeStreamOptions {
   stdin: boolean;
@@ -27,10 +28,17 @@ const MAX_ERROR_BODY = 64 * 1024;
 /** Upgrades a POST to the streaming URL; resolves with the socket and the negotiated protocol. */
 function upgrade(url: string): Promise<{ socket: Duplex; head: Buffer; protocol: string }> {
   const u = new URL(url);
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return Promise.reject(new Error(`unsupported streaming URL ${JSON.stringify(url)}`));
+  if (u.protocol !== 'http:' && u.protocol !== 'https:' && u.protocol !== UNIX_STREAM_SCHEME)
+    return Promise.reject(new Error(`unsupported streaming URL ${JSON.stringify(url)}`));
   const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
+  // A server on a unix socket: the socket's path is the URL's host.
+  const target =
+    u.protocol === UNIX_STREAM_SCHEME
+      ? { socketPath: decodeURIComponent(u.host), path: `${u.pathname}${u.search}` }
+      : { protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port, path: `${u.pathname}${u.search}` };
   return new Promise((resolve, reject) => {
-    const req = request(u, {
+    const req = request({
+      ...target,
       method: 'POST',
       headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': PROTOCOLS },
       // A runtime's streaming server on TLS uses its own self-signed certificate.
@@ -50,7 +58,7 @@ function upgrade(url: string): Promise<{ socket: Duplex; head: Buffer; protocol:
       });
       res.on('end', () => reject(new Error(`unable to upgrade connection: ${body.trim() || `${res.statusCode} ${res.statusMessage ?? ''}`.trim()}`)));
     });
-    req.on('timeout', () => req.destroy(new Error(`unable to upgrade connection: timed out connecting to ${u.host}`)));
+    req.on('timeout', () => req.destroy(new Error(`unable to upgrade connection: timed out connecting to ${decodeURIComponent(u.host)}`)));
     req.on('error', reject);
     req.end();
   });

@@ -1,11 +1,14 @@
-// A runtime's streaming server, as the CRI has it: Exec and Attach answer a one-time URL on a loopback
-// HTTP server; the client upgrades it to SPDY/3.1 with remotecommand's streams (error, stdin, stdout,
-// stderr, resize) and reads the command's exit in a v4 Status on the error stream.
+// A runtime's streaming server, as the CRI has it (the kubelet's pkg/kubelet/cri/streaming and its
+// request cache): Exec and Attach answer a single-use URL that expires in a minute, served on a unix
+// socket of mode 0600 (or loopback HTTP); the client upgrades it to SPDY/3.1 with remotecommand's
+// streams (error, stdin, stdout, stderr, resize) and reads the command's exit in a v4 Status.
 
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { chmodSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { SpdySession, type SpdyStream } from '../../spdy/framer.js';
 import type { StreamingRequest } from '../cri.js';
@@ -17,14 +20,24 @@ export type StreamRequest = StreamingRequest;
 export interface StreamBackend {
   exec(req: StreamRequest): ExecSession | Promise<ExecSession>;
   attach(req: Omit<StreamRequest, 'cmd'>): ExecSession | Promise<ExecSession>;
+  /** Whether the container still runs: a URL of one that stopped or was removed is refused. */
+  running(containerId: string): boolean;
 }
 
 export interface StreamServer {
   /** A one-time URL for an exec (valid for a minute, as the kubelet's request cache). */
   execUrl(req: StreamRequest): string;
   attachUrl(req: Omit<StreamRequest, 'cmd'>): string;
+  /** Forgets the URLs not yet used of a container that stopped or was removed. */
+  revoke(containerId: string): void;
   close(): Promise<void>;
 }
+
+/** Where a streaming server listens: a unix socket (its URLs are `http+unix://<path>/…`) or loopback TCP. */
+export type StreamListen = { socketPath: string } | { host: string };
+
+/** The scheme of a streaming URL on a unix socket: the socket's path, escaped, is the URL's host. */
+export const UNIX_STREAM_SCHEME = 'http+unix:';
 
 /** How long an answered URL stays usable (the kubelet's streaming cache TTL). */
 const TOKEN_TTL_MS = 60_000;
@@ -44,8 +57,14 @@ function refuse(socket: Duplex, code: number, reason: string, message: string): 
   );
 }
 
-/** Serves exec and attach on 127.0.0.1 (a port of the system's choosing). */
-export async function startStreamServer(backend: StreamBackend, opts: { logger: Logger; host?: string }): Promise<StreamServer> {
+/**
+ * Serves exec and attach on a unix socket of mode 0600, so only its owner (the runtime's user, as
+ * the agent is) can use a URL, or on 127.0.0.1 (a port of the system's choosing) when told a host.
+ */
+export async function startStreamServer(
+  backend: StreamBackend,
+  opts: { logger: Logger; listen: StreamListen; clock: Pick<Clock, 'now'> },
+): Promise<StreamServer> {
   const pending = new Map<string, Pending>();
   const sessions = new Set<SpdySession>();
   const server = createServer((_req, res) => {
@@ -56,8 +75,9 @@ export async function startStreamServer(backend: StreamBackend, opts: { logger: 
     socket.on('error', () => socket.destroy());
     const m = /^\/(exec|attach)\/([A-Za-z0-9_-]+)$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
     const p = m ? pending.get(m[2]!) : undefined;
-    if (!m || !p || p.kind !== m[1] || p.expires < Date.now()) return refuse(socket, 404, 'Not Found', 'unknown or expired streaming request');
+    if (!m || !p || p.kind !== m[1] || p.expires < opts.clock.now()) return refuse(socket, 404, 'Not Found', 'unknown or expired streaming request');
     pending.delete(m[2]!);
+    if (!backend.running(p.req.containerId)) return refuse(socket, 404, 'Not Found', `container ${p.req.containerId} is no longer running`);
     if (String(req.headers.upgrade ?? '').toLowerCase() !== 'spdy/3.1') return refuse(socket, 400, 'Bad Request', 'only SPDY/3.1 streams are served');
     const protocol = offeredProtocols(req).find((v) => PROTOCOLS.includes(v));
     if (!protocol) return refuse(socket, 403, 'Forbidden', `none of the offered stream protocols is supported (${PROTOCOLS.join(', ')})`);
@@ -68,14 +88,9 @@ export async function startStreamServer(backend: StreamBackend, opts: { logger: 
     const cmd = p.kind === 'exec' ? p.req.cmd : [];
     serveSession(session, p.req, cmd, () => (p.kind === 'exec' ? backend.exec(p.req) : backend.attach(p.req)), opts.logger);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const base = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  const base = await listen(server, opts.listen);
   const issue = (p: Pending): string => {
-    const now = Date.now();
+    const now = opts.clock.now();
     for (const [t, q] of pending) if (q.expires < now) pending.delete(t);
     if (pending.size >= MAX_PENDING) throw new Error('too many pending streaming requests');
     const token = randomBytes(12).toString('base64url');
@@ -83,13 +98,32 @@ export async function startStreamServer(backend: StreamBackend, opts: { logger: 
     return `${base}/${p.kind}/${token}`;
   };
   return {
-    execUrl: (req) => issue({ kind: 'exec', req, expires: Date.now() + TOKEN_TTL_MS }),
-    attachUrl: (req) => issue({ kind: 'attach', req, expires: Date.now() + TOKEN_TTL_MS }),
+    execUrl: (req) => issue({ kind: 'exec', req, expires: opts.clock.now() + TOKEN_TTL_MS }),
+    attachUrl: (req) => issue({ kind: 'attach', req, expires: opts.clock.now() + TOKEN_TTL_MS }),
+    revoke: (containerId) => {
+      for (const [t, q] of pending) if (q.req.containerId === containerId) pending.delete(t);
+    },
     close: async () => {
       for (const s of sessions) s.close();
       await new Promise((r) => server.close(r));
     },
   };
+}
+
+/** Listens where told; answers the base of the URLs. A unix socket is made 0600 before its first URL. */
+async function listen(server: Server, where: StreamListen): Promise<string> {
+  if ('socketPath' in where) rmSync(where.socketPath, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    if ('socketPath' in where) server.listen(where.socketPath, () => resolve());
+    else server.listen(0, where.host, () => resolve());
+  });
+  if ('socketPath' in where) {
+    chmodSync(where.socketPath, 0o600);
+    return `${UNIX_STREAM_SCHEME}//${encodeURIComponent(where.socketPath)}`;
+  }
+  const addr = server.address() as AddressInfo;
+  return `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
 }
 
 /** Waits for the client's streams, runs the session, reports its end on the error stream. */

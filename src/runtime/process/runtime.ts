@@ -44,7 +44,7 @@ import { bootId, ExitWatcher, findSpawned, procStartTime, processState } from '.
 import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders, OUTPUT_STREAMS } from './output-fifo.js';
 import { RuntimeStateStore, type StoredContainer, type StoredSandbox } from './state.js';
 import type { ContainerProcessContext } from './exec-session.js';
-import { processStreaming, type ProcessStreaming } from './streaming.js';
+import { processStreaming, STREAMING_SOCKET, type ProcessStreaming } from './streaming.js';
 import { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION } from './profile.js';
 
 export { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION } from './profile.js';
@@ -176,7 +176,7 @@ export class ProcessRuntime implements RuntimeService {
   private readonly state: RuntimeStateStore | undefined;
   private readonly exitWatcher = new ExitWatcher();
   private readonly fifos: FifoPool | undefined;
-  /** CRI Exec and Attach: a loopback streaming server, started on the first request. */
+  /** CRI Exec and Attach: a streaming server (a 0600 unix socket in durable mode), started on the first request. */
   private readonly streaming: ProcessStreaming;
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
@@ -187,7 +187,8 @@ export class ProcessRuntime implements RuntimeService {
     this.containment = new ContainmentHost({ cgroups: opts.cgroups ?? 'auto', podPidsLimit: opts.podPidsLimit ?? 0, logger: opts.logger });
     this.state = opts.stateDir ? new RuntimeStateStore(opts.stateDir, opts.logger) : undefined;
     this.fifos = opts.stateDir ? new FifoPool(join(opts.stateDir, 'fifo-pool')) : undefined;
-    this.streaming = processStreaming(this, opts.logger);
+    const listen = opts.stateDir ? { socketPath: join(opts.stateDir, STREAMING_SOCKET) } : { host: '127.0.0.1' };
+    this.streaming = processStreaming(this, { logger: opts.logger, clock: opts.clock, listen });
   }
 
   /** True when containers run in cgroups: limits are enforced and OOM kills reported. */

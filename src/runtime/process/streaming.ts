@@ -1,6 +1,7 @@
 // CRI Exec and Attach for the process runtime service: the requests checked as containerd checks
-// them, answered with one-time URLs of a loopback streaming server, where an exec runs in the
-// container's process context and an attach follows the container's output (containers have no stdin).
+// them, answered with single-use URLs of a streaming server on a 0600 unix socket of the runtime's
+// state dir (loopback without one), revoked when their container stops or is removed; an exec runs
+// in the container's process context and an attach follows the container's output (no stdin).
 
 import * as grpc from '@grpc/grpc-js';
 import { PassThrough } from 'node:stream';
@@ -8,7 +9,8 @@ import type { Logger } from '../../util/logger.js';
 import type { ContainerEvent, ContainerStatus, StreamingRequest } from '../cri.js';
 import { CriStatusError } from '../cri/server.js';
 import type { ExecSession } from '../streams.js';
-import { startStreamServer, type StreamBackend, type StreamServer } from '../cri/stream-server.js';
+import { startStreamServer, type StreamBackend, type StreamListen, type StreamServer } from '../cri/stream-server.js';
+import type { Clock } from '../../util/clock.js';
 import { startExecSession, type ContainerProcessContext } from './exec-session.js';
 import type { OutputListener } from '../logs/follow.js';
 
@@ -27,6 +29,9 @@ export interface ProcessStreaming {
   portForward(): Promise<{ url: string }>;
   close(): Promise<void>;
 }
+
+/** The streaming server's socket in the runtime service's state dir (mode 0700, the socket 0600). */
+export const STREAMING_SOCKET = 'streaming.sock';
 
 const PORT_FORWARD_UNSUPPORTED =
   'PortForward is not served by the process runtime: its pods share the host network, so their ports are reached on 127.0.0.1 directly';
@@ -72,8 +77,9 @@ function attachSession(runtime: StreamedRuntime, id: string, req: Omit<Streaming
  * Exec, Attach and PortForward of a process runtime; its streaming server starts on the first
  * request. close() stops it and every session on it.
  */
-export function processStreaming(runtime: StreamedRuntime, logger: Logger): ProcessStreaming {
+export function processStreaming(runtime: StreamedRuntime, opts: { logger: Logger; clock: Clock; listen: StreamListen }): ProcessStreaming {
   const backend: StreamBackend = {
+    running: (id) => runtime.containerProcess(id)?.running === true,
     exec: (req) => {
       const ctx = runtime.containerProcess(req.containerId);
       if (!ctx) throw new Error(`container ${req.containerId} not found`);
@@ -82,7 +88,11 @@ export function processStreaming(runtime: StreamedRuntime, logger: Logger): Proc
     attach: (req) => attachSession(runtime, req.containerId, req),
   };
   let started: Promise<StreamServer> | undefined;
-  const server = () => (started ??= startStreamServer(backend, { logger }));
+  const server = () => (started ??= startStreamServer(backend, opts));
+  runtime.onContainerEvent((ev) => {
+    if (started && (ev.type === 'CONTAINER_STOPPED_EVENT' || ev.type === 'CONTAINER_DELETED_EVENT'))
+      void started.then((s) => s.revoke(ev.containerId)).catch(() => {});
+  });
   const check = async (req: Omit<StreamingRequest, 'cmd'>) => {
     if (!req.containerId) throw invalid('container_id must be set');
     if (req.tty && req.stderr) throw invalid('tty and stderr cannot both be true');

@@ -1,0 +1,138 @@
+// The eviction manager's nodefs signals for the root dir's file system (pkg/kubelet/eviction: the
+// hard thresholds of --eviction-hard, the DiskPressure node condition, and its admit handler, which
+// refuses new pods with reason Evicted while the node has the condition).
+
+import { statfsSync } from 'node:fs';
+import type { Pod } from '../api/types.js';
+import { configSourceAnnotation } from '../api/defaults.js';
+import { parseQuantity } from '../api/quantity.js';
+import type { AdmitResult } from './types.js';
+
+/** The eviction manager's reason and message for a pod refused under a node condition (eviction/helpers.go). */
+export const EVICTED_REASON = 'Evicted';
+export const nodeConditionMessage = (conditions: readonly string[]) => `The node had condition: [${conditions.join(' ')}]. `;
+
+/** The taint the node lifecycle controller puts on a node with the DiskPressure condition. */
+export const DISK_PRESSURE_TAINT = { key: 'node.kubernetes.io/disk-pressure', effect: 'NoSchedule' } as const;
+
+/** One hard threshold: a signal below a quantity or a percentage of its capacity. */
+export type ThresholdValue = { bytes: number } | { percent: number };
+
+/** The nodefs hard thresholds: what is free of the root dir's file system below which it is under pressure. */
+export interface DiskThresholds {
+  /** nodefs.available; the default is 10% of the file system, never more than 1 GiB. */
+  available?: ThresholdValue;
+  /** nodefs.inodesFree; 5% by default. */
+  inodesFree?: ThresholdValue;
+}
+
+/** The kubelet's nodefs.available default is 10%; on a shared disk podvisor asks no more than this. */
+export const DEFAULT_AVAILABLE_CAP_BYTES = 1024 ** 3;
+const DEFAULT_AVAILABLE_PERCENT = 10;
+const DEFAULT_INODES_FREE_PERCENT = 5;
+
+const signals = ['nodefs.available', 'nodefs.inodesFree'] as const;
+
+/**
+ * The value of --eviction-hard (`nodefs.available<500Mi,nodefs.inodesFree<5%`): each signal podvisor
+ * observes, below a quantity or a percentage. A signal left out keeps its default. Throws with the
+ * reason on a bad entry.
+ */
+export function parseEvictionHard(raw: string): DiskThresholds {
+  const out: DiskThresholds = {};
+  for (const entry of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const m = /^([A-Za-z.]+)<(.+)$/.exec(entry);
+    if (!m) throw new Error(`"${entry}" is not of the form signal<value`);
+    const [, signal, value] = m as unknown as [string, string, string];
+    if (!(signals as readonly string[]).includes(signal))
+      throw new Error(`unsupported eviction signal "${signal}": podvisor observes ${signals.join(' and ')} of its root dir`);
+    const v = thresholdValue(value.trim(), signal === 'nodefs.inodesFree');
+    if (signal === 'nodefs.available') out.available = v;
+    else out.inodesFree = v;
+  }
+  return out;
+}
+
+function thresholdValue(value: string, count: boolean): ThresholdValue {
+  if (value.endsWith('%')) {
+    const percent = Number(value.slice(0, -1));
+    if (!/^[0-9.]+%$/.test(value) || !Number.isFinite(percent) || percent < 0 || percent > 100) throw new Error(`invalid percentage "${value}"`);
+    return { percent };
+  }
+  let bytes: number;
+  try {
+    bytes = Number(parseQuantity(value).value());
+  } catch {
+    throw new Error(`invalid quantity "${value}"`);
+  }
+  if (!Number.isFinite(bytes) || bytes < 0) throw new Error(`invalid quantity "${value}"`);
+  return count ? { bytes: Math.round(bytes) } : { bytes };
+}
+
+/** What statfs tells of the root dir's file system. */
+export interface DiskObservation {
+  capacityBytes: number;
+  availableBytes: number;
+  inodes: number;
+  inodesFree: number;
+}
+
+/** The file system of dir, as the eviction manager's summary reads it (available: what an unprivileged writer may use). */
+export function observeDisk(dir: string): DiskObservation {
+  const s = statfsSync(dir);
+  return { capacityBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, inodes: s.files, inodesFree: s.ffree };
+}
+
+const below = (free: number, capacity: number, t: ThresholdValue) => ('bytes' in t ? free < t.bytes : free < (capacity * t.percent) / 100);
+
+/** The signals of an observation that crossed their thresholds (empty: no pressure). */
+export function crossedSignals(o: DiskObservation, t: DiskThresholds): string[] {
+  const out: string[] = [];
+  const available = t.available ?? { bytes: Math.min(DEFAULT_AVAILABLE_CAP_BYTES, (o.capacityBytes * DEFAULT_AVAILABLE_PERCENT) / 100) };
+  if (o.capacityBytes > 0 && below(o.availableBytes, o.capacityBytes, available)) out.push('nodefs.available');
+  // A file system without an inode count (btrfs reports 0) has no inode signal.
+  if (o.inodes > 0 && below(o.inodesFree, o.inodes, t.inodesFree ?? { percent: DEFAULT_INODES_FREE_PERCENT })) out.push('nodefs.inodesFree');
+  return out;
+}
+
+/** The DiskPressure condition of the root dir's file system, observed afresh at each question. */
+export class DiskPressureObserver {
+  constructor(
+    private readonly rootDir: string,
+    private readonly thresholds: DiskThresholds = {},
+  ) {}
+
+  /** The signals crossed now; a file system that cannot be read (the root dir gone) counts as no pressure. */
+  crossed(): string[] {
+    let o: DiskObservation;
+    try {
+      o = observeDisk(this.rootDir);
+    } catch {
+      return [];
+    }
+    return crossedSignals(o, this.thresholds);
+  }
+
+  /** The node conditions the eviction manager holds now: DiskPressure, or none. */
+  conditions(): string[] {
+    return this.crossed().length > 0 ? ['DiskPressure'] : [];
+  }
+}
+
+/** kubelettypes.IsCriticalPod: a static or mirror pod, or one of system-critical priority. */
+function isCriticalPod(pod: Pod): boolean {
+  const annotations = pod.metadata?.annotations ?? {};
+  const source = annotations[configSourceAnnotation];
+  if ((source !== undefined && source !== 'api') || annotations['kubernetes.io/config.mirror'] !== undefined) return true;
+  const priority = (pod.spec as { priority?: number } | undefined)?.priority;
+  return priority !== undefined && priority >= 2_000_000_000;
+}
+
+/** The eviction manager's Admit: under a node condition, every pod but a critical one is refused. */
+export function evictionAdmit(pod: Pod, conditions: readonly string[]): AdmitResult {
+  if (conditions.length === 0 || isCriticalPod(pod)) return { admit: true };
+  return { admit: false, reason: EVICTED_REASON, message: nodeConditionMessage(conditions) };
+}

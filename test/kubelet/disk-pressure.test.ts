@@ -1,0 +1,59 @@
+// The eviction manager's nodefs signals of the root dir: --eviction-hard parsed as the kubelet parses
+// it (quantities and percentages, the signals podvisor observes), the thresholds crossed by an
+// observation (podvisor's defaults: 10% but at most 1 GiB available, 5% of inodes), and its admit
+// handler's reason and message (the critical pods it lets through).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Pod } from '../../src/api/types.js';
+import { crossedSignals, evictionAdmit, parseEvictionHard, type DiskObservation } from '../../src/kubelet/disk-pressure.js';
+
+const Gi = 1024 ** 3;
+const Mi = 1024 ** 2;
+const disk = (over: Partial<DiskObservation>): DiskObservation => ({
+  capacityBytes: 100 * Gi,
+  availableBytes: 50 * Gi,
+  inodes: 1000,
+  inodesFree: 500,
+  ...over,
+});
+
+test('--eviction-hard: quantities and percentages of the nodefs signals; anything else refused with the reason', () => {
+  assert.deepEqual(parseEvictionHard('nodefs.available<500Mi, nodefs.inodesFree<5%'), { available: { bytes: 500 * Mi }, inodesFree: { percent: 5 } });
+  assert.deepEqual(parseEvictionHard('nodefs.inodesFree<100'), { inodesFree: { bytes: 100 } });
+  assert.throws(
+    () => parseEvictionHard('memory.available<100Mi'),
+    /unsupported eviction signal "memory.available": podvisor observes nodefs.available and nodefs.inodesFree/,
+  );
+  assert.throws(() => parseEvictionHard('nodefs.available>10%'), /is not of the form signal<value/);
+  assert.throws(() => parseEvictionHard('nodefs.available<110%'), /invalid percentage "110%"/);
+  assert.throws(() => parseEvictionHard('nodefs.available<lots'), /invalid quantity "lots"/);
+});
+
+test("the defaults: 10% of the root dir's file system available, never more than 1 GiB asked; 5% of its inodes", () => {
+  // A 100 GiB disk: 10% would be 10 GiB; the cap asks 1 GiB.
+  assert.deepEqual(crossedSignals(disk({ availableBytes: 2 * Gi }), {}), []);
+  assert.deepEqual(crossedSignals(disk({ availableBytes: Gi - 1 }), {}), ['nodefs.available']);
+  // A 4 GiB disk: 10% is below the cap.
+  assert.deepEqual(crossedSignals(disk({ capacityBytes: 4 * Gi, availableBytes: 500 * Mi }), {}), []);
+  assert.deepEqual(crossedSignals(disk({ capacityBytes: 4 * Gi, availableBytes: 400 * Mi }), {}), ['nodefs.available']);
+  assert.deepEqual(crossedSignals(disk({ inodesFree: 49 }), {}), ['nodefs.inodesFree']);
+  // No inode count (btrfs): no inode signal.
+  assert.deepEqual(crossedSignals(disk({ inodes: 0, inodesFree: 0 }), {}), []);
+  // Given thresholds replace the defaults of their signals only.
+  assert.deepEqual(crossedSignals(disk({ availableBytes: 60 * Gi, inodesFree: 10 }), { available: { percent: 70 } }), [
+    'nodefs.available',
+    'nodefs.inodesFree',
+  ]);
+});
+
+const pod = (annotations: Record<string, string>, priority?: number): Pod =>
+  ({ metadata: { name: 'p', annotations }, spec: { containers: [], ...(priority !== undefined ? { priority } : {}) } }) as Pod;
+
+test("the eviction manager's admission: Evicted with the node's conditions; critical pods pass", () => {
+  const api = pod({ 'kubernetes.io/config.source': 'api' });
+  assert.deepEqual(evictionAdmit(api, []), { admit: true });
+  assert.deepEqual(evictionAdmit(api, ['DiskPressure']), { admit: false, reason: 'Evicted', message: 'The node had condition: [DiskPressure]. ' });
+  assert.deepEqual(evictionAdmit(pod({ 'kubernetes.io/config.source': 'file' }), ['DiskPressure']), { admit: true }, 'a static pod');
+  assert.deepEqual(evictionAdmit(pod({ 'kubernetes.io/config.source': 'api' }, 2_000_001_000), ['DiskPressure']), { admit: true }, 'system-node-critical');
+});
