@@ -81,8 +81,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     const errs = validatePodUpdate(pod, current);
     if (errs.length > 0) throw invalid('Pod', name, errs);
-    const same = (p: Pod) => canonicalJSON({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations: p.metadata?.annotations ?? {} });
-    if (same(pod) === same(current) || opts.dryRun) return current;
+    if (sameWritableContent(pod, current) || opts.dryRun) return current;
     return this.d.registry.update(pod);
   }
 
@@ -105,4 +104,28 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   namespaces(): string[] {
     return this.d.registry.namespaces();
   }
+}
+
+/** Metadata the server keeps whatever a client sends (the rest — labels, annotations, ownerReferences, finalizers — is the client's). */
+const serverMetadata = [
+  'resourceVersion',
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'managedFields',
+  'selfLink',
+];
+
+/** The spec and the client-written metadata are unchanged: an update that changes nothing is a no-op. */
+function sameWritableContent(a: Pod, b: Pod): boolean {
+  const writable = (p: Pod) => {
+    const meta: Record<string, unknown> = { ...(p.metadata ?? {}) };
+    for (const k of serverMetadata) delete meta[k];
+    for (const k of ['labels', 'annotations']) if (meta[k] && Object.keys(meta[k] as object).length === 0) delete meta[k];
+    for (const k of ['ownerReferences', 'finalizers']) if (Array.isArray(meta[k]) && (meta[k] as unknown[]).length === 0) delete meta[k];
+    return canonicalJSON({ spec: p.spec, metadata: meta });
+  };
+  return writable(a) === writable(b);
 }
