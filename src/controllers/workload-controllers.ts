@@ -1,11 +1,12 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
-// Deployments, Jobs and the garbage collector. In cluster mode the cluster's own controllers run these.
+// Deployments, Jobs, CronJobs and the garbage collector. In cluster mode the cluster's own controllers run these.
 
 import type { KubeBackend } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { ControllerContext } from './context.js';
+import { CronJobController } from './cronjob.js';
 import { DeploymentController } from './deployment.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
@@ -22,9 +23,10 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   const replicaSets = new ReplicaSetController(ctx);
   const deployments = new DeploymentController(ctx);
   const jobs = new JobController(ctx);
-  new GarbageCollector(ctx, ['Deployment', 'ReplicaSet', 'Job'], ['ReplicaSet']);
+  const cronJobs = new CronJobController(ctx);
+  new GarbageCollector(ctx, ['Deployment', 'ReplicaSet', 'Job', 'CronJob'], ['ReplicaSet', 'Job']);
   ctx.start();
-  const queues = [replicaSets.queue, deployments.queue, jobs.queue];
+  const queues = [replicaSets.queue, deployments.queue, jobs.queue, cronJobs.queue];
   return {
     idle: async () => {
       await Promise.all(queues.map((q) => q.idle()));
