@@ -34,6 +34,8 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.d = deps;
     this.nodeName = deps.nodeName;
     this.objects = deps.objects ?? new ObjectStore();
+    // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
+    this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
   }
 
   listPods(): ListResult<Pod> {
@@ -52,6 +54,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}),
     });
     const name = pod.metadata?.name ?? '';
+    this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
     }
@@ -101,6 +104,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     return this.d.registry.watchEvents(resourceVersion, onEvent);
   }
 
+  /** The namespaces pods use (the stored Namespaces are the object store's). */
   namespaces(): string[] {
     return this.d.registry.namespaces();
   }

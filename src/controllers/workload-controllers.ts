@@ -10,6 +10,7 @@ import { CronJobController } from './cronjob.js';
 import { DeploymentController } from './deployment.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
+import { NamespaceController } from './namespace.js';
 import { ReplicaSetController } from './replicaset.js';
 
 export interface WorkloadControllers {
@@ -24,9 +25,10 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   const deployments = new DeploymentController(ctx);
   const jobs = new JobController(ctx);
   const cronJobs = new CronJobController(ctx);
-  new GarbageCollector(ctx, ['Deployment', 'ReplicaSet', 'Job', 'CronJob'], ['ReplicaSet', 'Job']);
+  const namespaces = new NamespaceController(ctx);
+  const garbageCollector = new GarbageCollector(ctx);
   ctx.start();
-  const queues = [replicaSets.queue, deployments.queue, jobs.queue, cronJobs.queue];
+  const queues = [replicaSets.queue, deployments.queue, jobs.queue, cronJobs.queue, namespaces.queue, garbageCollector.queue];
   return {
     idle: async () => {
       await Promise.all(queues.map((q) => q.idle()));
