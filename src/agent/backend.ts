@@ -34,6 +34,8 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.d = deps;
     this.nodeName = deps.nodeName;
     this.objects = deps.objects ?? new ObjectStore();
+    // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
+    this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
   }
 
   listPods(): ListResult<Pod> {
@@ -52,6 +54,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}),
     });
     const name = pod.metadata?.name ?? '';
+    this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
     }
@@ -81,8 +84,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     const errs = validatePodUpdate(pod, current);
     if (errs.length > 0) throw invalid('Pod', name, errs);
-    const same = (p: Pod) => canonicalJSON({ spec: p.spec, labels: p.metadata?.labels ?? {}, annotations: p.metadata?.annotations ?? {} });
-    if (same(pod) === same(current) || opts.dryRun) return current;
+    if (sameWritableContent(pod, current) || opts.dryRun) return current;
     return this.d.registry.update(pod);
   }
 
@@ -102,7 +104,32 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     return this.d.registry.watchEvents(resourceVersion, onEvent);
   }
 
+  /** The namespaces pods use (the stored Namespaces are the object store's). */
   namespaces(): string[] {
     return this.d.registry.namespaces();
   }
+}
+
+/** Metadata the server keeps whatever a client sends (the rest — labels, annotations, ownerReferences, finalizers — is the client's). */
+const serverMetadata = [
+  'resourceVersion',
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'managedFields',
+  'selfLink',
+];
+
+/** The spec and the client-written metadata are unchanged: an update that changes nothing is a no-op. */
+function sameWritableContent(a: Pod, b: Pod): boolean {
+  const writable = (p: Pod) => {
+    const meta: Record<string, unknown> = { ...(p.metadata ?? {}) };
+    for (const k of serverMetadata) delete meta[k];
+    for (const k of ['labels', 'annotations']) if (meta[k] && Object.keys(meta[k] as object).length === 0) delete meta[k];
+    for (const k of ['ownerReferences', 'finalizers']) if (Array.isArray(meta[k]) && (meta[k] as unknown[]).length === 0) delete meta[k];
+    return canonicalJSON({ spec: p.spec, metadata: meta });
+  };
+  return writable(a) === writable(b);
 }

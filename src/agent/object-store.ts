@@ -144,9 +144,19 @@ export class ObjectStore implements ObjectsBackend {
     if (typeError) throw badRequest(typeError);
     if (obj.kind !== undefined && obj.kind !== kind) throw badRequest(`the kind ${JSON.stringify(obj.kind)} is not ${kind}`);
     const meta = (obj.metadata ?? {}) as Record<string, unknown>;
-    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink']) delete meta[k];
+    for (const k of [
+      'uid',
+      'resourceVersion',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generation',
+      'managedFields',
+      'selfLink',
+    ])
+      delete meta[k];
     obj.metadata = meta;
-    const decoded = strictDecode<KubeObject>(obj, strategy.schemaType);
+    const decoded = strictDecode<KubeObject>(obj, strategy.schemaType, strategy.schema);
     if (decoded.typeErrors.length > 0) {
       throw badRequest(`${kind} in version "${strategy.apiVersion}" cannot be handled as a ${kind}: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
     }
@@ -191,6 +201,7 @@ export class ObjectStore implements ObjectsBackend {
       return strategy.prepareForCreate ? strategy.prepareForCreate(o) : o;
     });
     const { namespace = '', name } = obj.metadata;
+    if (strategy.namespaced) this.admitToNamespace(strategy, namespace, name);
     if (this.get(kind, namespace, name)) throw alreadyExists(strategy.resource, name);
     obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -210,7 +221,7 @@ export class ObjectStore implements ObjectsBackend {
 
   async update(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
     const sentRV = (raw as KubeObject | undefined)?.metadata?.resourceVersion;
-    const obj = this.decode(kind, raw, opts);
+    let obj = this.decode(kind, raw, opts);
     const { namespace = '', name } = obj.metadata;
     const strategy = this.strategy(kind);
     const current = this.items.get(this.key(kind, namespace, name));
@@ -220,7 +231,11 @@ export class ObjectStore implements ObjectsBackend {
     if (errs.length > 0) throw invalid(kind, name, errs);
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
-    if (current.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
+    if (current.metadata.deletionTimestamp) {
+      obj.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
+      obj.metadata.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds ?? 0;
+      if (strategy.markTerminating) obj = strategy.markTerminating(obj) as Stored;
+    }
     if (strategy.statusSubresource) {
       const { status } = current as { status?: unknown };
       if (status === undefined) delete (obj as { status?: unknown }).status;
@@ -235,6 +250,8 @@ export class ObjectStore implements ObjectsBackend {
     }
     const strip = (o: Stored) => canonicalJSON({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
     if (strip(obj) === strip(current) || opts.dryRun) return current;
+    // The last finalizer of an object being deleted is gone: the object goes (the registry's finalization).
+    if (obj.metadata.deletionTimestamp && this.finalizersOf(kind, obj).length === 0) return this.remove(kind, obj);
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
     this.items.set(this.key(kind, namespace, name), obj);
@@ -256,7 +273,7 @@ export class ObjectStore implements ObjectsBackend {
     if (sent.status === undefined) delete next.status;
     else next.status = structuredClone(sent.status);
     // The status is decoded against the kind's schema as the whole object is.
-    const decoded = strictDecode<KubeObject>(next, strategy.schemaType);
+    const decoded = strictDecode<KubeObject>(next, strategy.schemaType, strategy.schema);
     if (decoded.typeErrors.length > 0) {
       throw badRequest(`${kind} in version "${strategy.apiVersion}" cannot be handled as a ${kind}: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
     }
@@ -269,15 +286,85 @@ export class ObjectStore implements ObjectsBackend {
     return next;
   }
 
+  /**
+   * Deletes an object, or — when finalizers hold it (its own, or those the propagation policy adds:
+   * `orphan`, `foregroundDeletion`) — marks it with a deletionTimestamp and keeps it until an update
+   * removes the last of them (the generic registry's graceful deletion and finalizers).
+   */
   async delete(kind: string, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     const current = this.items.get(this.key(kind, namespace, name));
-    if (!current) throw notFound(this.strategy(kind).resource, name);
+    const strategy = this.strategy(kind);
+    if (!current) throw notFound(strategy.resource, name);
     if (opts.dryRun) return current;
+    const finalizers = withPolicyFinalizers(current.metadata.finalizers ?? [], opts.propagationPolicy);
+    const next = structuredClone(current);
+    if (finalizers.length > 0) next.metadata.finalizers = finalizers;
+    else delete next.metadata.finalizers;
+    if (this.finalizersOf(kind, next).length === 0) return this.remove(kind, current);
+    if (!next.metadata.deletionTimestamp) {
+      next.metadata.deletionTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      next.metadata.deletionGracePeriodSeconds = 0;
+    }
+    const marked = (strategy.markTerminating?.(next) ?? next) as Stored;
+    if (canonicalJSON(marked) === canonicalJSON(current)) return current;
+    marked.metadata.resourceVersion = String(++this.rv);
+    await this.persist(kind, marked, namespace, name);
+    this.items.set(this.key(kind, namespace, name), marked);
+    this.publish(kind, this.rv, { type: 'MODIFIED', object: marked });
+    return marked;
+  }
+
+  /** What still holds an object being deleted: its metadata.finalizers and the kind's own (a Namespace's spec.finalizers). */
+  private finalizersOf(kind: string, obj: KubeObject): readonly string[] {
+    return [...(obj.metadata?.finalizers ?? []), ...(this.strategy(kind).specFinalizers?.(obj) ?? [])];
+  }
+
+  /** Removes an object for good: the file, the entry, a DELETED event. */
+  private async remove(kind: string, current: Stored): Promise<KubeObject> {
+    const namespace = current.metadata.namespace ?? '';
+    const name = current.metadata.name;
     await this.persist(kind, undefined, namespace, name);
     this.items.delete(this.key(kind, namespace, name));
     const gone = { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.rv) } };
     this.publish(kind, this.rv, { type: 'DELETED', object: gone });
     return gone;
+  }
+
+  // --- namespaces (the NamespaceLifecycle admission) ---
+
+  private namespacesInUse?: () => readonly string[];
+
+  /**
+   * Turns on the NamespaceLifecycle rule for namespaced kinds: an object is created only in a
+   * namespace that exists (a stored Namespace, one of the system ones, or one `inUse` names, such as
+   * a static pod's) and is not being terminated.
+   */
+  enforceNamespaceLifecycle(inUse: () => readonly string[]): void {
+    this.namespacesInUse = inUse;
+  }
+
+  /** 404 for a namespace that does not exist, 403 for one being terminated; nothing when the rule is off. */
+  admitToNamespace(strategy: { resource: string }, namespace: string, name: string): void {
+    if (!this.namespacesInUse || !this.strategies.has('Namespace')) return;
+    const ns = this.get('Namespace', '', namespace);
+    if (ns?.metadata?.deletionTimestamp) {
+      throw new ApiError(
+        403,
+        'Forbidden',
+        `${strategy.resource} ${JSON.stringify(name)} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        {
+          name,
+          kind: strategy.resource,
+          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+        },
+      );
+    }
+    if (!ns && !systemNamespaces.includes(namespace) && !this.namespacesInUse().includes(namespace)) throw notFound('namespaces', namespace);
+  }
+
+  /** The kinds kept: kind, plural resource, apiVersion and scope (what a namespace's deletion goes through). */
+  kinds(): Array<{ kind: string; resource: string; apiVersion: string; namespaced: boolean }> {
+    return [...this.strategies.values()].map((s) => ({ kind: s.kind, resource: s.resource, apiVersion: s.apiVersion, namespaced: s.namespaced }));
   }
 
   watch(kind: string, resourceVersion: string, onEvent: (ev: WatchEvent<KubeObject>) => void): Watch {
@@ -314,6 +401,21 @@ export class ObjectStore implements ObjectsBackend {
   services(namespace: string): ServiceForEnv[] {
     return this.list('Service').items.filter((s) => s.metadata?.namespace === namespace) as ServiceForEnv[];
   }
+}
+
+/** The namespaces that always exist (the API server's system namespaces). */
+export const systemNamespaces: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/**
+ * The finalizers a delete's propagation policy asks for (deletionFinalizersForGarbageCollection):
+ * Orphan adds `orphan`, Foreground adds `foregroundDeletion`, Background drops both; unset keeps them.
+ */
+export function withPolicyFinalizers(finalizers: readonly string[], policy: DeleteOptions['propagationPolicy']): string[] {
+  if (policy === undefined) return [...finalizers];
+  const rest = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+  if (policy === 'Orphan') return [...rest, 'orphan'];
+  if (policy === 'Foreground') return [...rest, 'foregroundDeletion'];
+  return rest;
 }
 
 /** Creates the directory of a persisted store (the agent's root dir owns it). */

@@ -1,15 +1,17 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
-// Deployments, Jobs and the garbage collector. In cluster mode the cluster's own controllers run these.
+// Deployments, Jobs, CronJobs and the garbage collector. In cluster mode the cluster's own controllers run these.
 
 import type { KubeBackend } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { ControllerContext } from './context.js';
+import { CronJobController } from './cronjob.js';
 import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
+import { NamespaceController } from './namespace.js';
 import { ReplicaSetController } from './replicaset.js';
 import { StatefulSetController } from './statefulset.js';
 
@@ -26,10 +28,20 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   const jobs = new JobController(ctx);
   const statefulSets = new StatefulSetController(ctx);
   const daemonSets = new DaemonSetController(ctx);
-  new GarbageCollector(ctx, ['Deployment', 'ReplicaSet', 'Job'], ['ReplicaSet']);
-  new GarbageCollector(ctx, ['StatefulSet', 'DaemonSet'], ['ControllerRevision']);
+  const cronJobs = new CronJobController(ctx);
+  const namespaces = new NamespaceController(ctx);
+  const garbageCollector = new GarbageCollector(ctx);
   ctx.start();
-  const queues = [replicaSets.queue, deployments.queue, jobs.queue, statefulSets.queue, daemonSets.queue];
+  const queues = [
+    replicaSets.queue,
+    deployments.queue,
+    jobs.queue,
+    statefulSets.queue,
+    daemonSets.queue,
+    cronJobs.queue,
+    namespaces.queue,
+    garbageCollector.queue,
+  ];
   return {
     idle: async () => {
       await Promise.all(queues.map((q) => q.idle()));

@@ -7,6 +7,7 @@ import type { Duplex, Readable } from 'node:stream';
 import type { ObjectMeta, Pod } from '../api/types.js';
 import type { Event } from '../api/types.js';
 import type { FieldError } from '../api/field-errors.js';
+import type { Schema } from '../api/schema.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
 
 /** ObjectMeta as the server writes it (kubernetes-types declares it read-only). */
@@ -85,6 +86,8 @@ export interface ObjectStrategy {
   namespaced: boolean;
   /** The type strict decoding checks the body against (api/schema.ts). */
   schemaType: string;
+  /** The schema that holds schemaType, when not the API schema (a kind the generated schema lacks). */
+  schema?: Schema;
   /** Fills in defaults after decoding. */
   defaults?(obj: KubeObject): KubeObject;
   /** What create adds once the object has its uid, before validation (PrepareForCreate: a Job's generated selector). */
@@ -102,12 +105,18 @@ export interface ObjectStrategy {
    * registry's BeginCreate/BeginUpdate), after validation; old is the stored version on update.
    */
   allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
+  /** Finalizers the kind keeps outside metadata.finalizers (a Namespace's spec.finalizers): a deleted object stays until they are gone too. */
+  specFinalizers?(obj: KubeObject): readonly string[];
+  /** What a deletion held by finalizers marks beside the deletionTimestamp (a Namespace's phase Terminating). */
+  markTerminating?(obj: KubeObject): KubeObject;
 }
 
 /** Kinds kept as plain objects (no lifecycle): ConfigMaps, Secrets and whatever has an ObjectStrategy. */
 export interface ObjectsBackend {
   /** The storage of one kind, undefined when the store does not keep it. */
   storage(kind: string): Storage | undefined;
+  /** The kinds kept: kind, plural resource, apiVersion and scope (what a namespace's deletion goes through). */
+  kinds?(): Array<{ kind: string; resource: string; apiVersion: string; namespaced: boolean }>;
 }
 
 export interface StreamOptions {

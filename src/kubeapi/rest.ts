@@ -356,6 +356,8 @@ export class RestHandler {
     }
     const gone = await del(r.namespace ?? '', name, opts);
     if (def.returnDeletedObject) return sendJSON(r.res, 200, withKind(def, gone));
+    // Kept for its finalizers (marked with a deletionTimestamp): the API server answers with the object.
+    if (gone.metadata?.deletionTimestamp && r.storage.get(r.namespace ?? '', name)) return sendJSON(r.res, 200, withKind(def, gone));
     // Deleted at once: the API server answers with a Status naming the object, not the object.
     sendJSON(r.res, 200, successStatus({ name, ...(def.group ? { group: def.group } : {}), kind: def.resource, uid: gone.metadata?.uid ?? '' }));
   }

@@ -30,6 +30,7 @@ import {
   type ServiceLike,
 } from '../api/validation/service.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
+import { namespaceStrategy } from './namespace-strategy.js';
 import type { ServiceAllocator } from './service-allocator.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
@@ -188,4 +189,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   cronJobStrategy,
   endpointsStrategy,
   endpointSliceStrategy,
+  namespaceStrategy,
 ];

@@ -48,6 +48,8 @@ test('configmaps and secrets: create, get, list, replace, delete; kept across a 
     assert.match(r.json().message, /^ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value/);
     assert.equal(r.json().details.causes[0].field, 'metadata.name');
 
+    r = await call(sock, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } });
+    assert.equal(r.status, 201, r.body);
     r = await call(sock, 'POST', '/api/v1/namespaces/other/secrets', {
       apiVersion: 'v1',
       kind: 'Secret',

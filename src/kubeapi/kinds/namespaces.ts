@@ -1,24 +1,83 @@
-// The resource table's row for core/v1 Namespaces: the namespaces the node's pods use (and `default`),
-// each Active, read-only.
+// The resource table's row for core/v1 Namespaces: the Namespaces the object store keeps (created and
+// deleted through the API: Terminating until the namespace controller has deleted their content),
+// plus those that exist without being stored — the system namespaces and any a static pod uses —
+// listed as Active. `default`, `kube-system` and `kube-public` may not be deleted (NamespaceLifecycle).
 
 import type { KubeBackend, KubeObject, Storage } from '../backend.js';
+import { ApiError } from '../../http/status.js';
+import { defaultNamespaceObject } from '../namespace-strategy.js';
 import { resource } from '../resource-def.js';
+import { ageDescription, col, nameDescription, rowObject, table, type TableOptions } from '../../printers/tables.js';
+import { translateTimestampSince } from '../../printers/ages.js';
 
-function namespaceObject(name: string): KubeObject {
+const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+/** The namespaces the API server refuses to delete (immortalNamespaces). */
+const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
+
+function implicitNamespace(name: string): KubeObject {
+  return { kind: 'Namespace', apiVersion: 'v1', ...defaultNamespaceObject({ metadata: { name } }) } as KubeObject;
+}
+
+/** A backend that stores no Namespaces: the namespaces its pods use, and `default`, read-only. */
+function readOnlyNamespaces(b: KubeBackend): Storage {
   return {
-    kind: 'Namespace',
-    apiVersion: 'v1',
-    metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
-    spec: { finalizers: ['kubernetes'] },
-    status: { phase: 'Active' },
-  } as KubeObject;
+    list: () => ({ items: b.namespaces().sort().map(implicitNamespace), resourceVersion: b.listPods().resourceVersion }),
+    get: (_ns, name) => (b.namespaces().includes(name) ? implicitNamespace(name) : undefined),
+  };
 }
 
 function namespaceStorage(b: KubeBackend): Storage {
-  return {
-    list: () => ({ items: b.namespaces().sort().map(namespaceObject), resourceVersion: b.listPods().resourceVersion }),
-    get: (_ns, name) => (b.namespaces().includes(name) ? namespaceObject(name) : undefined),
+  const stored = b.objects?.storage('Namespace');
+  if (!stored) return readOnlyNamespaces(b);
+  const implicit = () => {
+    const names = new Set([...systemNamespaces, ...b.namespaces()]);
+    for (const o of stored.list().items) names.delete(o.metadata?.name ?? '');
+    return [...names].map(implicitNamespace);
   };
+  return {
+    list: () => {
+      const l = stored.list();
+      const items = [...l.items, ...implicit()].sort((x, y) => ((x.metadata?.name ?? '') < (y.metadata?.name ?? '') ? -1 : 1));
+      return { items, ...(l.resourceVersion !== undefined ? { resourceVersion: l.resourceVersion } : {}) };
+    },
+    get: (_ns, name) => stored.get('', name) ?? implicit().find((o) => o.metadata?.name === name),
+    create: (obj, opts) => stored.create!(obj, opts),
+    // A namespace that exists without being stored is stored by its first write.
+    update: async (obj, opts) => {
+      const name = obj.metadata?.name ?? '';
+      if (!stored.get('', name) && implicit().some((o) => o.metadata?.name === name)) await stored.create!(implicitNamespace(name), {});
+      const current = stored.get('', name);
+      return stored.update!(
+        { ...obj, metadata: { ...obj.metadata, resourceVersion: obj.metadata?.resourceVersion ?? current?.metadata?.resourceVersion } },
+        opts,
+      );
+    },
+    delete: async (_ns, name, opts) => {
+      if (immortalNamespaces.includes(name)) {
+        throw new ApiError(403, 'Forbidden', `namespaces ${JSON.stringify(name)} is forbidden: this namespace may not be deleted`, {
+          name,
+          kind: 'namespaces',
+        });
+      }
+      if (!stored.get('', name) && implicit().some((o) => o.metadata?.name === name)) await stored.create!(implicitNamespace(name), {});
+      return stored.delete!('', name, opts);
+    },
+    watch: (rv, on) => stored.watch!(rv, on),
+  };
+}
+
+/** kubectl's namespace columns (printNamespace): NAME, STATUS, AGE. */
+function namespaceTable(items: readonly KubeObject[], opts: TableOptions) {
+  const columns = [col('Name', nameDescription, 0, 'string', 'name'), col('Status', 'The status of the namespace'), col('Age', ageDescription)];
+  const rows = items.map((o) => ({
+    cells: [
+      o.metadata?.name ?? '',
+      (o as { status?: { phase?: string } }).status?.phase ?? '',
+      translateTimestampSince(o.metadata?.creationTimestamp, opts.now),
+    ],
+    object: rowObject(o, opts.includeObject ?? 'Metadata'),
+  }));
+  return table(columns, rows, opts);
 }
 
 export const namespaces = resource({
@@ -29,6 +88,7 @@ export const namespaces = resource({
   singular: 'namespace',
   shortNames: ['ns'],
   namespaced: false,
-  verbs: ['get', 'list'],
+  verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
   storage: namespaceStorage,
+  table: namespaceTable,
 });
