@@ -29,4 +29,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'kube-api': (await import('./kube-api.js')).kubeApi,
   cluster: (await import('./cluster.js')).cluster,
   'service-proxy': serviceProxy,
+  pm2: (await import('./pm2.js')).pm2,
 };

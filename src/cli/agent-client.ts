@@ -1,7 +1,6 @@
 // How commands reach the agent of a root dir: HTTP over its unix socket, starting the agent on demand
 // (detached, its output appended to `<root>/agent.log`) when none runs there.
 
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -122,6 +121,8 @@ export async function ensureAgent(rootDir: string, agentArgs: string[], timeoutM
     const fd = openSync(logPath, 'a', 0o600);
     try {
       const main = podvisorExecutable();
+      // Loaded here: the commands that only talk to a running agent never need child_process.
+      const { spawn } = await import('node:child_process');
       const child = spawn(process.execPath, [main, 'agent', '--root-dir', rootDir, ...agentArgs], {
         detached: true,
         stdio: ['ignore', fd, fd],
