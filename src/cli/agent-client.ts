@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { lockOwner } from '../runtime/root-lock.js';
+import { builtin } from '../util/builtins.js';
 import { podvisorExecutable } from './executable.js';
 
 export const SOCKET_NAME = 'podvisor.sock';
@@ -122,8 +123,7 @@ export async function ensureAgent(rootDir: string, agentArgs: string[], timeoutM
     try {
       const main = podvisorExecutable();
       // Loaded here: the commands that only talk to a running agent never need child_process.
-      const { spawn } = await import('node:child_process');
-      const child = spawn(process.execPath, [main, 'agent', '--root-dir', rootDir, ...agentArgs], {
+      const child = builtin('node:child_process').spawn(process.execPath, [main, 'agent', '--root-dir', rootDir, ...agentArgs], {
         detached: true,
         stdio: ['ignore', fd, fd],
         cwd: rootDir,
