@@ -20,6 +20,7 @@ async function runOne(name: keyof typeof scenarios, requested: number, opts: Ben
   };
   if (opts.durationMs !== undefined) ctx.durationMs = opts.durationMs;
   if (opts.warmupMs !== undefined) ctx.warmupMs = opts.warmupMs;
+  if (opts.rounds !== undefined) ctx.rounds = opts.rounds;
   const fit = scenario.sizeIsPods ? fitPodCount(requested) : { requested, allowed: requested };
   const notes: string[] = [];
   if (fit.message) {

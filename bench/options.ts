@@ -19,6 +19,7 @@ export const SCENARIOS = [
   'service-proxy',
   'endpoint-update',
   'cluster-dns',
+  'pm2',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -32,6 +33,8 @@ export interface BenchOptions {
   warmupMs?: number;
   /** failure-detection trials. */
   trials: number;
+  /** Alternating rounds of the pm2 scenario. */
+  rounds?: number;
   out?: string;
   help: boolean;
 }
@@ -43,6 +46,7 @@ export const USAGE = `usage: npm run bench -- [options]
   -d, --duration DUR    measurement window, e.g. 20s, 1500ms, 1m (default: per scenario)
   -w, --warmup DUR      settling time before measuring (default: per scenario)
       --trials N        failure-detection trials (default: 20; --sizes overrides it)
+      --rounds N        alternating rounds of the pm2 scenario (default: 3)
   -o, --out PATH        results file (default: bench/results/latest.json)
   -h, --help            this text
 
@@ -53,7 +57,9 @@ runtime-service N=100 (start, exec probes, RSS, kill -9 of the agent) for 20s.
 containerd N=1,10 (pod start and exec probes on a private containerd; skipped without root/containerd) for 10s.
 agent N=100,1000 (podvisor agent: up -d, /pods, /containerLogs, idle for 30s, client commands);
 agent-restart N=100 (kill -9 of podvisor agent); kube-api N=1000 (Table list, watch);
-cluster N=100 (joined to a real kube-apiserver, when its binaries are built).`;
+cluster N=100 (joined to a real kube-apiserver, when its binaries are built);
+pm2 N=100 (podvisor, pm2 7 and a spawn floor in alternating rounds: start, restart, idle for 20s,
+client commands against kubectl, teardown; pm2 is installed into ~/.cache/podvisor-bench, skipped when it cannot be).`;
 
 export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
@@ -116,6 +122,12 @@ export function parseOptions(argv: string[]): BenchOptions {
         const n = Number(next());
         if (!Number.isInteger(n) || n < 1) throw new Error('--trials needs a positive integer');
         opts.trials = n;
+        break;
+      }
+      case '--rounds': {
+        const n = Number(next());
+        if (!Number.isInteger(n) || n < 1) throw new Error('--rounds needs a positive integer');
+        opts.rounds = n;
         break;
       }
       case '-o':

@@ -5,7 +5,7 @@
 // Run after tsc: `npm run build` does both.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -51,6 +51,9 @@ for (const file of ['src/api/schema.generated.json', 'src/api/field-order.genera
   writeFileSync(join(out, file.split('/').pop()), JSON.stringify(JSON.parse(readFileSync(join(root, file), 'utf8'))));
 }
 copyFileSync(join(root, 'src/runtime/cri/api.proto'), join(out, 'api.proto'));
+
+// bin/podvisor, the clone's own executable, is a link to the launcher: it must be executable.
+chmodSync(launcher, 0o755);
 
 const cache = `${bundle}.cache`;
 const run = spawnSync(process.execPath, [launcher, 'validate', '-f', 'examples/'], {

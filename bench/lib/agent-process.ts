@@ -52,10 +52,15 @@ export interface CliRun {
 }
 
 /** Runs `node ARGS` (the CLI when args start with cliPath) and times it from spawn to exit. */
-export function runNode(args: string[], timeoutMs = 600_000): Promise<CliRun> {
+export function runNode(args: string[], timeoutMs = 600_000, env?: NodeJS.ProcessEnv): Promise<CliRun> {
+  return runProgram(process.execPath, args, timeoutMs, env);
+}
+
+/** Runs a program (kubectl, pm2) and times it from spawn to exit. */
+export function runProgram(file: string, args: string[], timeoutMs = 600_000, env?: NodeJS.ProcessEnv): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const t0 = preciseNow();
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-64 * 1024)));

@@ -31,4 +31,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'service-proxy': serviceProxy,
   'endpoint-update': (await import('./endpoint-update.js')).endpointUpdate,
   'cluster-dns': (await import('./cluster-dns.js')).clusterDns,
+  pm2: (await import('./pm2.js')).pm2,
 };

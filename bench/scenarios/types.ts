@@ -9,6 +9,8 @@ export interface ScenarioContext {
   /** Settling time before measuring, ms, when the user set one. */
   warmupMs?: number;
   trials: number;
+  /** Alternating rounds of the side-by-side scenarios, when the user set them. */
+  rounds?: number;
   /** Progress lines (stderr), never part of the results. */
   log(msg: string): void;
   /** Registers cleanup that must run even when the scenario fails (children, temp dirs). */

@@ -1,11 +1,11 @@
 // How commands reach the agent of a root dir: HTTP over its unix socket, starting the agent on demand
 // (detached, its output appended to `<root>/agent.log`) when none runs there.
 
-import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { lockOwner } from '../runtime/root-lock.js';
+import { builtin } from '../util/builtins.js';
 import { podvisorExecutable } from './executable.js';
 
 export const SOCKET_NAME = 'podvisor.sock';
@@ -122,7 +122,8 @@ export async function ensureAgent(rootDir: string, agentArgs: string[], timeoutM
     const fd = openSync(logPath, 'a', 0o600);
     try {
       const main = podvisorExecutable();
-      const child = spawn(process.execPath, [main, 'agent', '--root-dir', rootDir, ...agentArgs], {
+      // Loaded here: the commands that only talk to a running agent never need child_process.
+      const child = builtin('node:child_process').spawn(process.execPath, [main, 'agent', '--root-dir', rootDir, ...agentArgs], {
         detached: true,
         stdio: ['ignore', fd, fd],
         cwd: rootDir,

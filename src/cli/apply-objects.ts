@@ -11,6 +11,7 @@ import { agentRequest, replyMessage, type AgentReply } from './agent-client.js';
 import { apiPath, type CoreResource } from './kube-client.js';
 import { qualifiedName, type ManifestObject } from '../config/object-kinds.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
+import { waitPodsGone } from './pod-watch.js';
 
 export interface AppliedObject {
   resource: CoreResource;
@@ -107,13 +108,11 @@ async function replacePod(root: string, ns: string, name: string, obj: object, i
     io.stderr.write(failure(deleted));
     return 1;
   }
-  const deadline = Date.now() + timeoutMs;
-  while ((await agentRequest(root, 'GET', apiPath('pods', ns, name))).status !== 404) {
-    if (Date.now() > deadline) {
-      io.stderr.write(`error: pod/${name} still terminating after ${Math.round(timeoutMs / 1000)}s: not replaced\n`);
-      return 1;
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  // The name is free once the pod is gone: seen by one list and a watch.
+  const left = await waitPodsGone(root, [{ ns, name }], { timeoutMs });
+  if (left.length > 0) {
+    io.stderr.write(`error: pod/${name} still terminating after ${Math.round(timeoutMs / 1000)}s: not replaced\n`);
+    return 1;
   }
   const created = await agentRequest(root, 'POST', apiPath('pods', ns), { ...obj, metadata: { ...(obj as Pod).metadata, resourceVersion: undefined } });
   if (created.status !== 201) {

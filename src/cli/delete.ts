@@ -8,6 +8,7 @@ import { agentRequest } from './agent-client.js';
 import { durationFlag } from './duration.js';
 import { apiPath, namespaceFlag, serverErrorText, withAgent, withQuery, type CoreResource } from './kube-client.js';
 import { reportLoadError } from './output.js';
+import { waitPodsGone } from './pod-watch.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 
 const resources: Record<string, CoreResource> = {
@@ -126,22 +127,11 @@ async function del(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     code = 1;
   }
   if (parsed.flags.wait !== true) return code;
-  const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
-  let left = waiting;
-  while (left.length > 0) {
-    const still: Target[] = [];
-    for (const t of left) {
-      const r = await agentRequest(root, 'GET', apiPath(t.resource, t.ns, t.name));
-      // Gone, or replaced by a new pod of that name.
-      if (r.status !== 404 && !(r.status === 200 && t.uid && r.json<{ metadata?: { uid?: string } }>().metadata?.uid !== t.uid)) still.push(t);
-    }
-    left = still;
-    if (left.length === 0) break;
-    if (Date.now() > deadline || io.signal?.aborted) {
-      io.stderr.write(`error: timed out waiting for the condition on ${left.map((t) => `pods/${t.name}`).join(', ')}\n`);
-      return 1;
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  // Gone, or replaced by a new pod of that name: seen by one list and a watch, not by polling each pod.
+  const left = await waitPodsGone(root, waiting, { timeoutMs: timeoutMs ?? Infinity, signal: io.signal });
+  if (left.length > 0) {
+    io.stderr.write(`error: timed out waiting for the condition on ${left.map((t) => `pods/${t.name}`).join(', ')}\n`);
+    return 1;
   }
   return code;
 }

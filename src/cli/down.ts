@@ -9,6 +9,7 @@ import { durationFlag } from './duration.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { AgentGoneError, agentRequest, agentRunning, NoAgentError, replyMessage, stopAgent } from './agent-client.js';
 import { reportLoadError } from './output.js';
+import { waitPodsGone } from './pod-watch.js';
 import { loadNamedManifests, manifestFlags } from './validate.js';
 import { deleteWorkloads } from './down-workloads.js';
 
@@ -102,49 +103,40 @@ async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     return reportLoadError(err, io.stderr);
   }
 
+  // The deletions go out together (each only marks its pod; the kubelet stops them side by side).
+  const q = grace !== undefined ? `?gracePeriodSeconds=${Math.max(0, grace)}` : '';
+  let replies;
+  try {
+    replies = await Promise.all(
+      targets.map((t) => agentRequest(rootDir, 'DELETE', `/api/v1/namespaces/${encodeURIComponent(t.ns)}/pods/${encodeURIComponent(t.name)}${q}`)),
+    );
+  } catch (err) {
+    if (err instanceof NoAgentError) {
+      io.stderr.write(`no podvisor agent runs for root dir ${rootDir}: nothing to delete\n`);
+      return 0;
+    }
+    throw err;
+  }
   let code = workloadsCode;
   const deleting: typeof targets = [];
-  for (const t of targets) {
-    const q = grace !== undefined ? `?gracePeriodSeconds=${Math.max(0, grace)}` : '';
-    let r;
-    try {
-      r = await agentRequest(rootDir, 'DELETE', `/api/v1/namespaces/${encodeURIComponent(t.ns)}/pods/${encodeURIComponent(t.name)}${q}`);
-    } catch (err) {
-      if (err instanceof NoAgentError) {
-        io.stderr.write(`no podvisor agent runs for root dir ${rootDir}: nothing to delete\n`);
-        return 0;
-      }
-      throw err;
-    }
-    if (r.status === 200) {
-      deleting.push(t);
-      continue;
-    }
-    if (r.status === 404) {
-      // A workload's pod may be gone with its workload already.
+  targets.forEach((t, i) => {
+    const r = replies[i]!;
+    if (r.status === 200) deleting.push(t);
+    // A workload's pod may be gone with its workload already.
+    else if (r.status === 404) {
       if (!t.owned) io.stderr.write(`pod/${t.name} not found: nothing to delete\n`);
-      continue;
     }
-    const m = replyMessage(r);
-    io.stderr.write(`Error from server (${m.reason}): ${m.message}\n`);
-    code = 1;
-  }
-  const deadline = Date.now() + timeoutMs;
-  const left = new Map(deleting.map((t) => [`${t.ns}/${t.name}`, t]));
-  while (left.size > 0) {
-    for (const [k, t] of left) {
-      const r = await agentRequest(rootDir, 'GET', `/api/v1/namespaces/${encodeURIComponent(t.ns)}/pods/${encodeURIComponent(t.name)}`);
-      if (r.status === 404) {
-        io.stdout.write(`pod "${t.name}" deleted\n`);
-        left.delete(k);
-      }
+    else {
+      const m = replyMessage(r);
+      io.stderr.write(`Error from server (${m.reason}): ${m.message}\n`);
+      code = 1;
     }
-    if (left.size === 0) break;
-    if (Date.now() > deadline) {
-      for (const t of left.values()) io.stderr.write(`pod/${t.name}: still terminating after ${String(parsed.flags.timeout ?? '5m')}\n`);
-      return 1;
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  });
+  // One list and a watch, however many pods: each is reported as the watch sees it go.
+  const left = await waitPodsGone(rootDir, deleting, { timeoutMs, signal: io.signal, onGone: (t) => io.stdout.write(`pod "${t.name}" deleted\n`) });
+  if (left.length > 0) {
+    for (const t of left) io.stderr.write(`pod/${t.name}: still terminating after ${String(parsed.flags.timeout ?? '5m')}\n`);
+    return 1;
   }
   return code;
 }

@@ -17,7 +17,8 @@ import {
 } from '../kubelet/wait-engine.js';
 import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
 import type { CommandIO } from './args.js';
-import { agentRequest, agentStream } from './agent-client.js';
+import { agentRequest } from './agent-client.js';
+import { followWatch, listWatchPods, podKey as keyOf } from './pod-watch.js';
 import { setLongTimeout } from '../util/timer.js';
 
 export interface WaitedPod {
@@ -33,40 +34,6 @@ export interface PodWaitOptions {
   progressEveryMs?: number;
   /** Told of each pod as it meets the target (`podvisor wait` prints `pod/NAME condition met`). */
   onMet?: (name: string) => void;
-}
-
-export interface WatchLine<T> {
-  type: string;
-  object: T;
-}
-
-const keyOf = (ns: string | undefined, name: string | undefined) => `${ns ?? 'default'}/${name ?? ''}`;
-
-/** Follows an NDJSON watch of path until stopped; resolves when the stream ends. */
-export async function follow<T>(root: string, path: string, onLine: (l: WatchLine<T>) => void, signal: AbortSignal): Promise<void> {
-  const res = await agentStream(root, 'GET', path);
-  const stop = () => res.destroy();
-  if (signal.aborted) {
-    stop();
-    return;
-  }
-  signal.addEventListener('abort', stop, { once: true });
-  let buffered = '';
-  try {
-    for await (const chunk of res) {
-      buffered += (chunk as Buffer).toString('utf8');
-      let nl;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl).trim();
-        buffered = buffered.slice(nl + 1);
-        if (line) onLine(JSON.parse(line) as WatchLine<T>);
-      }
-    }
-  } catch (err) {
-    if (!signal.aborted) throw err;
-  } finally {
-    signal.removeEventListener('abort', stop);
-  }
 }
 
 /** The last log lines of the container instance a summary names, through the pods/log API. */
@@ -138,29 +105,44 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
     if (d === 'done') opts.onMet?.(pod.metadata?.name ?? '');
     else failed.set(key, { pod, error: d.fail });
   };
+  const gone = (key: string, pod: Pod) => {
+    latest.delete(key);
+    if (opts.target.kind !== 'delete') {
+      pending.delete(key);
+      failed.set(key, { pod, error: 'deleted while waiting' });
+    }
+  };
   const settleAll = () => {
     for (const k of [...pending]) judge(k);
     if (pending.size === 0 || failed.size > 0) finish();
   };
 
-  const podWatch = follow<Pod>(
+  // One list, then the changes from its resourceVersion: a pod to delete that is not listed is already gone.
+  const podWatch = listWatchPods(
     root,
-    '/api/v1/pods?watch=1&allowWatchBookmarks=false',
-    (l) => {
-      const key = keyOf(l.object.metadata?.namespace, l.object.metadata?.name);
-      if (!pending.has(key)) return;
-      if (l.type === 'DELETED') {
-        latest.delete(key);
-        if (opts.target.kind !== 'delete') {
-          pending.delete(key);
-          failed.set(key, { pod: l.object, error: 'deleted while waiting' });
+    {
+      onList: (items) => {
+        const present = new Map(items.map((p) => [keyOf(p.metadata?.namespace, p.metadata?.name), p]));
+        for (const k of [...pending]) {
+          const pod = present.get(k);
+          if (pod) latest.set(k, pod);
+          else if (latest.has(k)) gone(k, latest.get(k)!);
         }
-      } else latest.set(key, l.object);
-      settleAll();
+        initialDone = true;
+        for (const k of [...pending]) if (!latest.has(k)) judge(k);
+        settleAll();
+      },
+      onChange: (type, pod) => {
+        const key = keyOf(pod.metadata?.namespace, pod.metadata?.name);
+        if (!pending.has(key)) return;
+        if (type === 'DELETED') gone(key, pod);
+        else latest.set(key, pod);
+        settleAll();
+      },
     },
     stop.signal,
   );
-  const eventWatch = follow<Event>(
+  const eventWatch = followWatch<Event>(
     root,
     '/api/v1/events?watch=1',
     (l) => {
@@ -173,14 +155,6 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
     },
     stop.signal,
   );
-  // The watches' first lines are the current state: a pod to delete that is not there is already gone.
-  const initial = agentRequest(root, 'GET', '/api/v1/pods').then((r) => {
-    const present = new Set(r.json<{ items: Pod[] }>().items.map((p) => keyOf(p.metadata?.namespace, p.metadata?.name)));
-    initialDone = true;
-    for (const k of pending) if (!present.has(k) && !latest.has(k)) judge(k);
-    settleAll();
-  });
-
   const width = Math.max(40, (io.stderr as { columns?: number }).columns ?? progressWidth);
   const progress = setInterval(() => {
     const waiting = [...pending].map((k) => {
@@ -198,7 +172,7 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
   }, opts.timeoutMs);
   const onAbort = () => finish();
   io.signal?.addEventListener('abort', onAbort, { once: true });
-  const broken = Promise.all([podWatch, eventWatch, initial]).then(
+  const broken = Promise.all([podWatch, eventWatch]).then(
     () => undefined,
     (err: Error) => err,
   );

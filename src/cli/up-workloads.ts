@@ -15,7 +15,7 @@ import type { CommandIO, ParsedArgs } from './args.js';
 import { ensureAgent, stopAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
-import { follow } from './pod-waiter.js';
+import { followWatch as follow } from './pod-watch.js';
 import { readBack, tearDown } from './run-workloads.js';
 import { agentArgsFrom } from './up-detached.js';
 import { podsOf, waitedKinds } from './workload-waiter.js';

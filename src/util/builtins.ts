@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module';
 
 interface Builtins {
+  'node:child_process': typeof import('node:child_process');
   'node:crypto': typeof import('node:crypto');
   'node:events': typeof import('node:events');
   'node:fs': typeof import('node:fs');
