@@ -9,7 +9,8 @@ import { cannotSucceed, instancesKey, oneTerminalLine, progressWidth, rolloutSta
 import { formatRunSummary } from '../printers/run-summary.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import type { CommandIO } from './args.js';
-import { follow, logReader } from './pod-waiter.js';
+import { logReader } from './pod-waiter.js';
+import { followWatch as follow } from './pod-watch.js';
 import { setLongTimeout } from '../util/timer.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
 
