@@ -26,6 +26,7 @@ import { EndpointsController } from '../controllers/endpoints/controller.js';
 import { ServiceProxy } from '../proxy/service-proxy.js';
 import { ClusterDNS, resolvConfNameservers } from '../dns/server.js';
 import { routeServiceRange, type ServiceRoute } from '../proxy/service-route.js';
+import { ServiceURLWatch } from '../proxy/service-urls.js';
 import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import { readFileSync } from 'node:fs';
 import type { UpgradeHandler } from '../http/router.js';
@@ -91,6 +92,8 @@ export class StandaloneAgent implements KubeletView {
   private lastHousekeeping: number;
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
+  /** Logs each Service's URLs once it has Ready endpoints (startServiceNetwork). */
+  private readonly serviceURLs: ServiceURLWatch;
   /** How ClusterIPs are reached (startServiceNetwork). */
   private serviceRoute?: ServiceRoute;
   /** The cluster DNS pods in their own network namespace are given, once it answers them. */
@@ -155,6 +158,9 @@ export class StandaloneAgent implements KubeletView {
       logger: opts.logger,
       ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
     });
+    this.serviceURLs = new ServiceURLWatch(objects, opts.nodePortAddresses ?? ['127.0.0.1'], (namespace, name, urls) =>
+      opts.logger.info('Service reachable', { service: `${namespace}/${name}`, urls: urls.join(' ') }),
+    );
     let hostResolvConf = '';
     try {
       hostResolvConf = readFileSync('/etc/resolv.conf', 'utf8');
@@ -189,6 +195,7 @@ export class StandaloneAgent implements KubeletView {
         },
       );
     this.serviceProxy.start();
+    this.serviceURLs.start();
     const ip = this.serviceAllocator.dnsServiceIP();
     try {
       await this.clusterDNS.listen(ip, 53);
@@ -302,6 +309,7 @@ export class StandaloneAgent implements KubeletView {
     this.controllers?.stop();
     this.endpointsController.stop();
     this.serviceProxy.stop();
+    this.serviceURLs.stop();
     this.clusterDNS.close();
     await this.serviceRoute?.remove();
     this.registry.close();

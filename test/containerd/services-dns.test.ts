@@ -88,6 +88,9 @@ test('containerd pods: cluster DNS in resolv.conf, Service names resolve, Cluste
     30_000,
   );
 
+  // The agent tells where the Service is reachable once it has a Ready endpoint.
+  await agent.waitFor('stderr', new RegExp(`"Service reachable" service="default/web" urls="http://${clusterIP.replace(/\./g, '\\.')}:80"`));
+
   const inClient = (...cmd: string[]) => kubectl(api, ['exec', 'client', '--', ...cmd]);
 
   // resolv.conf as the kubelet writes it for ClusterFirst.
