@@ -42,7 +42,7 @@ const floors = [
   {
     name: 'controllers',
     folders: ['controllers'],
-    role: "the standalone agent's workload controllers (ReplicaSet, Deployment, Job, garbage collector) over shared informers of the API's storages",
+    role: "the standalone agent's workload controllers (ReplicaSet, Deployment, StatefulSet, DaemonSet, Job, CronJob, Namespace, garbage collector) over shared informers of the API's storages",
   },
   {
     name: 'service network',

@@ -1,6 +1,7 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
-// Deployments, Jobs, CronJobs and the garbage collector. In cluster mode the cluster's own controllers run these.
+// Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces and the garbage collector. In
+// cluster mode the cluster's own controllers run these.
 
 import type { KubeBackend } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
