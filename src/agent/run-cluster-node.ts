@@ -34,6 +34,7 @@ import { containersByState } from './node-view.js';
 import { PodStreams } from './pod-streams.js';
 import type { AgentRuntime } from './runtime-connection.js';
 import { agentStatusDocument } from './status-document.js';
+import type { DiskThresholds } from '../kubelet/disk-pressure.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 
 /** The kubelet port's default in this mode, as the kubelet's. */
@@ -45,6 +46,8 @@ export interface ClusterNodeConfig {
   nodeName: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** --eviction-hard: the root dir's DiskPressure thresholds. */
+  evictionHard?: DiskThresholds;
   podManifestPath?: string;
   /** --node-labels, --register-with-taints as given (checked before anything starts). */
   nodeLabels?: string;

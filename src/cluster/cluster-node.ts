@@ -104,7 +104,7 @@ export class ClusterNode implements PodHandler {
       },
       readiness: async () => {
         await opts.runtime.version();
-        return { ready: true };
+        return { ready: true, pressure: kubelet.nodeConditions() };
       },
     });
     this.lease = new NodeLease({

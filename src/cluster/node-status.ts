@@ -132,6 +132,19 @@ export function nodeLabels(opts: NodeSpecOptions): Record<string, string> {
 }
 
 type Pressure = 'MemoryPressure' | 'DiskPressure' | 'PIDPressure';
+
+/** Whether the node is ready, and the pressure conditions the eviction manager holds (DiskPressure). */
+export interface NodeReadiness {
+  ready: boolean;
+  message?: string;
+  pressure?: readonly string[];
+}
+/** The reason and message of each pressure condition while it holds (the kubelet's node status setters). */
+const pressureOnWords: Record<Pressure, [string, string]> = {
+  MemoryPressure: ['KubeletHasInsufficientMemory', 'kubelet has insufficient memory available'],
+  DiskPressure: ['KubeletHasDiskPressure', 'kubelet has disk pressure'],
+  PIDPressure: ['KubeletHasInsufficientPID', 'kubelet has insufficient PID available'],
+};
 const pressureWords: Record<Pressure, [string, string]> = {
   MemoryPressure: ['KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
   DiskPressure: ['KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
@@ -142,14 +155,16 @@ const pressureWords: Record<Pressure, [string, string]> = {
  * The four conditions at `now`: every heartbeat is now, each transition time carried over from the
  * previous conditions while the status is unchanged.
  */
-export function nodeConditions(now: number, previous: NodeCondition[] | undefined, ready: { ready: boolean; message?: string }): NodeCondition[] {
+export function nodeConditions(now: number, previous: NodeCondition[] | undefined, ready: NodeReadiness): NodeCondition[] {
   const t = toRFC3339(now);
   const make = (type: string, status: string, reason: string, message: string): NodeCondition => {
     const old = previous?.find((c) => c.type === type);
     const transition = old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : t;
     return { type, status, reason, message, lastHeartbeatTime: t, lastTransitionTime: transition };
   };
-  const out = (Object.keys(pressureWords) as Pressure[]).map((p) => make(p, 'False', ...pressureWords[p]));
+  const out = (Object.keys(pressureWords) as Pressure[]).map((p) =>
+    ready.pressure?.includes(p) ? make(p, 'True', ...pressureOnWords[p]) : make(p, 'False', ...pressureWords[p]),
+  );
   out.push(
     ready.ready
       ? make('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')
@@ -174,12 +189,7 @@ export function buildNode(opts: NodeSpecOptions, now: number): Node {
   return node;
 }
 
-export function nodeStatus(
-  opts: NodeSpecOptions,
-  now: number,
-  previous: NodeCondition[] | undefined,
-  ready: { ready: boolean; message?: string },
-): NonNullable<Node['status']> {
+export function nodeStatus(opts: NodeSpecOptions, now: number, previous: NodeCondition[] | undefined, ready: NodeReadiness): NonNullable<Node['status']> {
   return {
     addresses: [
       { type: 'InternalIP', address: opts.internalIP },
@@ -201,7 +211,7 @@ export interface NodeStatusReporterOptions {
   /** --node-status-update-frequency; 10 s when unset. */
   updateFrequencyMs?: number;
   /** Whether the node is ready now (e.g. the runtime answers); ready when unset. */
-  readiness?: () => Promise<{ ready: boolean; message?: string }>;
+  readiness?: () => Promise<NodeReadiness>;
 }
 
 /**
@@ -265,7 +275,7 @@ export class NodeStatusReporter {
     if (!this.stopped) this.timer = this.o.clock.setTimer(delay, () => void this.tick());
   }
 
-  private async readiness(): Promise<{ ready: boolean; message?: string }> {
+  private async readiness(): Promise<NodeReadiness> {
     try {
       return (await this.o.readiness?.()) ?? { ready: true };
     } catch (err) {

@@ -1,11 +1,12 @@
 // The eviction manager's nodefs signals of the root dir: --eviction-hard parsed as the kubelet parses
 // it (quantities and percentages, the signals podvisor observes), the thresholds crossed by an
 // observation (podvisor's defaults: 10% but at most 1 GiB available, 5% of inodes), and its admit
-// handler's reason and message (the critical pods it lets through).
+// handler's reason and message (the critical pods it lets through); a cluster node's condition.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Pod } from '../../src/api/types.js';
+import { nodeConditions } from '../../src/cluster/node-status.js';
 import { crossedSignals, evictionAdmit, parseEvictionHard, type DiskObservation } from '../../src/kubelet/disk-pressure.js';
 
 const Gi = 1024 ** 3;
@@ -56,4 +57,19 @@ test("the eviction manager's admission: Evicted with the node's conditions; crit
   assert.deepEqual(evictionAdmit(api, ['DiskPressure']), { admit: false, reason: 'Evicted', message: 'The node had condition: [DiskPressure]. ' });
   assert.deepEqual(evictionAdmit(pod({ 'kubernetes.io/config.source': 'file' }), ['DiskPressure']), { admit: true }, 'a static pod');
   assert.deepEqual(evictionAdmit(pod({ 'kubernetes.io/config.source': 'api' }, 2_000_001_000), ['DiskPressure']), { admit: true }, 'system-node-critical');
+});
+
+test("a cluster node's DiskPressure condition follows the eviction manager's, in the kubelet's words", () => {
+  const now = Date.UTC(2026, 0, 1);
+  const calm = nodeConditions(now, undefined, { ready: true });
+  assert.deepEqual(
+    calm.filter((c) => c.type === 'DiskPressure').map((c) => [c.status, c.reason, c.message]),
+    [['False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure']],
+  );
+  const pressed = nodeConditions(now + 10_000, calm, { ready: true, pressure: ['DiskPressure'] });
+  const disk = pressed.find((c) => c.type === 'DiskPressure')!;
+  assert.deepEqual([disk.status, disk.reason, disk.message], ['True', 'KubeletHasDiskPressure', 'kubelet has disk pressure']);
+  assert.equal(disk.lastTransitionTime, '2026-01-01T00:00:10Z');
+  assert.equal(pressed.find((c) => c.type === 'MemoryPressure')!.status, 'False');
+  assert.equal(pressed.find((c) => c.type === 'Ready')!.status, 'True');
 });
