@@ -7,7 +7,7 @@ import { runOnce, type PodWait, type WaitFor } from '../kubelet/runonce.js';
 import { oneTerminalLine, progressWidth } from '../kubelet/wait-engine.js';
 import { formatPodTable } from '../printers/tables.js';
 import { formatObject, toV1List } from '../printers/json-yaml.js';
-import { formatRunSummary, summaryLogLines, type ContainerLogReader, type PodProbeResults } from '../printers/run-summary.js';
+import { formatRunSummary, summaryLogLines, withLogTails, type ContainerLogReader, type PodProbeResults } from '../printers/run-summary.js';
 import { manifestFlags, noFilenameMessage } from './validate.js';
 import { agentFlagSpecs, agentSettings, durationFlag, parseGoDuration, takeHiddenFlag } from './agent-flags.js';
 import { loadForAgent, needsAgentAPI, podWithStatus, startAgentFor } from './in-process.js';
@@ -183,7 +183,9 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
       });
     }
     if (output === 'json' || output === 'yaml') {
-      io.stdout.write(formatObject(toV1List(pods), output));
+      // Each failed pod carries its failed containers' log tails in annotations (podvisor.io/log-tail.<container>).
+      const shown = await Promise.all(pods.map((p) => (resultByUid.get(p.metadata?.uid ?? '')?.ok === false ? withLogTails(p, readLog) : p)));
+      io.stdout.write(formatObject(toV1List(shown), output));
       io.stderr.write(summary);
     } else {
       io.stdout.write(formatPodTable(pods, { wide: output === 'wide', now: clock.now() }));

@@ -20,6 +20,24 @@ export interface SummaryPod {
   error?: string;
 }
 
+/** Where `-o json|yaml` carries a failed container's log tail: the annotation `podvisor.io/log-tail.<container>` of its pod. */
+export const logTailAnnotationPrefix = 'podvisor.io/log-tail.';
+
+/**
+ * The pod with the last log lines of each failed container (one whose containerProblem is not
+ * undefined) in its annotations under logTailAnnotationPrefix, joined by newlines.
+ */
+export async function withLogTails(pod: Pod, readLog: ContainerLogReader): Promise<Pod> {
+  const tails: Record<string, string> = {};
+  for (const cs of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+    if (!containerProblem(cs)) continue;
+    const lines = await readLog(pod, cs, cs.containerID);
+    if (lines.length) tails[`${logTailAnnotationPrefix}${cs.name}`] = lines.join('\n');
+  }
+  if (Object.keys(tails).length === 0) return pod;
+  return { ...pod, metadata: { ...pod.metadata, annotations: { ...(pod.metadata?.annotations ?? {}), ...tails } } };
+}
+
 /** Reads the last lines of one container instance's log; [] when there is none. */
 export type ContainerLogReader = (pod: Pod, status: ContainerStatus, containerId: string | undefined) => Promise<string[]>;
 
