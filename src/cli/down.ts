@@ -125,8 +125,7 @@ async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     // A workload's pod may be gone with its workload already.
     else if (r.status === 404) {
       if (!t.owned) io.stderr.write(`pod/${t.name} not found: nothing to delete\n`);
-    }
-    else {
+    } else {
       const m = replyMessage(r);
       io.stderr.write(`Error from server (${m.reason}): ${m.message}\n`);
       code = 1;
