@@ -11,15 +11,18 @@ function pids(): number[] {
     .map(Number);
 }
 
+/** The command line with the program by its base name and no empty arguments at its end (pm2 runs `/usr/bin/sleep 900000 ""` for `sleep 900000`). */
 function cmdline(pid: number): string | undefined {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '').split('\0').join(' ');
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split('\0');
+    argv[0] = argv[0]!.slice(argv[0]!.lastIndexOf('/') + 1);
+    return argv.join(' ');
   } catch {
     return undefined;
   }
 }
 
-/** The pid of the running process whose command line is exactly cmd. */
+/** The pid of the running process whose command line is cmd (the program by its base name). */
 export function findProcess(cmd: string): number | undefined {
   for (const pid of pids()) if (cmdline(pid) === cmd) return pid;
   return undefined;
