@@ -11,7 +11,7 @@ function pids(): number[] {
     .map(Number);
 }
 
-/** The command line with the program by its base name and no empty arguments at its end (pm2 runs `/usr/bin/sleep 900000 ""` for `sleep 900000`). */
+/** The command line, with the program by its base name (pm2 runs `sleep` as `/usr/bin/sleep`). */
 function cmdline(pid: number): string | undefined {
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split('\0');
@@ -45,9 +45,9 @@ export async function killAndTimeRestart(cmds: readonly string[], timeoutMs = 30
       const cmd = cmdline(pid);
       const i = cmd === undefined ? -1 : cmds.indexOf(cmd);
       if (i >= 0 && Number.isNaN(found[i]!)) found[i] = preciseNow() - t0;
-      // A forked child shows its parent's command line until it execs, and none while it execs:
-      // such a pid is looked at again next time.
-      if (i >= 0 || (cmd !== undefined && cmd !== '' && !cmd.includes('node'))) seen.add(pid);
+      // A forked child shows its parent's command line (or title: pm2's daemon names itself) until
+      // it execs, and none while it does: every new pid is looked at again until the end.
+      if (i >= 0) seen.add(pid);
     }
     await new Promise((r) => setTimeout(r, 1));
   }
