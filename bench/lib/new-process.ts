@@ -11,15 +11,18 @@ function pids(): number[] {
     .map(Number);
 }
 
+/** The command line, with the program by its base name (pm2 runs `sleep` as `/usr/bin/sleep`). */
 function cmdline(pid: number): string | undefined {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0$/, '').split('\0').join(' ');
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split('\0');
+    argv[0] = argv[0]!.slice(argv[0]!.lastIndexOf('/') + 1);
+    return argv.join(' ');
   } catch {
     return undefined;
   }
 }
 
-/** The pid of the running process whose command line is exactly cmd. */
+/** The pid of the running process whose command line is cmd (the program by its base name). */
 export function findProcess(cmd: string): number | undefined {
   for (const pid of pids()) if (cmdline(pid) === cmd) return pid;
   return undefined;
@@ -42,9 +45,9 @@ export async function killAndTimeRestart(cmds: readonly string[], timeoutMs = 30
       const cmd = cmdline(pid);
       const i = cmd === undefined ? -1 : cmds.indexOf(cmd);
       if (i >= 0 && Number.isNaN(found[i]!)) found[i] = preciseNow() - t0;
-      // A forked child shows its parent's command line until it execs, and none while it execs:
-      // such a pid is looked at again next time.
-      if (i >= 0 || (cmd !== undefined && cmd !== '' && !cmd.includes('node'))) seen.add(pid);
+      // A forked child shows its parent's command line (or title: pm2's daemon names itself) until
+      // it execs, and none while it does: every new pid is looked at again until the end.
+      if (i >= 0) seen.add(pid);
     }
     await new Promise((r) => setTimeout(r, 1));
   }
