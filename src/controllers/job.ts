@@ -2,14 +2,16 @@
 // `<job>-<index>-<5 chars>` with JOB_COMPLETION_INDEX and the completion-index annotation) up to
 // `parallelism` until `completions` succeed; failed pods counted against `backoffLimit` with the
 // growing delay between retries (10 s doubled, at most 6 min); `activeDeadlineSeconds`; `suspend`;
-// `ttlSecondsAfterFinished`; status active/succeeded/failed/startTime/completionTime and the
-// Complete / Failed conditions (BackoffLimitExceeded, DeadlineExceeded). Timing through the clock.
+// `ttlSecondsAfterFinished`; `podFailurePolicy` (pod-failure-policy.ts: FailJob, Ignore, Count);
+// status active/succeeded/failed/startTime/completionTime and the Complete / Failed conditions
+// (BackoffLimitExceeded, DeadlineExceeded, PodFailurePolicy). Timing through the clock.
 
 import type { Job, JobCondition, Pod } from '../api/types.js';
 import { completionIndexAnnotation } from '../api/validation/batch.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
+import { matchPodFailurePolicy } from './pod-failure-policy.js';
 import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podFromTemplate } from './pod-control.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -47,7 +49,10 @@ export class JobController {
     const pods = this.ctx.pods.list(ns).filter((p) => controllerRef(p)?.uid === job.metadata?.uid);
     const active = pods.filter(isPodActive);
     const succeededPods = pods.filter((p) => p.status?.phase === 'Succeeded');
-    const failed = pods.filter((p) => p.status?.phase === 'Failed').length;
+    // podFailurePolicy: a failed pod an Ignore rule matches is not counted; a FailJob rule fails the Job.
+    const judged = pods.filter((p) => p.status?.phase === 'Failed').map((p) => matchPodFailurePolicy(spec.podFailurePolicy, p));
+    const failed = judged.filter((j) => j.action !== 'Ignore').length;
+    const failJob = judged.find((j) => j.action === 'FailJob');
     const indexed = spec.completionMode === 'Indexed';
     const indexOf = (p: Pod) => Number(p.metadata?.annotations?.[completionIndexAnnotation] ?? -1);
     const succeededIndexes = new Set(succeededPods.map(indexOf));
@@ -64,7 +69,8 @@ export class JobController {
       ];
     };
     let failure: [string, string] | undefined;
-    if (failed > (spec.backoffLimit ?? 6)) failure = ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
+    if (failJob) failure = ['PodFailurePolicy', failJob.message!];
+    else if (failed > (spec.backoffLimit ?? 6)) failure = ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'];
     const started = status.startTime ? Date.parse(status.startTime) : now;
     if (!failure && spec.activeDeadlineSeconds !== undefined && !suspended) {
       const left = started + spec.activeDeadlineSeconds * 1000 - now;
@@ -105,7 +111,8 @@ export class JobController {
     const name = job.metadata!.name!;
     // The back-off after failures: 10 s doubled per failure, from the last failure.
     if (failed > 0) {
-      const lastFailure = Math.max(...pods.filter((p) => p.status?.phase === 'Failed').map((p) => finishedAt(p)));
+      const counted = pods.filter((p) => p.status?.phase === 'Failed' && matchPodFailurePolicy(spec.podFailurePolicy, p).action !== 'Ignore');
+      const lastFailure = Math.max(...counted.map((p) => finishedAt(p)));
       const wait = Math.min(backoffBaseMs * 2 ** (failed - 1), backoffMaxMs) - (now - lastFailure);
       if (wait > 0) return this.queue.addAfter(objectKey(job), wait);
     }
