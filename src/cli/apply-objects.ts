@@ -99,6 +99,26 @@ export interface ApplyOptions {
    * the pod gracefully and creates it anew, as `kubectl replace --force` and compose's recreate do.
    */
   immutable: 'fail' | 'replace';
+  /**
+   * A namespace the objects name that does not exist: `require` answers NotFound as kubectl apply
+   * does; `create` makes it first (`namespace/NAME created`), as the compose-like `up` and `run` do.
+   */
+  namespaces?: 'require' | 'create';
+}
+
+/** Creates each namespace of names that the agent does not have yet; resolves to an exit code. */
+async function createMissingNamespaces(root: string, names: Iterable<string>, io: Pick<CommandIO, 'stdout' | 'stderr'>): Promise<number> {
+  for (const ns of new Set(names)) {
+    const found = await agentRequest(root, 'GET', `/api/v1/namespaces/${encodeURIComponent(ns)}`);
+    if (found.status === 200) continue;
+    const made = await agentRequest(root, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    if (made.status === 201) io.stdout.write(`namespace/${ns} created\n`);
+    else if (made.status !== 409) {
+      io.stderr.write(failure(made));
+      return made.status === 422 ? 2 : 1;
+    }
+  }
+  return 0;
 }
 
 /** Deletes a pod gracefully, waits until it is gone, creates it from obj: `pod/NAME replaced`. */
@@ -173,6 +193,13 @@ export async function applyObjects(
   io: Pick<CommandIO, 'stdout' | 'stderr'>,
   opts: ApplyOptions = { immutable: 'fail' },
 ): Promise<{ code: number; pods: AppliedObject[]; objects: AppliedRef[] }> {
+  if (opts.namespaces === 'create') {
+    const named = [...(objs.configMaps ?? []), ...(objs.secrets ?? []), ...(objs.objectManifests ?? []), ...objs.pods].map(
+      (o) => o.metadata?.namespace ?? 'default',
+    );
+    const code = await createMissingNamespaces(root, named, io);
+    if (code !== 0) return { code, pods: [], objects: [] };
+  }
   let code = 0;
   for (const cm of objs.configMaps ?? [])
     code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io, opts));

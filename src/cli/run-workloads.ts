@@ -102,7 +102,7 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
   if (started) io.stderr.write(`started the podvisor agent for ${rootDir} for this run (log: ${rootDir}/agent.log)\n`);
   try {
     // What was applied goes to stderr: stdout holds the pods (or the List of -o json|yaml).
-    const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace' });
+    const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace', namespaces: 'create' });
     let code = applied.code;
     if (code === 0) {
       const waited = await Promise.all([

@@ -75,7 +75,7 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
   }
 
   // Compose's habit: a pod whose spec changed is recreated, not refused.
-  const { code: applyCode, pods: applied, objects } = await applyObjects(root, loaded, io, { immutable: 'replace' });
+  const { code: applyCode, pods: applied, objects } = await applyObjects(root, loaded, io, { immutable: 'replace', namespaces: 'create' });
 
   // The wait, as run's: every applied pod reaches the condition, every workload rolls out (a Job
   // completes), or one fails with its reason and logs.

@@ -82,7 +82,7 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
   io.signal?.addEventListener('abort', onSignal, { once: true });
   const forTimer = forMs !== undefined ? setLongTimeout(() => stopWith(`--for=${String(parsed.flags.for)} elapsed`), forMs) : undefined;
   try {
-    const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace' });
+    const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace', namespaces: 'create' });
     if (applied.code !== 0) {
       await tearDown(rootDir, loaded, applied.objects, [], io);
       return applied.code;

@@ -44,3 +44,27 @@ test('up -d replaces changed pods and keeps the rest; apply refuses with a hint;
     await tmp.remove();
   }
 });
+
+test('up -d creates the namespaces its manifests name; apply answers NotFound for a missing one, as kubectl apply', async () => {
+  const tmp = await tempDir();
+  const root = join(tmp.path, 'root');
+  const file = join(tmp.path, 'app.yaml');
+  const cli = (...args: string[]) => runCli([...args, '--root-dir', root]);
+  try {
+    writeFileSync(file, manifestYaml(pod('web', [shell('main', 'sleep 300')], { terminationGracePeriodSeconds: 1 }, { namespace: 'ci' })));
+    const up = await cli('up', '-d', '-f', file);
+    assert.equal(up.code, 0, up.stderr);
+    assert.equal(up.stdout, 'namespace/ci created\npod/web created\n');
+    const again = await cli('up', '-d', '-f', file);
+    assert.equal(again.stdout, 'pod/web unchanged\n', 'an existing namespace is left as it is');
+
+    writeFileSync(file, manifestYaml(pod('other', [shell('main', 'sleep 300')], {}, { namespace: 'missing' })));
+    const refused = await cli('apply', '-f', file);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /namespaces "missing" not found/);
+  } finally {
+    await cli('down', '--all', '--agent', '--grace-period', '0');
+    await stopRuntimeServices(tmp.path);
+    await tmp.remove();
+  }
+});
