@@ -20,6 +20,7 @@ export const SCENARIOS = [
   'endpoint-update',
   'cluster-dns',
   'pm2',
+  'workloads',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 

@@ -32,4 +32,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'endpoint-update': (await import('./endpoint-update.js')).endpointUpdate,
   'cluster-dns': (await import('./cluster-dns.js')).clusterDns,
   pm2: (await import('./pm2.js')).pm2,
+  workloads: (await import('./workloads.js')).workloads,
 };
