@@ -43,6 +43,11 @@ function isGone(err: unknown): boolean {
   return code === 'ECONNRESET' || code === 'EPIPE' || (err as Error).message === 'socket hang up';
 }
 
+/** err as AgentGoneError when it says the agent closed the connection mid-reply (a stream it cut). */
+export function agentGone(rootDir: string, err: unknown): unknown {
+  return isGone(err) ? new AgentGoneError(rootDir, (err as NodeJS.ErrnoException).code ?? (err as Error).message) : err;
+}
+
 /** The agent's unix socket in a root dir. */
 export const socketOf = (rootDir: string) => join(rootDir, SOCKET_NAME);
 

@@ -4,7 +4,7 @@
 
 import type { Pod } from '../api/types.js';
 import { setLongTimeout } from '../util/timer.js';
-import { agentRequest, agentStream, replyMessage } from './agent-client.js';
+import { agentGone, agentRequest, agentStream, replyMessage } from './agent-client.js';
 
 export interface WatchLine<T> {
   type: string;
@@ -42,7 +42,7 @@ export async function followWatch<T>(root: string, path: string, onLine: (l: Wat
       }
     }
   } catch (err) {
-    if (!signal.aborted) throw err;
+    if (!signal.aborted) throw agentGone(root, err);
   } finally {
     signal.removeEventListener('abort', stop);
   }
