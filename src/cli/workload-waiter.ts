@@ -99,7 +99,9 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       const hopeless = ref.kind === 'Job' ? undefined : owned.map((p) => ({ p, why: cannotSucceed(p.status) })).find((x) => x.why);
       if (hopeless) {
         pending.delete(key);
-        failed.set(key, { ref, error: `${r.text.replace(/\.\.\.$/, '')}: pod/${hopeless.p.metadata?.name ?? ''} cannot run: ${hopeless.why}` });
+        // The status caught while the pod was briefly up may read "rolled out": the rollout cannot hold.
+        const status = r.state === 'wait' ? r.text.replace(/\.\.\.$/, '') : `${ref.kind.toLowerCase()} "${ref.name}" cannot stay available`;
+        failed.set(key, { ref, error: `${status}: pod/${hopeless.p.metadata?.name ?? ''} cannot run: ${hopeless.why}` });
         continue;
       }
       if (r.state === 'wait') {

@@ -158,7 +158,8 @@ test('run -f of a Deployment with its ConfigMap and Service: rolled out, then to
     assert.ok(Date.now() - started < 60_000, 'failed at once, not at the timeout');
     assert.match(
       crash.stderr,
-      /^error: deployment\.apps\/crash: Waiting for deployment "crash" rollout to finish: 0 of 1 updated replicas are available: pod\/crash-\S+ cannot run: container app: CrashLoopBackOff/m,
+      // Caught while the pod is down (Waiting...) or while it is briefly up (cannot stay available).
+      /^error: deployment\.apps\/crash: (Waiting for deployment "crash" rollout to finish: 0 of 1 updated replicas are available|deployment "crash" cannot stay available): pod\/crash-\S+ cannot run: container app: CrashLoopBackOff/m,
     );
     assert.match(crash.stderr, /\| config missing\n/);
   } finally {
