@@ -176,11 +176,11 @@ for (const [name, yaml, want] of kindRows) {
 
 test('workloads and Services beside pods, in any order: defaulted as the API server defaults them, in input order', async () => {
   const yaml = [
-    'apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: busybox, command: [true]}]',
+    'apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: busybox, command: ["true"]}]',
     'apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\nspec:\n  containers: [{name: c, image: busybox, command: [sleep, "9"]}]',
     'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: busybox, command: [sleep, "9"]}]',
     'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]',
-    'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: n, image: busybox, command: [true]}]',
+    'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: nightly, image: busybox, command: ["true"]}]',
   ].join('\n---\n');
   const m = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(yaml)]) });
   assert.deepEqual(names(m.pods), ['bare']);
