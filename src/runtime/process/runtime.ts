@@ -925,6 +925,7 @@ export class ProcessRuntime implements RuntimeService {
   }
 
   private emit(c: ContainerRecord, type: ContainerEvent['type']): void {
+    if (type === 'CONTAINER_STOPPED_EVENT' || type === 'CONTAINER_DELETED_EVENT') this.streaming.revoke(c.status.id);
     if (this.eventListeners.size === 0) return;
     const ev: ContainerEvent = { containerId: c.status.id, podSandboxId: c.status.podSandboxId, type, createdAt: this.clock.now() };
     for (const l of this.eventListeners) {

@@ -27,6 +27,8 @@ export interface ProcessStreaming {
   exec(req: StreamingRequest): Promise<{ url: string }>;
   attach(req: Omit<StreamingRequest, 'cmd'>): Promise<{ url: string }>;
   portForward(): Promise<{ url: string }>;
+  /** Forgets the URLs of a container that stopped or was removed: they are refused from now on. */
+  revoke(containerId: string): void;
   close(): Promise<void>;
 }
 
@@ -89,10 +91,6 @@ export function processStreaming(runtime: StreamedRuntime, opts: { logger: Logge
   };
   let started: Promise<StreamServer> | undefined;
   const server = () => (started ??= startStreamServer(backend, opts));
-  runtime.onContainerEvent((ev) => {
-    if (started && (ev.type === 'CONTAINER_STOPPED_EVENT' || ev.type === 'CONTAINER_DELETED_EVENT'))
-      void started.then((s) => s.revoke(ev.containerId)).catch(() => {});
-  });
   const check = async (req: Omit<StreamingRequest, 'cmd'>) => {
     if (!req.containerId) throw invalid('container_id must be set');
     if (req.tty && req.stderr) throw invalid('tty and stderr cannot both be true');
@@ -113,6 +111,11 @@ export function processStreaming(runtime: StreamedRuntime, opts: { logger: Logge
     },
     portForward: async () => {
       throw new CriStatusError(grpc.status.UNIMPLEMENTED, PORT_FORWARD_UNSUPPORTED);
+    },
+    // Told by the runtime itself, not through its event subscription: a subscriber there counts
+    // as an agent following the runtime, and would keep an idle service from ever exiting.
+    revoke: (containerId) => {
+      if (started) void started.then((s) => s.revoke(containerId)).catch(() => {});
     },
     close: async () => {
       const running = started;
