@@ -18,7 +18,7 @@ import {
 import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
 import type { CommandIO } from './args.js';
 import { agentRequest } from './agent-client.js';
-import { followWatch, listWatchPods, podKey as keyOf } from './pod-watch.js';
+import { awaitWatchedWait, followWatch, listWatchPods, podKey as keyOf } from './pod-watch.js';
 import { setLongTimeout } from '../util/timer.js';
 
 export interface WaitedPod {
@@ -165,28 +165,13 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
       `${oneTerminalLine(`waiting for ${waiting.length} pod${waiting.length === 1 ? '' : 's'} to be ${targetText(opts.target)}: ${waiting.join(', ')}`, width)}\n`,
     );
   }, opts.progressEveryMs ?? 5000);
-  let timedOut = false;
-  const timer = setLongTimeout(() => {
-    timedOut = true;
-    finish();
-  }, opts.timeoutMs);
-  const onAbort = () => finish();
-  io.signal?.addEventListener('abort', onAbort, { once: true });
-  const broken = Promise.all([podWatch, eventWatch]).then(
-    () => undefined,
-    (err: Error) => err,
-  );
-  const err = await Promise.race([finished.then(() => undefined), broken]);
-  clearInterval(progress);
-  timer.cancel();
-  io.signal?.removeEventListener('abort', onAbort);
-  stop.abort();
-  if (err) {
-    io.stderr.write(`error: ${err.message}\n`);
+  const end = await awaitWatchedWait({ finished, finish, watches: [podWatch, eventWatch], timeoutMs: opts.timeoutMs, signal: io.signal, progress, stop });
+  if (typeof end === 'object') {
+    io.stderr.write(`error: ${end.error.message}\n`);
     return 1;
   }
-  if (io.signal?.aborted) return 130;
-  if (timedOut) {
+  if (end === 'aborted') return 130;
+  if (end === 'timed-out') {
     for (const k of pending) {
       const pod = latest.get(k);
       failed.set(k, {

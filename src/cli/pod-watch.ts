@@ -144,3 +144,40 @@ export async function waitPodsGone(root: string, pods: readonly PodRef[], opts: 
   }
   return [...left.values()];
 }
+
+/** How a wait on watches ended: its condition met, its timeout, the command's signal, or a broken watch. */
+export type WaitEnd = 'met' | 'timed-out' | 'aborted' | { error: Error };
+
+/**
+ * Waits until finished resolves (finish() is called when the condition is met, the timeout passes
+ * or signal aborts) or a watch breaks; then stops the progress line, the timer and the watches.
+ */
+export async function awaitWatchedWait(opts: {
+  finished: Promise<void>;
+  finish: () => void;
+  watches: Promise<unknown>[];
+  timeoutMs: number;
+  signal?: AbortSignal;
+  progress: ReturnType<typeof setInterval>;
+  stop: AbortController;
+}): Promise<WaitEnd> {
+  let timedOut = false;
+  const timer = setLongTimeout(() => {
+    timedOut = true;
+    opts.finish();
+  }, opts.timeoutMs);
+  const onAbort = () => opts.finish();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const broken = Promise.all(opts.watches).then(
+    () => undefined,
+    (err: Error) => err,
+  );
+  const err = await Promise.race([opts.finished.then(() => undefined), broken]);
+  clearInterval(opts.progress);
+  timer.cancel();
+  opts.signal?.removeEventListener('abort', onAbort);
+  opts.stop.abort();
+  if (err) return { error: err };
+  if (opts.signal?.aborted) return 'aborted';
+  return timedOut ? 'timed-out' : 'met';
+}

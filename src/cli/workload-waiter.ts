@@ -10,7 +10,7 @@ import { formatRunSummary } from '../printers/run-summary.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import type { CommandIO } from './args.js';
 import { logReader } from './pod-waiter.js';
-import { followWatch as follow } from './pod-watch.js';
+import { awaitWatchedWait, followWatch as follow } from './pod-watch.js';
 import { setLongTimeout } from '../util/timer.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
 
@@ -172,28 +172,13 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       });
     io.stderr.write(`${oneTerminalLine(waiting.join('; '), width)}\n`);
   }, opts.progressEveryMs ?? 5000);
-  let timedOut = false;
-  const timer = setLongTimeout(() => {
-    timedOut = true;
-    resolveFinished();
-  }, opts.timeoutMs);
-  const onAbort = () => resolveFinished();
-  io.signal?.addEventListener('abort', onAbort, { once: true });
-  const broken = Promise.all(watches).then(
-    () => undefined,
-    (err: Error) => err,
-  );
-  const err = await Promise.race([finished.then(() => undefined), broken]);
-  clearInterval(progress);
-  timer.cancel();
-  io.signal?.removeEventListener('abort', onAbort);
-  stop.abort();
-  if (err) {
-    io.stderr.write(`error: ${err.message}\n`);
+  const end = await awaitWatchedWait({ finished, finish: resolveFinished, watches, timeoutMs: opts.timeoutMs, signal: io.signal, progress, stop });
+  if (typeof end === 'object') {
+    io.stderr.write(`error: ${end.error.message}\n`);
     return 1;
   }
-  if (io.signal?.aborted) return 130;
-  if (timedOut) {
+  if (end === 'aborted') return 130;
+  if (end === 'timed-out') {
     for (const ref of targets) {
       const key = keyOf(ref.kind, ref.ns, ref.name);
       if (!pending.has(key)) continue;
