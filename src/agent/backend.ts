@@ -12,7 +12,7 @@ import type { PodStreams } from './pod-streams.js';
 import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { UsageCollector } from './usage.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
-import { ObjectStore } from './object-store.js';
+import { ObjectStore, serverMetadata } from './object-store.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
@@ -109,18 +109,6 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     return this.d.registry.namespaces();
   }
 }
-
-/** Metadata the server keeps whatever a client sends (the rest — labels, annotations, ownerReferences, finalizers — is the client's). */
-const serverMetadata = [
-  'resourceVersion',
-  'uid',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'generation',
-  'managedFields',
-  'selfLink',
-];
 
 /** The spec and the client-written metadata are unchanged: an update that changes nothing is a no-op. */
 function sameWritableContent(a: Pod, b: Pod): boolean {

@@ -46,6 +46,18 @@ const historyLimit = 1000;
 
 type Watcher = { kind: string; onEvent: (ev: WatchEvent<KubeObject>) => void };
 
+/** Metadata the server keeps whatever a client sends (the rest — labels, annotations, ownerReferences, finalizers — is the client's). */
+export const serverMetadata = [
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'managedFields',
+  'selfLink',
+] as const;
+
 export class ObjectStore implements ObjectsBackend {
   private readonly items = new Map<string, Stored>();
   private rv = 0;
@@ -144,17 +156,7 @@ export class ObjectStore implements ObjectsBackend {
     if (typeError) throw badRequest(typeError);
     if (obj.kind !== undefined && obj.kind !== kind) throw badRequest(`the kind ${JSON.stringify(obj.kind)} is not ${kind}`);
     const meta = (obj.metadata ?? {}) as Record<string, unknown>;
-    for (const k of [
-      'uid',
-      'resourceVersion',
-      'creationTimestamp',
-      'deletionTimestamp',
-      'deletionGracePeriodSeconds',
-      'generation',
-      'managedFields',
-      'selfLink',
-    ])
-      delete meta[k];
+    for (const k of serverMetadata) delete meta[k];
     obj.metadata = meta;
     const decoded = strictDecode<KubeObject>(obj, strategy.schemaType, strategy.schema);
     if (decoded.typeErrors.length > 0) {
