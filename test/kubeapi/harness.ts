@@ -1,7 +1,7 @@
 // Test harness: serves the API layer (and its streaming upgrades) on a real HTTP server on an
 // ephemeral port, writes a kubeconfig for it, and runs the real kubectl with a per-test cache dir.
 
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,21 @@ import { waitFor } from '../fixtures/wait.js';
 
 /** kubectl 1.20 (Debian's kubernetes-client) from $KUBECTL or PATH; undefined when absent. */
 export const kubectlPath: string | undefined = process.env.KUBECTL || findOnPath('kubectl');
+
+/** kubectl's client minor version (20 for Debian's 1.20), or undefined without kubectl. */
+export const kubectlMinor: number | undefined = kubectlPath ? readClientMinor(kubectlPath) : undefined;
+
+function readClientMinor(path: string): number | undefined {
+  try {
+    const out = JSON.parse(execFileSync(path, ['version', '--client', '-o', 'json'], { encoding: 'utf8', timeout: 30_000 })) as {
+      clientVersion?: { minor?: string };
+    };
+    const minor = Number.parseInt(out.clientVersion?.minor ?? '', 10);
+    return Number.isFinite(minor) ? minor : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function findOnPath(name: string): string | undefined {
   return (process.env.PATH ?? '')

@@ -26,7 +26,8 @@ test('the system namespaces exist; default, kube-system and kube-public may not 
   }
   r = await kubectl(a, ['create', 'configmap', 'x', '-n', 'nowhere']);
   assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /error: failed to create configmap: namespaces "nowhere" not found/);
+  // kubectl 1.20 prints the server's error as is; newer ones prefix "error: failed to create configmap:".
+  assert.match(r.stderr, /^(error: failed to create configmap|Error from server \(NotFound\)): namespaces "nowhere" not found/);
   r = await kubectl(a, ['run', 'p', '--image=busybox', '-n', 'nowhere', '--command', '--', 'sleep', '1']);
   assert.match(r.stderr, /Error from server \(NotFound\): namespaces "nowhere" not found/);
 });
@@ -76,7 +77,7 @@ spec:
   assert.notEqual(r.code, 0);
   assert.match(
     r.stderr,
-    /failed to create configmap: configmaps "late" is forbidden: unable to create new content in namespace shop because it is being terminated/,
+    /^(error: failed to create configmap|Error from server \(Forbidden\)): configmaps "late" is forbidden: unable to create new content in namespace shop because it is being terminated/,
   );
 
   await waitFor(
