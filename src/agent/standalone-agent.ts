@@ -267,7 +267,7 @@ export class StandaloneAgent implements KubeletView {
 
   /** Starts the Deployment, ReplicaSet and garbage-collector controllers over the agent's API objects and pods. */
   startControllers(): void {
-    this.controllers ??= startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger);
+    this.controllers ??= startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events);
   }
 
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {

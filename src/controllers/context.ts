@@ -1,8 +1,9 @@
-// What a controller is given: the agent's API backend (pods and the object store's kinds), the clock
-// and the logger, and the shared informers (one per kind, started once every controller has its
-// handlers).
+// What a controller is given: the agent's API backend (pods and the object store's kinds), the clock,
+// the logger, its event recorder (one source component per controller), and the shared informers
+// (one per kind, started once every controller has its handlers).
 
 import type { Pod } from '../api/types.js';
+import type { EventRecorder, EventRecorderFactory } from '../events/recorder.js';
 import type { KubeBackend, KubeObject, Storage } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -16,8 +17,14 @@ export class ControllerContext {
     readonly backend: KubeBackend,
     readonly clock: Clock,
     readonly logger: Logger,
+    private readonly events: EventRecorderFactory,
   ) {
     this.pods = new Informer<Pod>({ watch: (rv, on) => backend.watchPods(rv, on) });
+  }
+
+  /** The recorder of one controller: its events carry `component` (e.g. `deployment-controller`) as source. */
+  recorder(component: string): EventRecorder {
+    return this.events.recorderFor(component);
   }
 
   /** The object store's storage of a kind; the controllers run only where the backend keeps it. */

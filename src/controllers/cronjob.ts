@@ -2,16 +2,19 @@
 // Job `<cronjob>-<minutes since the epoch>` from the jobTemplate, with the scheduled-timestamp
 // annotation and a controller ownerReference; concurrencyPolicy Allow/Forbid/Replace;
 // startingDeadlineSeconds; suspend; the history limits; status active/lastScheduleTime/
-// lastSuccessfulTime. After a restart only the most recent missed time is run (cronjob-schedule.ts).
-// Event-driven: CronJob and Job watches enqueue the CronJob, and the queue wakes it at its next time.
+// lastSuccessfulTime; the upstream events (SuccessfulCreate, SawCompletedJob, SuccessfulDelete...).
+// After a restart only the most recent missed time is run (cronjob-schedule.ts). Event-driven:
+// CronJob and Job watches enqueue the CronJob, and the queue wakes it at its next time.
 
 import type { CronJob, Job } from '../api/types.js';
+import type { EventRecorder } from '../events/recorder.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import { effectiveSchedule, nextScheduleDelay, nextScheduleTime, parseSchedule, scheduledJobName, type Schedule } from './cronjob-schedule.js';
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, ownerRefTo } from './pod-control.js';
 import { WorkQueue } from './work-queue.js';
+import { errorText, workloadRef } from './workload-events.js';
 
 /** The annotation a scheduled Job carries: its schedule time in the CronJob's time zone (RFC 3339). */
 export const scheduledTimestampAnnotation = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
@@ -24,6 +27,11 @@ function finishedCondition(job: Job): 'Complete' | 'Failed' | undefined {
 }
 
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Go's time.RFC1123Z of a UTC time: `Mon, 02 Jan 2006 15:04:05 +0000`. */
+function rfc1123z(ms: number): string {
+  return new Date(ms).toUTCString().replace(/GMT$/, '+0000');
+}
 
 /** RFC 3339 of a time as seen in a zone (UTC without one), as Go's Time.In(loc).Format(time.RFC3339). */
 export function rfc3339InZone(ms: number, timeZone: string | undefined): string {
@@ -54,8 +62,10 @@ export class CronJobController {
   readonly queue: WorkQueue;
   private readonly cronJobs: Informer<CronJob>;
   private readonly jobs: Informer<Job>;
+  private readonly recorder: EventRecorder;
 
   constructor(private readonly ctx: ControllerContext) {
+    this.recorder = ctx.recorder('cronjob-controller');
     this.queue = new WorkQueue('cronjob', (key) => this.sync(key), ctx.clock, ctx.logger);
     this.cronJobs = ctx.informer<CronJob>('CronJob');
     this.jobs = ctx.informer<Job>('Job');
@@ -98,7 +108,7 @@ export class CronJobController {
   private async syncCronJob(cj: CronJob, jobs: Job[]): Promise<{ requeueMs?: number; changed: boolean }> {
     const now = this.ctx.clock.now();
     const status = cj.status!;
-    const ref = `${cj.metadata!.namespace}/${cj.metadata!.name}`;
+    const ref = workloadRef(cj, 'batch/v1', 'CronJob');
     let changed = false;
     const children = new Set<string>();
     for (const j of jobs) {
@@ -107,10 +117,10 @@ export class CronJobController {
       const inActive = (status.active ?? []).some((a) => a.uid === uid);
       const finished = finishedCondition(j);
       if (!inActive && !finished) {
-        this.ctx.logger.warn('Saw a job that the controller did not create or forgot', { cronjob: ref, reason: 'UnexpectedJob', job: j.metadata?.name });
+        this.recorder.event(ref, 'Warning', 'UnexpectedJob', `Saw a job that the controller did not create or forgot: ${j.metadata?.name}`);
       } else if (inActive && finished) {
         status.active = (status.active ?? []).filter((a) => a.uid !== uid);
-        this.ctx.logger.info('Saw completed job', { cronjob: ref, reason: 'SawCompletedJob', job: j.metadata?.name, condition: finished });
+        this.recorder.event(ref, 'Normal', 'SawCompletedJob', `Saw completed job: ${j.metadata?.name}, status: ${finished}`);
         changed = true;
       }
       if (finished === 'Complete' && j.status?.completionTime) {
@@ -125,7 +135,7 @@ export class CronJobController {
     for (const a of status.active ?? []) {
       if (children.has(a.uid ?? '')) continue;
       if (this.ctx.storage('Job').get(a.namespace ?? '', a.name ?? '')) continue;
-      this.ctx.logger.info('Active job went missing', { cronjob: ref, reason: 'MissingJob', job: a.name });
+      this.recorder.event(ref, 'Normal', 'MissingJob', `Active job went missing: ${a.name}`);
       status.active = (status.active ?? []).filter((x) => x.uid !== a.uid);
       changed = true;
     }
@@ -136,21 +146,19 @@ export class CronJobController {
     try {
       schedule = parseSchedule(effectiveSchedule(cj));
     } catch (err) {
-      this.ctx.logger.warn('Unparseable schedule', { cronjob: ref, reason: 'UnparseableSchedule', schedule: cj.spec?.schedule, err: (err as Error).message });
+      this.recorder.event(ref, 'Warning', 'UnparseableSchedule', `unparseable schedule: ${JSON.stringify(cj.spec?.schedule ?? '')} : ${errorText(err)}`);
       return { changed };
     }
     let due: { at?: number; tooManyMissed: boolean };
     try {
       due = nextScheduleTime(cj, now, schedule);
     } catch (err) {
-      this.ctx.logger.warn('Invalid schedule', { cronjob: ref, reason: 'InvalidSchedule', schedule: cj.spec?.schedule, err: (err as Error).message });
+      this.recorder.event(ref, 'Warning', 'InvalidSchedule', `invalid schedule: ${cj.spec?.schedule ?? ''} : ${errorText(err)}`);
       return { changed };
     }
     if (due.tooManyMissed) {
-      this.ctx.logger.warn('too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew', {
-        cronjob: ref,
-        reason: 'TooManyMissedTimes',
-      });
+      const message = 'too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew';
+      this.recorder.event(ref, 'Warning', 'TooManyMissedTimes', message);
     }
     const later = () => ({ requeueMs: nextScheduleDelay(cj, now, schedule), changed });
     const scheduled = due.at;
@@ -158,7 +166,7 @@ export class CronJobController {
 
     const deadline = cj.spec?.startingDeadlineSeconds;
     if (deadline !== undefined && deadline !== null && scheduled + deadline * 1000 < now) {
-      this.ctx.logger.warn('Missed scheduled time to start a job', { cronjob: ref, reason: 'MissSchedule', scheduled: new Date(scheduled).toUTCString() });
+      this.recorder.event(ref, 'Warning', 'MissSchedule', `Missed scheduled time to start a job: ${rfc1123z(scheduled)}`);
       return later();
     }
     const jobName = scheduledJobName(cj.metadata!.name!, scheduled);
@@ -166,10 +174,7 @@ export class CronJobController {
     if ((status.active ?? []).some((a) => a.name === jobName) || lastSchedule === Math.floor(scheduled / 1000) * 1000) return later();
     const policy = cj.spec?.concurrencyPolicy ?? 'Allow';
     if (policy === 'Forbid' && (status.active?.length ?? 0) > 0) {
-      this.ctx.logger.info('Not starting job because prior execution is running and concurrency policy is Forbid', {
-        cronjob: ref,
-        reason: 'JobAlreadyActive',
-      });
+      this.recorder.event(ref, 'Normal', 'JobAlreadyActive', 'Not starting job because prior execution is running and concurrency policy is Forbid');
       return later();
     }
     if (policy === 'Replace') {
@@ -182,9 +187,12 @@ export class CronJobController {
     let job: Job;
     try {
       job = (await this.ctx.storage('Job').create!(this.jobFromTemplate(cj, scheduled, jobName), {})) as Job;
-      this.ctx.logger.info('Created job', { cronjob: ref, reason: 'SuccessfulCreate', job: jobName });
+      this.recorder.event(ref, 'Normal', 'SuccessfulCreate', `Created job ${jobName}`);
     } catch (err) {
-      if ((err as { code?: number }).code !== 409) throw err;
+      if ((err as { code?: number }).code !== 409) {
+        this.recorder.event(ref, 'Warning', 'FailedCreate', `Error creating job: ${errorText(err)}`);
+        throw err;
+      }
       // Made before the status recording it was written (a restart, a lost race): taken back
       // into the active list when it is ours.
       const existing = this.ctx.storage('Job').get(cj.metadata!.namespace!, jobName) as Job | undefined;
@@ -254,17 +262,12 @@ export class CronJobController {
       await this.ctx.storage('Job').delete!(cj.metadata!.namespace!, jobName, { propagationPolicy: 'Background' });
     } catch (err) {
       if (!isConflictOrGone(err)) {
-        this.ctx.logger.warn('Error deleting job', {
-          cronjob: `${cj.metadata!.namespace}/${cj.metadata!.name}`,
-          reason: 'FailedDelete',
-          job: jobName,
-          err: String(err),
-        });
+        this.recorder.event(workloadRef(cj, 'batch/v1', 'CronJob'), 'Warning', 'FailedDelete', `Deleted job: ${errorText(err)}`);
         return false;
       }
     }
     cj.status!.active = (cj.status!.active ?? []).filter((a) => a.name !== jobName);
-    this.ctx.logger.info('Deleted job', { cronjob: `${cj.metadata!.namespace}/${cj.metadata!.name}`, reason: 'SuccessfulDelete', job: jobName });
+    this.recorder.event(workloadRef(cj, 'batch/v1', 'CronJob'), 'Normal', 'SuccessfulDelete', `Deleted job ${jobName}`);
     return true;
   }
 }

@@ -13,6 +13,7 @@ import { objectKey, type Informer } from './informer.js';
 import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
 import { WorkQueue } from './work-queue.js';
+import { PodControl, workloadRef } from './workload-events.js';
 
 export const templateGenerationLabel = 'pod-template-generation';
 
@@ -23,12 +24,14 @@ export class DaemonSetController {
   /** Pods created and not yet seen by the pod informer, by set (the controller's expectations). */
   private readonly expected = new Map<string, string>();
   private readonly refusals: RefusalBackoff;
+  private readonly podControl: PodControl;
 
   constructor(
     private readonly ctx: ControllerContext,
     private readonly node: NodeFacts = standaloneNode(ctx.backend.nodeName),
   ) {
     this.queue = new WorkQueue('daemonset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.podControl = new PodControl(ctx.backend, ctx.recorder('daemonset-controller'));
     this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'daemonset');
     this.sets = ctx.informer<DaemonSet>('DaemonSet');
     this.history = new RevisionHistory(ctx, 'DaemonSet');
@@ -78,7 +81,7 @@ export class DaemonSetController {
     const tolerate = (err: unknown) => {
       if (!isConflictOrGone(err)) throw err;
     };
-    for (const pod of plan.delete) await this.ctx.backend.deletePod(ns, pod, {}).catch(tolerate);
+    for (const pod of plan.delete) await this.podControl.delete(workloadRef(ds, 'apps/v1', 'DaemonSet'), ns, pod).catch(tolerate);
     if (plan.create && !this.expected.has(key)) await this.create(ds, hash, key);
     if (plan.recheckInMs !== undefined) this.queue.addAfter(key, plan.recheckInMs + 1);
     const pods = this.owned(ds);
@@ -102,7 +105,7 @@ export class DaemonSetController {
     pod.metadata!.labels = { ...pod.metadata!.labels, [revisionHashLabel]: hash, [templateGenerationLabel]: String(ds.metadata?.generation ?? 1) };
     this.expected.set(key, name);
     try {
-      const made = await this.ctx.backend.createPod(pod);
+      const made = await this.podControl.create(workloadRef(ds, 'apps/v1', 'DaemonSet'), pod);
       if (this.ctx.pods.get(made.metadata!.namespace!, name)) this.expected.delete(key);
       this.refusals.succeeded(key);
     } catch (err) {

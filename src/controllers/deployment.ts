@@ -3,10 +3,12 @@
 // RollingUpdate (maxSurge/maxUnavailable, 25% by default) and Recreate; paused; revisionHistoryLimit;
 // status (replicas, updated, ready, available, unavailable, observedGeneration, collisionCount) and
 // the Available and Progressing conditions with the upstream reasons, progressDeadlineSeconds
-// through the clock. Event-driven: Deployment, ReplicaSet and pod watches enqueue the Deployment.
+// through the clock; the ScalingReplicaSet events. Event-driven: Deployment, ReplicaSet and pod
+// watches enqueue the Deployment.
 
 import type { Deployment, DeploymentCondition, Pod, PodTemplateSpec, ReplicaSet } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
+import type { EventRecorder } from '../events/recorder.js';
 import { intOrPercentValue } from '../api/validation/workload.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
@@ -14,6 +16,7 @@ import { objectKey, type Informer } from './informer.js';
 import { controllerRef, isPodActive, ownerRefTo } from './pod-control.js';
 import { computeHash } from './pod-template-hash.js';
 import { WorkQueue } from './work-queue.js';
+import { errorText, workloadRef } from './workload-events.js';
 
 export const revisionAnnotation = 'deployment.kubernetes.io/revision';
 export const desiredReplicasAnnotation = 'deployment.kubernetes.io/desired-replicas';
@@ -59,9 +62,11 @@ export class DeploymentController {
   readonly queue: WorkQueue;
   private readonly deployments: Informer<Deployment>;
   private readonly sets: Informer<ReplicaSet>;
+  private readonly recorder: EventRecorder;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = new WorkQueue('deployment', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.recorder = ctx.recorder('deployment-controller');
     this.deployments = ctx.informer<Deployment>('Deployment');
     this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
     this.deployments.on({ onAdd: (d) => this.queue.add(objectKey(d)), onUpdate: (_o, d) => this.queue.add(objectKey(d)) });
@@ -147,11 +152,22 @@ export class DeploymentController {
     };
     try {
       const created = (await storage.create!(rs as KubeObject, {})) as ReplicaSet;
+      if (replicas > 0)
+        this.recorder.event(
+          workloadRef(d, 'apps/v1', 'Deployment'),
+          'Normal',
+          'ScalingReplicaSet',
+          `Scaled up replica set ${rs.metadata!.name} to ${replicas}`,
+        );
       await this.annotate(d, rev);
       await this.setProgressing(d, 'True', 'NewReplicaSetCreated', `Created new replica set "${rs.metadata!.name}"`);
       return created;
     } catch (err) {
-      if ((err as { code?: number }).code !== 409) throw err;
+      if ((err as { code?: number }).code !== 409) {
+        const msg = `Failed to create new replica set "${rs.metadata!.name}": ${errorText(err)}`;
+        this.recorder.event(workloadRef(d, 'apps/v1', 'Deployment'), 'Warning', 'ReplicaSetCreateError', msg);
+        throw err;
+      }
       // A ReplicaSet of that name with another template: a hash collision; the next sync uses another hash.
       const clash = storage.get(ns, rs.metadata!.name!) as ReplicaSet | undefined;
       if (clash && withoutHash(clash.spec?.template) !== withoutHash(spec.template)) {
@@ -182,8 +198,10 @@ export class DeploymentController {
     return current + Math.max(0, Math.min(maxTotal - total, replicas - current));
   }
 
+  /** scaleReplicaSetAndRecordEvent: the ScalingReplicaSet event once the new size is written. */
   private async scale(rs: ReplicaSet, replicas: number, d: Deployment): Promise<void> {
-    if (replicasOf(rs) === replicas) return;
+    const from = replicasOf(rs);
+    if (from === replicas) return;
     const next = structuredClone(rs);
     next.spec!.replicas = replicas;
     next.metadata!.annotations = {
@@ -191,9 +209,15 @@ export class DeploymentController {
       [desiredReplicasAnnotation]: String(d.spec?.replicas ?? 1),
       [maxReplicasAnnotation]: String((d.spec?.replicas ?? 1) + resolveFenceposts(d).maxSurge),
     };
-    await this.ctx.storage('ReplicaSet').update!(next as KubeObject, {}).catch((err: unknown) => {
+    try {
+      await this.ctx.storage('ReplicaSet').update!(next as KubeObject, {});
+    } catch (err) {
       if (!isConflictOrGone(err)) throw err;
-    });
+      return;
+    }
+    const operation = replicas > from ? 'up' : 'down';
+    const message = `Scaled ${operation} replica set ${rs.metadata!.name} to ${replicas} from ${from}`;
+    this.recorder.event(workloadRef(d, 'apps/v1', 'Deployment'), 'Normal', 'ScalingReplicaSet', message);
   }
 
   private async rollingUpdate(d: Deployment, newRS: ReplicaSet, old: ReplicaSet[]): Promise<void> {

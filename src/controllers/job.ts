@@ -8,12 +8,14 @@
 
 import type { Job, JobCondition, Pod } from '../api/types.js';
 import { completionIndexAnnotation } from '../api/validation/batch.js';
+import type { EventRecorder } from '../events/recorder.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
 import { matchPodFailurePolicy } from './pod-failure-policy.js';
 import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podFromTemplate } from './pod-control.js';
 import { WorkQueue } from './work-queue.js';
+import { PodControl, workloadRef } from './workload-events.js';
 
 const backoffBaseMs = 10_000;
 const backoffMaxMs = 360_000;
@@ -23,9 +25,13 @@ const finished = (job: Job) => (job.status?.conditions ?? []).some((c) => (c.typ
 export class JobController {
   readonly queue: WorkQueue;
   private readonly jobs: Informer<Job>;
+  private readonly recorder: EventRecorder;
+  private readonly podControl: PodControl;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = new WorkQueue('job', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.recorder = ctx.recorder('job-controller');
+    this.podControl = new PodControl(ctx.backend, this.recorder);
     this.jobs = ctx.informer<Job>('Job');
     this.jobs.on({ onAdd: (j) => this.queue.add(objectKey(j)), onUpdate: (_o, j) => this.queue.add(objectKey(j)) });
     const podChanged = (p: Pod) => {
@@ -78,8 +84,9 @@ export class JobController {
       else this.queue.addAfter(key, left);
     }
     const done = completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0;
+    const ref = workloadRef(job, 'batch/v1', 'Job');
     if (failure || suspended) {
-      for (const p of active) await this.ctx.backend.deletePod(ns, p.metadata!.name!, {}).catch(() => undefined);
+      for (const p of active) await this.podControl.delete(ref, ns, p.metadata!.name!).catch(() => undefined);
     }
     if (failure) {
       setCondition('FailureTarget', failure[0], failure[1]);
@@ -100,9 +107,15 @@ export class JobController {
     if (indexed) status.completedIndexes = compress([...succeededIndexes].filter((i) => i >= 0));
     for (const k of ['active', 'succeeded', 'failed'] as const) if (status[k] === 0) delete status[k];
     if (status.conditions.length === 0) delete status.conditions;
-    await this.ctx.storage('Job').updateStatus!({ ...job, status } as KubeObject, {}).catch((err: unknown) => {
+    try {
+      await this.ctx.storage('Job').updateStatus!({ ...job, status } as KubeObject, {});
+    } catch (err) {
       if (!isConflictOrGone(err)) throw err;
-    });
+      return;
+    }
+    // recordJobFinished, once the finished status is written.
+    if (failure) this.recorder.event(ref, 'Warning', failure[0], failure[1]);
+    else if (done) this.recorder.event(ref, 'Normal', 'Completed', 'Job completed');
   }
 
   private async scaleUp(job: Job, active: Pod[], succeeded: number, failed: number, done: Set<number>, pods: Pod[], now: number): Promise<void> {
@@ -136,7 +149,7 @@ export class JobController {
         pod.spec!.hostname ??= `${name}-${index}`;
         for (const c of pod.spec!.containers) c.env = [...(c.env ?? []), { name: 'JOB_COMPLETION_INDEX', value: String(index) }];
       }
-      await this.ctx.backend.createPod(pod).catch((err: unknown) => {
+      await this.podControl.create(workloadRef(job, 'batch/v1', 'Job'), pod).catch((err: unknown) => {
         if ((err as { code?: number }).code !== 409) throw err;
       });
     }

@@ -11,13 +11,16 @@ import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, deletionOrder, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { WorkQueue } from './work-queue.js';
+import { PodControl, workloadRef } from './workload-events.js';
 
 export class ReplicaSetController {
   readonly queue: WorkQueue;
   private readonly sets: Informer<ReplicaSet>;
+  private readonly podControl: PodControl;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = new WorkQueue('replicaset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.podControl = new PodControl(ctx.backend, ctx.recorder('replicaset-controller'));
     this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
     this.sets.on({
       onAdd: (rs) => this.queue.add(objectKey(rs)),
@@ -57,17 +60,18 @@ export class ReplicaSetController {
     const active = owned.filter(isPodActive);
     const want = rs.spec?.replicas ?? 1;
     const diff = active.length - want;
+    const ref = workloadRef(rs, 'apps/v1', 'ReplicaSet');
     if (diff < 0) {
       const owner = ownerRefTo(rs, 'apps/v1', 'ReplicaSet');
       for (let i = 0; i < -diff; i++) {
         const pod = podFromTemplate(rs.spec!.template!, ns, `${name}-${nameSuffix()}`, owner);
-        await this.ctx.backend.createPod(pod).catch((err: unknown) => {
+        await this.podControl.create(ref, pod).catch((err: unknown) => {
           if ((err as { code?: number }).code !== 409) throw err;
         });
       }
     } else if (diff > 0) {
       for (const p of deletionOrder(active).slice(0, diff)) {
-        await this.ctx.backend.deletePod(ns, p.metadata!.name!, {}).catch((err: unknown) => {
+        await this.podControl.delete(ref, ns, p.metadata!.name!).catch((err: unknown) => {
           if (!isConflictOrGone(err)) throw err;
         });
       }

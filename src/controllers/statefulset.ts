@@ -5,6 +5,7 @@
 // volumeClaimTemplates become persistentVolumeClaim volumes as upstream; the agent keeps no claims.
 
 import type { ControllerRevision, Pod, PodTemplateSpec, StatefulSet } from '../api/types.js';
+import type { EventRecorder } from '../events/recorder.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import { RevisionHistory, revisionTemplate, revisionHashLabel, type Revisions } from './controller-history.js';
@@ -13,6 +14,7 @@ import { controllerRef, ownerRefTo, podAvailability, podFromTemplate } from './p
 import { isRunningAndReady, isTerminating, planStatefulSet, podRevision, type StatefulAction } from './statefulset-plan.js';
 import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
 import { WorkQueue } from './work-queue.js';
+import { PodControl, workloadRef, type PodEventWording } from './workload-events.js';
 
 export const podNameLabel = 'statefulset.kubernetes.io/pod-name';
 export const podIndexLabel = 'apps.kubernetes.io/pod-index';
@@ -40,14 +42,26 @@ export function statefulPod(set: StatefulSet, template: PodTemplateSpec, revisio
   return pod;
 }
 
+/** recordPodEvent's words: "create Pod web-0 in StatefulSet web successful". */
+function statefulPodWording(set: string): PodEventWording {
+  return {
+    created: (pod) => `create Pod ${pod} in StatefulSet ${set} successful`,
+    createFailed: (pod, err) => `create Pod ${pod} in StatefulSet ${set} failed error: ${err}`,
+    deleted: (pod) => `delete Pod ${pod} in StatefulSet ${set} successful`,
+    deleteFailed: (pod, err) => `delete Pod ${pod} in StatefulSet ${set} failed error: ${err}`,
+  };
+}
+
 export class StatefulSetController {
   readonly queue: WorkQueue;
   private readonly sets: Informer<StatefulSet>;
   private readonly history: RevisionHistory;
   private readonly refusals: RefusalBackoff;
+  private readonly recorder: EventRecorder;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = new WorkQueue('statefulset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.recorder = ctx.recorder('statefulset-controller');
     this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'statefulset');
     this.sets = ctx.informer<StatefulSet>('StatefulSet');
     this.history = new RevisionHistory(ctx, 'StatefulSet');
@@ -93,12 +107,14 @@ export class StatefulSetController {
 
   private async apply(set: StatefulSet, revs: Revisions, action: StatefulAction): Promise<void> {
     const ns = set.metadata!.namespace!;
+    const control = new PodControl(this.ctx.backend, this.recorder, statefulPodWording(set.metadata!.name!));
+    const ref = workloadRef(set, 'apps/v1', 'StatefulSet');
     const tolerate = (err: unknown) => {
       if (!isConflictOrGone(err)) throw err;
     };
     if (action.type === 'delete') {
       this.ctx.logger.debug('StatefulSet deletes a pod', { statefulSet: `${ns}/${set.metadata!.name}`, pod: action.pod, why: action.why });
-      await this.ctx.backend.deletePod(ns, action.pod, {}).catch(tolerate);
+      await control.delete(ref, ns, action.pod).catch(tolerate);
       return;
     }
     const rev: ControllerRevision = action.revision === 'current' ? revs.current : revs.update;
@@ -106,7 +122,7 @@ export class StatefulSetController {
     const pod = statefulPod(set, template, rev.metadata!.name!, action.ordinal);
     const key = objectKey(set);
     try {
-      await this.ctx.backend.createPod(pod);
+      await control.create(ref, pod);
       this.refusals.succeeded(key);
     } catch (err) {
       if (isRefusal(err)) this.refusals.refused(key, pod.metadata!.name!, err);

@@ -3,6 +3,7 @@
 // Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces and the garbage collector. In
 // cluster mode the cluster's own controllers run these.
 
+import type { EventRecorderFactory } from '../events/recorder.js';
 import type { KubeBackend } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -22,8 +23,8 @@ export interface WorkloadControllers {
   stop(): void;
 }
 
-export function startWorkloadControllers(backend: KubeBackend, clock: Clock, logger: Logger): WorkloadControllers {
-  const ctx = new ControllerContext(backend, clock, logger);
+export function startWorkloadControllers(backend: KubeBackend, clock: Clock, logger: Logger, events: EventRecorderFactory): WorkloadControllers {
+  const ctx = new ControllerContext(backend, clock, logger, events);
   const replicaSets = new ReplicaSetController(ctx);
   const deployments = new DeploymentController(ctx);
   const jobs = new JobController(ctx);

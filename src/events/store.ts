@@ -1,11 +1,12 @@
 // The event recorder the agent uses: each report becomes a v1 Event as client-go's recorder makes it
-// for the kubelet (names, source, reporting fields), correlated (aggregated, counted, spam-filtered)
-// and kept in memory in first-seen order for listing and streaming.
+// for the kubelet (names, source, reporting fields) — and for the agent's controllers, each its own
+// source component (recorderFor) —, correlated (aggregated, counted, spam-filtered) and kept in memory
+// in first-seen order for listing and streaming.
 
 import type { Event } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
 import { EventCorrelator } from './correlator.js';
-import type { EventObject, EventRecorder, EventType } from './recorder.js';
+import type { EventObject, EventRecorder, EventRecorderFactory, EventType } from './recorder.js';
 
 export interface EventStoreOptions {
   clock: Clock;
@@ -17,7 +18,13 @@ export interface EventStoreOptions {
 
 export type EventListener = (ev: Event, isUpdate: boolean) => void;
 
-const component = 'kubelet';
+const kubeletComponent = 'kubelet';
+
+/** Who reports an event (client-go's EventSource): the kubelet names its node, a controller none. */
+interface EventSource {
+  component: string;
+  host: string;
+}
 
 /** An unset MicroTime as the API server writes it: null (kubernetes-types types the field as a string). */
 const unsetMicroTime = null as unknown as string;
@@ -26,7 +33,7 @@ function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19) + 'Z';
 }
 
-export class EventStore implements EventRecorder {
+export class EventStore implements EventRecorder, EventRecorderFactory {
   private readonly clock: Clock;
   private readonly host: string;
   private readonly correlator: EventCorrelator;
@@ -43,11 +50,20 @@ export class EventStore implements EventRecorder {
   }
 
   event(obj: EventObject, type: EventType, reason: string, message: string): void {
+    this.record({ component: kubeletComponent, host: this.host }, obj, type, reason, message);
+  }
+
+  recorderFor(component: string): EventRecorder {
+    const source: EventSource = { component, host: '' };
+    return { event: (obj, type, reason, message) => this.record(source, obj, type, reason, message) };
+  }
+
+  private record(source: EventSource, obj: EventObject, type: EventType, reason: string, message: string): void {
     const now = this.clock.now();
-    const fresh = this.makeEvent(obj, type, reason, message, now, true);
+    const fresh = this.makeEvent(source, obj, type, reason, message, now, true);
     const result = this.correlator.correlate(fresh, now, (from, combined) =>
       // The aggregate event as client-go builds it: no reporting fields.
-      this.makeEvent(this.objectOf(from), from.type as EventType, from.reason ?? '', combined, now, false),
+      this.makeEvent(source, this.objectOf(from), from.type as EventType, from.reason ?? '', combined, now, false),
     );
     if (result.skip) return;
     const ev = result.event;
@@ -84,7 +100,9 @@ export class EventStore implements EventRecorder {
       name: o.name ?? '',
       uid: o.uid ?? '',
       fieldPath: o.fieldPath,
-      ...(o.kind === 'Node' ? { kind: 'Node' as const } : {}),
+      kind: o.kind,
+      apiVersion: o.apiVersion,
+      resourceVersion: o.resourceVersion,
     };
   }
 
@@ -96,13 +114,14 @@ export class EventStore implements EventRecorder {
   }
 
   /** client-go's makeEvent + generateEvent, keys in the order of the API server's JSON. */
-  private makeEvent(obj: EventObject, type: EventType, reason: string, message: string, now: number, reporting: boolean): Event {
+  private makeEvent(source: EventSource, obj: EventObject, type: EventType, reason: string, message: string, now: number, reporting: boolean): Event {
     const t = rfc3339(now);
-    const involvedObject: Event['involvedObject'] = { apiVersion: 'v1' };
+    const involvedObject: Event['involvedObject'] = { apiVersion: obj.apiVersion ?? 'v1' };
     if (obj.fieldPath) involvedObject.fieldPath = obj.fieldPath;
     involvedObject.kind = obj.kind ?? 'Pod';
     involvedObject.name = obj.name;
     involvedObject.namespace = obj.namespace;
+    if (obj.resourceVersion) involvedObject.resourceVersion = obj.resourceVersion;
     involvedObject.uid = obj.uid;
     return {
       apiVersion: 'v1',
@@ -115,9 +134,9 @@ export class EventStore implements EventRecorder {
       message,
       metadata: { name: this.nextName(obj.name, now), namespace: obj.namespace || 'default' },
       reason,
-      reportingComponent: reporting ? component : '',
-      reportingInstance: reporting ? this.host : '',
-      source: { component, host: this.host },
+      reportingComponent: reporting ? source.component : '',
+      reportingInstance: reporting ? source.host : '',
+      source: source.host ? { component: source.component, host: source.host } : { component: source.component },
       type,
     };
   }

@@ -9,6 +9,7 @@ import type { CronJob, Job } from '../../src/api/types.js';
 import { ObjectStore } from '../../src/agent/object-store.js';
 import { ControllerContext } from '../../src/controllers/context.js';
 import { CronJobController, scheduledTimestampAnnotation } from '../../src/controllers/cronjob.js';
+import { EventStore } from '../../src/events/store.js';
 import type { KubeBackend, KubeObject } from '../../src/kubeapi/backend.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -19,7 +20,8 @@ const minute = 60_000;
 /** The controller over a store on the fake clock (no pods: the Job controller is not running). */
 function harness(t: { after(fn: () => void): void }, store = new ObjectStore({ now: () => clock.now() }), clock = new FakeClock(start)) {
   const backend = { nodeName: 'node', objects: store, watchPods: () => ({ stop() {} }) } as unknown as KubeBackend;
-  const ctx = new ControllerContext(backend, clock, silentLogger);
+  const events = new EventStore({ clock, host: 'node' });
+  const ctx = new ControllerContext(backend, clock, silentLogger, events);
   const controller = new CronJobController(ctx);
   const run = () => {
     ctx.start();
@@ -36,7 +38,13 @@ function harness(t: { after(fn: () => void): void }, store = new ObjectStore({ n
   };
   const jobs = () => (store.list('Job').items as Job[]).map((j) => j.metadata!.name!).sort();
   const cj = (name: string) => store.get('CronJob', 'default', name) as CronJob;
-  return { store, clock, controller, run, settle, jobs, cj };
+  /** The CronJob's events as `kubectl get events` reads them: `Type Reason Message`, oldest first. */
+  const eventsOf = (name: string) =>
+    events
+      .list()
+      .filter((e) => e.involvedObject.kind === 'CronJob' && e.involvedObject.name === name)
+      .map((e) => `${e.type} ${e.reason} ${e.message}`);
+  return { store, clock, controller, run, settle, jobs, cj, events, eventsOf };
 }
 
 function cronJob(name: string, spec: Partial<NonNullable<CronJob['spec']>> = {}): CronJob {
@@ -121,6 +129,23 @@ test('Forbid skips a time while a Job is active; Replace deletes the active Job 
   );
   assert.equal(h.cj('solo').status!.lastSuccessfulTime, '2026-01-01T10:02:00Z');
   assert.equal(h.cj('solo').status!.lastScheduleTime, '2026-01-01T10:02:00Z');
+  // The events cronjob-controller records, with the upstream reasons and messages.
+  assert.deepEqual(h.eventsOf('solo'), [
+    `Normal SuccessfulCreate Created job solo-${m1}`,
+    'Normal JobAlreadyActive Not starting job because prior execution is running and concurrency policy is Forbid',
+    `Normal SawCompletedJob Saw completed job: solo-${m1}, status: Complete`,
+    `Normal SuccessfulCreate Created job solo-${m2}`,
+  ]);
+  assert.deepEqual(h.eventsOf('swap'), [
+    `Normal SuccessfulCreate Created job swap-${m1}`,
+    `Normal SuccessfulDelete Deleted job swap-${m1}`,
+    `Normal SuccessfulCreate Created job swap-${m2}`,
+  ]);
+  const ev = h.events.list().find((e) => e.involvedObject.name === 'swap')!;
+  assert.equal(ev.source?.component, 'cronjob-controller');
+  assert.equal(ev.source?.host, undefined);
+  assert.equal(ev.reportingComponent, 'cronjob-controller');
+  assert.deepEqual([ev.involvedObject.apiVersion, ev.involvedObject.kind, ev.involvedObject.uid], ['batch/v1', 'CronJob', h.cj('swap').metadata!.uid]);
 });
 
 test('a suspended CronJob makes no Job; resumed, it makes the next one', async (t) => {
