@@ -102,6 +102,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
       ...(cfg.runtimeConfig ?? {}),
     },
   });
+  agent.statusProviders.push(() => ({ nodePortAddresses: cfg.nodePortAddresses ?? ['127.0.0.1'] }));
   if (connected.describe) agent.statusProviders.push(() => ({ runtimeService: connected.describe!() }));
   // `podvisor agent stop`: the same graceful shutdown as SIGTERM, asked over the API socket.
   const stopAsked = new AbortController();

@@ -17,7 +17,9 @@ import { apiPath } from './kube-client.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
 import { waitForPods } from './pod-waiter.js';
 import { agentArgsFrom } from './up-detached.js';
+import { setLongTimeout } from '../util/timer.js';
 import { podsOf, waitForWorkloads } from './workload-waiter.js';
+import { followServiceReachability, nodePortAddressesOf } from './service-reachable.js';
 
 export interface AgentRunOptions {
   wait: PodWaitMode;
@@ -105,6 +107,16 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
     const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace', namespaces: 'create' });
     let code = applied.code;
     if (code === 0) {
+      // Each Service's URLs once it has Ready endpoints, while the run waits.
+      const reachability = new AbortController();
+      const reachable = followServiceReachability(
+        rootDir,
+        applied.objects,
+        await nodePortAddressesOf(rootDir, parsed.flags['nodeport-addresses']),
+        (line) => io.stderr.write(`${line}\n`),
+        reachability.signal,
+      );
+      const watching = reachable.watching.catch(() => undefined);
       const waited = await Promise.all([
         waitForPods(
           rootDir,
@@ -130,6 +142,14 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
         ),
       ]);
       code = Math.max(code, ...waited);
+      // The endpoints follow readiness within a second: what is up is announced before the table.
+      if (code === 0) {
+        let grace: { cancel(): void } | undefined;
+        await Promise.race([reachable.allAnnounced, watching, new Promise((r) => (grace = setLongTimeout(() => r(undefined), 2000)))]);
+        grace?.cancel();
+      }
+      reachability.abort();
+      await watching;
     }
     const state = await readBack(rootDir, applied.objects, applied.pods);
     if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(formatObject(toV1List([...state.objects, ...state.pods]), opts.output));

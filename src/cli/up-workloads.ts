@@ -19,6 +19,7 @@ import { followWatch as follow } from './pod-watch.js';
 import { readBack, tearDown } from './run-workloads.js';
 import { agentArgsFrom } from './up-detached.js';
 import { podsOf, waitedKinds } from './workload-waiter.js';
+import { followServiceReachability, nodePortAddressesOf } from './service-reachable.js';
 import { setLongTimeout } from '../util/timer.js';
 
 interface WorkloadState {
@@ -144,6 +145,15 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
         stop.signal,
       ),
     ];
+    watches.push(
+      followServiceReachability(
+        rootDir,
+        applied.objects,
+        await nodePortAddressesOf(rootDir, parsed.flags['nodeport-addresses']),
+        (line) => io.stderr.write(`${line}\n`),
+        stop.signal,
+      ).watching,
+    );
     const kinds = new Map(applied.objects.filter((r) => waitedKinds.has(r.kind)).map((r) => [r.kind, r.object.apiVersion]));
     if (kinds.has('Deployment')) kinds.set('ReplicaSet', 'apps/v1');
     const wanted = (r: AppliedRef, o: WorkloadState) => r.kind === o.kind && r.ns === o.metadata?.namespace && r.name === o.metadata?.name;

@@ -6,7 +6,7 @@
 import type { ServiceLike } from '../api/validation/service.js';
 import type { KubeObject, ObjectsBackend, Watch, WatchEvent } from '../kubeapi/backend.js';
 
-interface EndpointsLike {
+export interface EndpointsLike {
   subsets?: Array<{ addresses?: unknown[] }>;
 }
 
@@ -16,23 +16,44 @@ function scheme(p: { name?: string; port: number; protocol?: string }): string {
   return p.name === 'https' || p.port === 443 ? 'https' : 'http';
 }
 
-/** The URLs of a Service's ports, reachable first; none for a headless or ExternalName Service. */
-export function serviceURLs(svc: ServiceLike, nodePortAddresses: readonly string[]): string[] {
+/** Which kind of address a Service URL is on: the LoadBalancer ingress, a NodePort, or the ClusterIP. */
+export type ServiceAddressKind = 'LoadBalancer' | 'NodePort' | 'ClusterIP';
+
+/** One URL of a Service with the kind of address it is on. */
+export interface ServiceAddress {
+  url: string;
+  via: ServiceAddressKind;
+}
+
+/** The addresses of a Service's ports, reachable first; none for a headless or ExternalName Service. */
+export function serviceAddresses(svc: ServiceLike, nodePortAddresses: readonly string[]): ServiceAddress[] {
   const spec = svc.spec ?? {};
   if (spec.type === 'ExternalName' || !spec.clusterIP || spec.clusterIP === 'None') return [];
-  const out: string[] = [];
+  const out: ServiceAddress[] = [];
+  const seen = new Set<string>();
+  const add = (via: ServiceAddressKind, url: string) => {
+    if (seen.has(url)) return;
+    seen.add(url);
+    out.push({ url, via });
+  };
   for (const p of spec.ports ?? []) {
     const s = scheme(p);
     const url = (host: string, port: number) => `${s}://${host}:${port}`;
     if (spec.type === 'LoadBalancer')
-      for (const i of svc.status?.loadBalancer?.ingress ?? []) if (i.ip || i.hostname) out.push(url(i.ip ?? i.hostname!, p.port));
-    if (p.nodePort && (spec.type === 'NodePort' || spec.type === 'LoadBalancer')) for (const a of nodePortAddresses) out.push(url(a, p.nodePort));
-    out.push(url(spec.clusterIP, p.port));
+      for (const i of svc.status?.loadBalancer?.ingress ?? []) if (i.ip || i.hostname) add('LoadBalancer', url(i.ip ?? i.hostname!, p.port));
+    if (p.nodePort && (spec.type === 'NodePort' || spec.type === 'LoadBalancer')) for (const a of nodePortAddresses) add('NodePort', url(a, p.nodePort));
+    add('ClusterIP', url(spec.clusterIP, p.port));
   }
-  return [...new Set(out)];
+  return out;
 }
 
-const readyCount = (ep: EndpointsLike | undefined) => (ep?.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
+/** The URLs of a Service's ports, reachable first; none for a headless or ExternalName Service. */
+export function serviceURLs(svc: ServiceLike, nodePortAddresses: readonly string[]): string[] {
+  return serviceAddresses(svc, nodePortAddresses).map((a) => a.url);
+}
+
+/** How many Ready addresses an Endpoints object holds. */
+export const readyCount = (ep: EndpointsLike | undefined) => (ep?.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
 
 /** Calls onReachable(namespace, name, urls) when a Service goes from no Ready endpoint to some. */
 export class ServiceURLWatch {
