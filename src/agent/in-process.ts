@@ -106,7 +106,7 @@ export async function createInProcessAgent(deps: InProcessAgentDeps): Promise<In
       logger.warn('Failed to clean up pod sandboxes', { err: String(err) });
     }
     await kubelet.close();
-    if (settings.cniConfDir) await (await import('./pod-network.js')).releasePodNetwork(settings, logger);
+    if (settings.cniConfDir || settings.podNetwork) await (await import('./pod-network.js')).releasePodNetwork(settings, logger);
     // A process runtime service with nothing left to supervise stops; the next agent starts it again.
     if (empty && settings.runtime === 'process' && settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir)) {
       const pid = lockHolder(stateDir, same);

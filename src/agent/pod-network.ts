@@ -1,15 +1,34 @@
 // `--runtime=containerd` with `--cni-conf-dir`: writes podvisor's pod network into the runtime's CNI
 // directory before connecting (its bridge and, by default, its /24 named after the root dir), and
-// warns when another network there would be used first. Bridges outlive the plugin's sandboxes, so
-// the agent removes its own when it stops with no pod on it, and at start clears bridges without pods
-// whose range would shadow its own (a bridge left by an agent that is gone).
+// warns when another network there would be used first. `--runtime=process --pod-network=cni`: the
+// same bridge and range, which the runtime service attaches its pods to, once the host is checked
+// (root, the CNI plugins). Bridges outlive the plugin's sandboxes, so the agent removes its own when
+// it stops with no pod on it, and at start clears bridges without pods whose range would shadow its
+// own (a bridge left by an agent that is gone).
 
 import { bridgeName, checkPodCIDR, cidrsOverlap, defaultPodCIDR, writePodNetworkConfig } from '../runtime/cni-config.js';
 import { deleteBridge, listPodBridges } from '../runtime/pod-bridge.js';
+import { DEFAULT_CNI_BIN_DIR, podNetworkConfig, podNetworkHostProblems } from '../runtime/process-runtime.js';
 import type { Logger } from '../util/logger.js';
 import type { AgentSettings } from './settings.js';
 
-type NetworkSettings = Pick<AgentSettings, 'cniConfDir' | 'podCIDR' | 'rootDir'>;
+type NetworkSettings = Pick<AgentSettings, 'cniConfDir' | 'podCIDR' | 'rootDir' | 'podNetwork'>;
+
+/** Whether the agent's pods are on its CNI bridge (containerd with --cni-conf-dir, or --pod-network=cni). */
+export function hasPodBridge(settings: NetworkSettings): boolean {
+  return Boolean(settings.cniConfDir || settings.podNetwork === 'cni');
+}
+
+/**
+ * `--pod-network=cni`: what the host lacks for it, as one error naming each missing piece (root,
+ * the CNI plugins, ip, nsenter) before anything starts; then the stale bridges go as for containerd.
+ */
+export async function prepareProcessPodNetwork(settings: AgentSettings, logger: Logger): Promise<void> {
+  const cidr = podCIDROf(settings);
+  const problems = podNetworkHostProblems(podNetworkConfig(settings.rootDir, cidr, DEFAULT_CNI_BIN_DIR));
+  if (problems.length) throw new Error(`--pod-network=cni cannot be used here: ${problems.join('; ')}`);
+  await clearStaleBridges(bridgeName(settings.rootDir), cidr, logger);
+}
 
 /** The pod range of the agent: --pod-cidr, else the root dir's own /24. */
 export function podCIDROf(settings: NetworkSettings): string {
@@ -67,7 +86,7 @@ async function clearStaleBridges(own: string, cidr: string, logger: Logger): Pro
 
 /** When the agent stops: its bridge goes if no pod is on it (pods left running keep it). */
 export async function releasePodNetwork(settings: NetworkSettings, logger: Logger): Promise<void> {
-  if (!settings.cniConfDir) return;
+  if (!hasPodBridge(settings)) return;
   const own = bridgeName(settings.rootDir);
   const bridge = await listPodBridges().then(
     (all) => all.find((b) => b.name === own),

@@ -26,14 +26,15 @@ export interface AgentRuntime {
   describe?(): Record<string, unknown>;
   /** Stops the process runtime's service of the root dir (SIGTERM); false when none runs. */
   stopService?(): boolean;
-  /** When the agent stops: removes its pod bridge if no pod is left on it (containerd with --cni-conf-dir). */
+  /** When the agent stops: removes its pod bridge if no pod is left on it (--cni-conf-dir, --pod-network=cni). */
   releaseNetwork?(): Promise<void>;
 }
 
 /** `podvisor runtime serve` for the root dir, run by the same Node and script as this process. */
 function runtimeServiceCommand(settings: AgentSettings, podvisorScript: string): string[] {
   const pids = settings.podPidsLimit !== undefined ? ['--pod-max-pids', String(settings.podPidsLimit)] : [];
-  return [process.execPath, podvisorScript, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', settings.runtimeEndpoint, ...pids];
+  const network = settings.podNetwork === 'cni' ? ['--pod-network', 'cni', ...(settings.podCIDR ? ['--pod-cidr', settings.podCIDR] : [])] : [];
+  return [process.execPath, podvisorScript, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', settings.runtimeEndpoint, ...pids, ...network];
 }
 
 /** Connects to the runtime service (starting the process runtime's when nothing answers). */
@@ -44,13 +45,37 @@ export async function connectRuntime(settings: AgentSettings, opts: RuntimeConne
     const { preparePodNetwork } = await import('./pod-network.js');
     await preparePodNetwork(settings, opts.logger);
   }
+  if (settings.podNetwork === 'cni') {
+    const { prepareProcessPodNetwork } = await import('./pod-network.js');
+    await prepareProcessPodNetwork(settings, opts.logger);
+  }
   const { client } = await connectOrLaunch({
     endpoint: settings.runtimeEndpoint,
     logger: opts.logger,
     warmCodecs: true,
     ...(own ? { command: runtimeServiceCommand(settings, opts.podvisorScript), logFile: join(settings.rootDir, 'runtime.log') } : {}),
   });
+  checkPodNetworkOf(client, settings, opts.logger);
   return client;
+}
+
+/**
+ * The runtime service decides its pods' network when it starts: one already serving the root dir
+ * with another setting keeps it. Asked for pod networks from a service on the host's network is an
+ * error (its pods could not have the IPs asked for); the other way round, a warning.
+ */
+function checkPodNetworkOf(client: CriRuntimeClient, settings: AgentSettings, logger: Logger): void {
+  if (settings.runtime !== 'process') return;
+  const network = client.capabilities.network;
+  if (settings.podNetwork === 'cni' && network !== 'pod') {
+    void client.close();
+    throw new Error(
+      `--pod-network=cni: the runtime service on ${settings.runtimeEndpoint} already runs with pods on the host's network; stop its pods (podvisor down --all) and start again`,
+    );
+  }
+  if (settings.podNetwork !== 'cni' && network === 'pod') {
+    logger.warn(`The runtime service on ${settings.runtimeEndpoint} runs with --pod-network=cni: pods get a network namespace each until it stops`);
+  }
 }
 
 /**
@@ -74,6 +99,7 @@ export async function connectAgentRuntime(settings: AgentSettings, opts: Runtime
     return { runtime, describe, releaseNetwork: () => releasePodNetwork(settings, opts.logger) };
   }
   const { logger } = opts;
+  const releaseNetwork = settings.podNetwork === 'cni' ? async () => (await import('./pod-network.js')).releasePodNetwork(settings, logger) : undefined;
   const restart = async () => {
     // A client of its own to start the service and see it answer; the agent's reconnects by itself.
     const { client, startedPid } = await connectOrLaunch({
@@ -91,5 +117,5 @@ export async function connectAgentRuntime(settings: AgentSettings, opts: Runtime
     process.kill(pid, 'SIGTERM');
     return true;
   };
-  return { runtime, restart, describe, stopService };
+  return { runtime, restart, describe, stopService, ...(releaseNetwork ? { releaseNetwork } : {}) };
 }

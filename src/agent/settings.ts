@@ -43,6 +43,8 @@ export interface AgentSettings {
   podPidsLimit?: number;
   /** --runtime=containerd: the pod network to write, if any. */
   cniConfDir?: string;
+  /** --pod-network=cni (the process runtime): a network namespace per pod on the CNI bridge. */
+  podNetwork?: 'cni';
   podCIDR?: string;
   /** --service-cluster-ip-range: where Services' ClusterIPs come from (default 127.99.0.0/16, on the loopback). */
   serviceClusterIPRange?: string;
@@ -173,12 +175,20 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
   serviceSettings(flags, settings);
   const cniDir = flags['cni-conf-dir'];
   const cidr = flags['pod-cidr'];
+  const podNetwork = flags['pod-network'];
+  if (podNetwork !== undefined && podNetwork !== '' && podNetwork !== 'host') {
+    if (podNetwork !== 'cni') throw invalid(podNetwork, 'pod-network', 'must be host or cni');
+    if (runtime !== 'process') throw new InvalidSettingError('flag "--pod-network" needs --runtime=process (containerd gives every pod a network of its own)');
+    settings.podNetwork = 'cni';
+    if (cidr) settings.podCIDR = String(cidr);
+  }
   if (runtime !== 'containerd') {
     for (const [name, v] of [
       ['cni-conf-dir', cniDir],
-      ['pod-cidr', cidr],
+      ['pod-cidr', settings.podNetwork ? undefined : cidr],
     ] as const) {
-      if (v !== undefined && v !== '') throw new InvalidSettingError(`flag "--${name}" needs --runtime=containerd`);
+      if (v !== undefined && v !== '')
+        throw new InvalidSettingError(`flag "--${name}" needs --runtime=containerd${name === 'pod-cidr' ? ' or --pod-network=cni' : ''}`);
     }
     return settings;
   }

@@ -31,10 +31,17 @@ export const agentFlagSpecs: FlagSpec[] = [
       "With --runtime=containerd: write podvisor's pod network (a bridge with host-local addresses and portmap) into this CNI configuration directory, the runtime's.",
   },
   {
+    name: 'pod-network',
+    type: 'string',
+    valueName: 'MODE',
+    usage:
+      "With --runtime=process: host (default), pods share the host's network; cni, each pod gets a network namespace and IP on the CNI bridge containerd's pods use (needs root and the CNI plugins in /usr/lib/cni).",
+  },
+  {
     name: 'pod-cidr',
     type: 'string',
     valueName: 'CIDR',
-    usage: 'The pod network range with --cni-conf-dir (default: a /24 of 10.85.0.0/16 picked by the root dir).',
+    usage: 'The pod network range with --cni-conf-dir or --pod-network=cni (default: a /24 of 10.85.0.0/16 picked by the root dir).',
   },
   {
     name: 'root-dir',

@@ -27,6 +27,19 @@ export const runtimeCommand = defineCommand({
       usage: "Processes each pod may run, as the kubelet's podPidsLimit (unset or -1: unlimited; needs root and cgroups).",
     },
     {
+      name: 'pod-network',
+      type: 'string',
+      values: ['host', 'cni'],
+      default: 'host',
+      usage: "host: pods share the host's network; cni: a network namespace per pod on the root dir's CNI bridge (needs root and the CNI plugins).",
+    },
+    {
+      name: 'pod-cidr',
+      type: 'string',
+      valueName: 'CIDR',
+      usage: 'The pod range with --pod-network=cni (default: a /24 of 10.85.0.0/16 picked by the root dir).',
+    },
+    {
       name: 'log-level',
       type: 'string',
       values: ['debug', 'info', 'warn', 'error'],
@@ -61,6 +74,12 @@ export const runtimeCommand = defineCommand({
       io.stderr.write(`error: invalid argument "${String(pidsFlag)}" for "--pod-max-pids" flag: not an integer\nSee 'podvisor runtime --help' for usage.\n`);
       return 2;
     }
+    let podNetwork;
+    if (parsed.flags['pod-network'] === 'cni') {
+      const { defaultPodCIDR } = await import('../runtime/cni-config.js');
+      const { podNetworkConfig } = await import('../runtime/process-runtime.js');
+      podNetwork = podNetworkConfig(rootDir, parsed.flags['pod-cidr'] ? String(parsed.flags['pod-cidr']) : defaultPodCIDR(rootDir));
+    }
     let service;
     let rootGone!: () => void;
     const gone = new Promise<void>((r) => (rootGone = r));
@@ -72,6 +91,7 @@ export const runtimeCommand = defineCommand({
         onIdle: rootGone,
         ...(listen ? { endpoint: listen } : {}),
         ...(podPidsLimit !== undefined && podPidsLimit > 0 ? { podPidsLimit } : {}),
+        ...(podNetwork ? { podNetwork } : {}),
       });
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);

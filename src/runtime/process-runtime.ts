@@ -5,6 +5,7 @@ export { validateForProcessRuntime } from './process/validation.js';
 export { detectRuntimeHost, unhonouredFields, unhonouredWarnings, type RuntimeHost, type Unhonoured } from './process/capabilities.js';
 export { processState } from './process/adopt.js';
 export { defaultRuntimeEndpoint, lockHolder, runtimeStateDir } from './process/state.js';
+export { DEFAULT_CNI_BIN_DIR, podNetworkConfig, podNetworkHostProblems, type PodNetworkConfig } from './process/pod-netns.js';
 
 /** The runtime service (`podvisor runtime serve`), loaded only by the command that serves it. */
 export const loadProcessRuntimeService = (): Promise<typeof import('./process/service.js')> => import('./process/service.js');

@@ -11,6 +11,8 @@ import type { ContainerProcessInfo } from '../cri.js';
 import type { ExecSession } from '../streams.js';
 import { DEFAULT_PATH, hostIdentity, spawnTarget, type HostIdentity } from './identity.js';
 import { describeSpawnError } from './start-error.js';
+import { checkCommand } from './cgroup-join.js';
+import { nsenterArgv } from './pod-netns.js';
 
 export interface ExecStreams {
   stdin: boolean;
@@ -23,6 +25,8 @@ export interface ExecStreams {
 /** The context of a container of this process's runtime, where an exec can be started beside it. */
 export interface ContainerProcessContext extends ContainerProcessInfo {
   running: boolean;
+  /** The pod's network namespace (a pod network), which the command joins through nsenter. */
+  netns?: { name: string; nsenter: string };
   /** Registers an exec's process group: killed with the container (at once if it is not running). */
   trackGroup(pgid: number): void;
   untrackGroup(pgid: number): void;
@@ -77,6 +81,18 @@ export function startExecSession(ctx: ContainerProcessContext, cmd: string[], st
       ...(ctx.groups ? { groups: ctx.groups } : {}),
     };
     target = spawnTarget(cmd[0], cmd.slice(1), id, host, { PATH: DEFAULT_PATH, ...ctx.env }, ctx.cwd);
+    if (ctx.netns) {
+      // A command nsenter could not exec fails here, with the words spawning it directly would give.
+      try {
+        checkCommand(cmd[0], ctx.env.PATH ?? DEFAULT_PATH, ctx.cwd, id, host);
+      } catch (err) {
+        const exit = describeSpawnError(err as NodeJS.ErrnoException, cmd[0], ctx.cwd).then((m) =>
+          Promise.reject(new Error(`failed to exec in container: ${m}`)),
+        );
+        return { resize() {}, kill() {}, exit };
+      }
+      target = nsenterArgv(ctx.netns.name, target, ctx.netns.nsenter);
+    }
   } catch (err) {
     return { resize() {}, kill() {}, exit: Promise.reject(new Error(`failed to exec in container: ${(err as Error).message}`)) };
   }

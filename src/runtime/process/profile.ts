@@ -18,3 +18,8 @@ export const PROCESS_RUNTIME_CAPABILITIES: RuntimeCapabilities = Object.freeze({
   stdin: false,
   streaming: Object.freeze({ exec: true, attach: true, portForward: false }),
 });
+
+/** The same with a network namespace per pod (`--pod-network=cni`): pods have IPs of their own. */
+export function withPodNetwork(c: RuntimeCapabilities): RuntimeCapabilities {
+  return Object.freeze({ ...c, network: 'pod' });
+}

@@ -45,10 +45,11 @@ import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders, OUTPUT_
 import { RuntimeStateStore, type StoredContainer, type StoredSandbox } from './state.js';
 import type { ContainerProcessContext } from './exec-session.js';
 import { processStreaming, STREAMING_SOCKET, type ProcessStreaming } from './streaming.js';
-import { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION } from './profile.js';
+import { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION, withPodNetwork } from './profile.js';
+import { attachPodNetwork, detachPodNetwork, findNsenter, netnsName, nsenterArgv, type PodNetworkAttachment, type PodNetworkConfig } from './pod-netns.js';
 
 export { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION } from './profile.js';
-/** The address every sandbox gets: containers share the host's network. */
+/** The address of a sandbox on the host's network (every sandbox, without a pod network). */
 export const SANDBOX_IP = '127.0.0.1';
 
 /** Events reach listeners in this process directly: the one, never-broken connection. */
@@ -98,6 +99,11 @@ export interface ProcessRuntimeOptions {
   stateDir?: string;
   /** Told whenever an event subscriber or a sandbox comes or goes (see occupied()). */
   onOccupancyChange?: () => void;
+  /**
+   * A network namespace per sandbox on this CNI bridge (pod-netns.ts), for every pod not on the
+   * host's network; unset: every pod shares the host's network. Needs root.
+   */
+  podNetwork?: PodNetworkConfig;
 }
 
 /** The kubelet's reason and exit code for a container whose status was lost. */
@@ -117,6 +123,8 @@ interface SandboxRecord {
   createdAt: number;
   /** The sandbox's containers, so a pod's sync lists only its own (not every container of the node). */
   containers: Map<string, ContainerRecord>;
+  /** Its network namespace and address, with a pod network (kept after teardown, for its status). */
+  network?: PodNetworkAttachment;
 }
 
 interface ContainerRecord {
@@ -162,7 +170,7 @@ interface ContainerRecord {
  */
 export class ProcessRuntime implements RuntimeService {
   readonly name = PROCESS_RUNTIME_NAME;
-  readonly capabilities = PROCESS_RUNTIME_CAPABILITIES;
+  readonly capabilities;
   readonly images = hostImages;
   private readonly sandboxes = new Map<string, SandboxRecord>();
   private readonly containers = new Map<string, ContainerRecord>();
@@ -180,6 +188,7 @@ export class ProcessRuntime implements RuntimeService {
   private readonly streaming: ProcessStreaming;
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
+    this.capabilities = opts.podNetwork ? withPodNetwork(PROCESS_RUNTIME_CAPABILITIES) : PROCESS_RUNTIME_CAPABILITIES;
     this.clock = opts.clock;
     this.logger = opts.logger;
     this.host = opts.host ?? hostIdentity();
@@ -209,6 +218,9 @@ export class ProcessRuntime implements RuntimeService {
     const id = newId();
     this.containment.openPod(id);
     const sb: SandboxRecord = { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() };
+    const ownNetwork = this.opts.podNetwork && config.linux?.securityContext?.namespaceOptions?.network !== 'NODE';
+    // The namespace's name is recorded before it exists, so a runtime killed meanwhile still removes it.
+    if (ownNetwork) sb.network = { netns: netnsName(id) };
     if (this.state) {
       // Recorded before it exists: a sandbox the disk cannot hold is refused, not half-made.
       try {
@@ -217,6 +229,17 @@ export class ProcessRuntime implements RuntimeService {
         this.containment.closePod(id);
         throw new Error(`cannot record the pod sandbox, so it was not created: ${(err as Error).message}`);
       }
+    }
+    if (this.opts.podNetwork && sb.network) {
+      try {
+        sb.network = await attachPodNetwork(this.opts.podNetwork, id, config.portMappings);
+      } catch (err) {
+        this.containment.closePod(id);
+        await this.state?.removeSandbox(id);
+        // containerd's words for a sandbox whose network could not be set up.
+        throw new Error(`failed to setup network for sandbox "${id}": ${(err as Error).message}`);
+      }
+      await this.persistSandbox(sb);
     }
     this.sandboxes.set(id, sb);
     this.opts.onOccupancyChange?.();
@@ -227,15 +250,32 @@ export class ProcessRuntime implements RuntimeService {
     const sb = this.sandboxes.get(podSandboxId);
     if (!sb) return;
     await Promise.all(this.containersOf(podSandboxId).map((c) => this.stopContainer(c.status.id, 0)));
+    // As containerd: a stopped sandbox's network is torn down (CNI DEL), its address kept in its status.
+    await this.detachNetwork(sb);
     if (sb.state === 'SANDBOX_NOTREADY') return;
     sb.state = 'SANDBOX_NOTREADY';
     await this.persistSandbox(sb);
+  }
+
+  /** CNI DEL and the namespace's removal, once; a failure is logged and tried again at the next stop or remove. */
+  private async detachNetwork(sb: SandboxRecord): Promise<void> {
+    const network = sb.network;
+    if (!network || network.detached || !this.opts.podNetwork) return;
+    try {
+      await detachPodNetwork(this.opts.podNetwork, sb.id, network, sb.config.portMappings);
+      network.detached = true;
+      await this.persistSandbox(sb);
+    } catch (err) {
+      this.logger.warn('Failed to tear down the pod network', { podSandboxId: sb.id, netns: network.netns, err: (err as Error).message });
+    }
   }
 
   async removePodSandbox(podSandboxId: string): Promise<void> {
     if (!this.sandboxes.has(podSandboxId)) return;
     await this.stopPodSandbox(podSandboxId);
     await Promise.all(this.containersOf(podSandboxId).map((c) => this.removeContainer(c.status.id)));
+    const sb = this.sandboxes.get(podSandboxId);
+    if (sb) await this.detachNetwork(sb);
     this.sandboxes.delete(podSandboxId);
     this.containment.closePod(podSandboxId);
     await this.state?.removeSandbox(podSandboxId);
@@ -450,8 +490,10 @@ export class ProcessRuntime implements RuntimeService {
   containerProcess(containerId: string): ContainerProcessContext | undefined {
     const c = this.containers.get(containerId);
     if (!c) return undefined;
+    const netns = this.netnsOf(c);
     return {
       ...this.processInfo(c),
+      ...(netns ? { netns: { name: netns, nsenter: this.nsenter() } } : {}),
       running: this.acceptsExecs(c),
       // An interactive exec is held as ExecSync's; whether its pipes are closed is not known here, so
       // whatever still holds them stays the container's.
@@ -542,8 +584,14 @@ export class ProcessRuntime implements RuntimeService {
     const { sandboxes, containers } = await this.state.load();
     for (const s of sandboxes) {
       if (this.sandboxes.has(s.id)) continue;
-      this.sandboxes.set(s.id, { ...s, containers: new Map() });
-      if (s.state === 'SANDBOX_READY') this.containment.openPod(s.id);
+      const sb: SandboxRecord = { ...s, containers: new Map() };
+      this.sandboxes.set(s.id, sb);
+      if (sb.network && !sb.network.ip && !sb.network.detached) {
+        // The runtime stopped while attaching it: what was made goes, and the sandbox is not ready.
+        sb.state = 'SANDBOX_NOTREADY';
+        await this.detachNetwork(sb);
+      }
+      if (sb.state === 'SANDBOX_READY') this.containment.openPod(s.id);
       counts.sandboxes++;
     }
     for (const stored of containers) {
@@ -801,9 +849,23 @@ export class ProcessRuntime implements RuntimeService {
    */
   private spawnPlan(c: ContainerRecord, file: string, args: string[]): SpawnPlan {
     const joinFiles = c.procs.joinFiles();
-    if (joinFiles) checkCommand(file, c.env.PATH ?? DEFAULT_PATH, c.cwd, c.identity, this.host);
-    const target = spawnTarget(file, args, c.identity, this.host, c.env, c.cwd);
+    const netns = this.netnsOf(c);
+    if (joinFiles || netns) checkCommand(file, c.env.PATH ?? DEFAULT_PATH, c.cwd, c.identity, this.host);
+    const own = spawnTarget(file, args, c.identity, this.host, c.env, c.cwd);
+    // In the pod's network namespace: nsenter joins it, then sets the user and execs the command.
+    const target = netns ? nsenterArgv(netns, own, this.nsenter()) : own;
     return (joinFiles && joinBeforeExec(target, joinFiles, c.env, this.host)) || { ...target, join: 'after-spawn' };
+  }
+
+  /** The network namespace a container's processes run in; undefined on the host's network. */
+  private netnsOf(c: ContainerRecord): string | undefined {
+    const network = this.sandboxes.get(c.status.podSandboxId)?.network;
+    return network && !network.detached ? network.netns : undefined;
+  }
+
+  private nsenterPath: string | undefined;
+  private nsenter(): string {
+    return (this.nsenterPath ??= findNsenter());
   }
 
   private pipeOutput(c: ContainerRecord, [stdout, stderr]: Readable[], logFile: ContainerLogFile | undefined): void {
@@ -946,7 +1008,7 @@ function streamsEnded(streams: Readable[]): Promise<void> {
 }
 
 function storedSandbox(sb: SandboxRecord): StoredSandbox {
-  return { id: sb.id, config: sb.config, dir: sb.dir, state: sb.state, createdAt: sb.createdAt };
+  return { id: sb.id, config: sb.config, dir: sb.dir, state: sb.state, createdAt: sb.createdAt, ...(sb.network ? { network: { ...sb.network } } : {}) };
 }
 
 function newId(): string {
@@ -963,7 +1025,7 @@ function sandboxStatus(sb: SandboxRecord): PodSandboxStatus {
     metadata: { ...sb.config.metadata },
     state: sb.state,
     createdAt: sb.createdAt,
-    network: { ip: SANDBOX_IP, additionalIps: [] },
+    network: { ip: sb.network ? (sb.network.ip ?? '') : SANDBOX_IP, additionalIps: [] },
     labels: { ...sb.config.labels },
     annotations: { ...sb.config.annotations },
   };

@@ -11,6 +11,7 @@ import { serveCri, type CriServer } from '../cri/server.js';
 import { procStartTime, processState } from './adopt.js';
 import { ProcessRuntime } from './runtime.js';
 import { defaultRuntimeEndpoint, runtimeStateDir } from './state.js';
+import { podNetworkHostProblems, type PodNetworkConfig } from './pod-netns.js';
 
 export interface ProcessRuntimeService {
   runtime: ProcessRuntime;
@@ -73,7 +74,13 @@ export async function startProcessRuntimeService(opts: {
   podPidsLimit?: number;
   /** The real clock when unset. */
   clock?: Clock;
+  /** A network namespace per pod on this CNI bridge (`--pod-network=cni`); unset: the host's network. */
+  podNetwork?: PodNetworkConfig;
 }): Promise<ProcessRuntimeService> {
+  if (opts.podNetwork) {
+    const problems = podNetworkHostProblems(opts.podNetwork);
+    if (problems.length) throw new Error(`--pod-network=cni: ${problems.join('; ')}`);
+  }
   const stateDir = runtimeStateDir(opts.rootDir);
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const unlock = takeLock(join(stateDir, 'service.lock'));
@@ -99,6 +106,7 @@ export async function startProcessRuntimeService(opts: {
       stateDir,
       onOccupancyChange: checkIdle,
       ...(opts.podPidsLimit !== undefined ? { podPidsLimit: opts.podPidsLimit } : {}),
+      ...(opts.podNetwork ? { podNetwork: opts.podNetwork } : {}),
     });
     const restored = await runtime.restore();
     const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger });

@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs
 import { join } from 'node:path';
 import type { ContainerConfig, ContainerStatus, PodSandboxConfig, SandboxState } from '../cri.js';
 import type { Logger } from '../../util/logger.js';
+import type { PodNetworkAttachment } from './pod-netns.js';
 
 /** Where the runtime service keeps its state in a root dir. */
 export function runtimeStateDir(rootDir: string): string {
@@ -26,6 +27,8 @@ export interface StoredSandbox {
   dir: string;
   state: SandboxState;
   createdAt: number;
+  /** Its network namespace and address, with a pod network. */
+  network?: PodNetworkAttachment;
 }
 
 /** What a container's file holds: its status and what is needed to supervise it after a restart. */
