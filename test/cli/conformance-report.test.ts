@@ -33,6 +33,7 @@ const TERMINATION =
   '[k8s.io] Container Runtime blackbox test on terminated container should report termination message [LinuxOnly] if TerminationMessagePath is set [NodeConformance]';
 const PULL = '[k8s.io] Container Runtime blackbox test when running a container with a new image should be able to pull image [NodeConformance]';
 const PROBE = '[k8s.io] Probing container should *not* be restarted with a exec "cat /tmp/health" liveness probe [NodeConformance] [Conformance]';
+const EVICTED = '[sig-apps] StatefulSet [k8s.io] Basic StatefulSet functionality [StatefulSetBasic] Should recreate evicted statefulset [Conformance]';
 const HOOK =
   '[k8s.io] Container Lifecycle Hook when create a pod with lifecycle hook should execute poststart exec hook properly [NodeConformance] [Conformance]';
 
@@ -71,7 +72,11 @@ test('report: a runtime limit fails visibly with its reason, a pass it makes vac
       testcase(PULL, 'container-runtime-2'),
       testcase(HOOK, 'container-lifecycle-hook-3'),
     ];
-    writeRun(join(base, 'containerd'), cases(false), []);
+    writeRun(
+      join(base, 'containerd'),
+      [...cases(false), testcase(EVICTED, 'statefulset-4')],
+      ["statefulset-4   Pod   ss-0   NodePorts   Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports"],
+    );
     writeRun(join(base, 'process'), cases(true), [
       'container-lifecycle-hook-3   Pod   pod-handle-http-request   UnsupportedPodSpec   spec.containers[0].command: Required value',
     ]);
@@ -79,11 +84,13 @@ test('report: a runtime limit fails visibly with its reason, a pass it makes vac
     assert.deepEqual(row(md, TERMINATION), ['pass', 'FAIL (runtime cannot)']);
     assert.deepEqual(row(md, PULL), ['pass', 'FAIL (vacuous)']);
     assert.deepEqual(row(md, HOOK), ['pass', 'FAIL (vacuous)']);
-    assert.match(md, /\| containerd \| 3 \| 3 \| 0 \| 0 \| 0 \| 0 \|/);
+    assert.deepEqual(row(md, EVICTED), ['pass', '—'], 'a rejection that is the test is not vacuous');
+    assert.match(md, /\| containerd \| 4 \| 4 \| 0 \| 0 \| 0 \| 0 \|/);
     assert.match(md, /\| process \| 3 \| 0 \| 3 \| 2 \| 1 \| 0 \|/);
     assert.match(md, /if TerminationMessagePath is set \[NodeConformance\]\*\*: the process runtime has no mount namespace: .*\(the test: Expected/);
     assert.match(md, /should be able to pull image \[NodeConformance\]\*\*: vacuous pass: the process runtime has no images/);
     assert.match(md, /\| node \| 3 \/ 3 \| 0 \/ 3 \|/);
+    assert.match(md, /\| apps-network \| 1 \/ 1 \| — \|/);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
