@@ -5,8 +5,10 @@
 // cannot run offline, and no vacuous passes (a test whose pod the node rejected, or whose pod stayed
 // Pending with sandbox errors, counts as failed).
 //
-//   node scripts/conformance.mjs [--runtime=containerd,process] [--set=node,wide|ci] [--report-only] [--out=FILE]
-//                                [--fail-on-failure] [--if-available]
+//   node scripts/conformance.mjs [--runtime=containerd,process] [--set=node,wide,apps-network|ci] [--group=TEXT]
+//                                [--report-only] [--out=FILE] [--fail-on-failure] [--if-available]
+//
+// --group runs only the groups of the sets whose name contains TEXT (the report keeps the earlier runs).
 //
 // Environment: KUBE_E2E (the tool's dir; default ../shared/tools/kube-e2e beside the project),
 // CONFORMANCE_DIR (where the clusters and their results live; default ~/.cache/podvisor-conformance),
@@ -17,7 +19,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,6 +31,12 @@ export const SETS = {
     {
       name: 'probes, hooks, init containers, container runtime',
       focus: String.raw`\[k8s\.io\] (Probing container|Container Lifecycle Hook|InitContainer|Container Runtime) `,
+      hostFileTests: [
+        '[k8s.io] Probing container should be restarted with a exec "cat /tmp/health" liveness probe',
+        '[k8s.io] Probing container should *not* be restarted with a exec "cat /tmp/health" liveness probe',
+        '[k8s.io] Probing container should be restarted by liveness probe after startup probe enables it',
+        '[k8s.io] Probing container should not be ready until startupProbe succeeds',
+      ],
     },
     { name: 'pods', focus: String.raw`\[k8s\.io\] Pods ` },
   ],
@@ -39,6 +47,20 @@ export const SETS = {
       focus: String.raw`(\[k8s\.io\] (Variable Expansion|Security Context|Kubelet|\[sig-node\] (PreStop|Pods Extended)) |\[sig-node\] (ConfigMap|Downward API|Secrets) |\[sig-storage\] (ConfigMap|Downward API volume|EmptyDir volumes|Projected [a-zA-Z]+|Secrets) |\[sig-api-machinery\] Secrets ).*\[(Node)?Conformance\]`,
     },
   ],
+  // The [Conformance] tests of sig-apps (the cluster's controller-manager runs the workloads, podvisor
+  // is their node) and those of sig-network that need only the pod network, Services and Endpoints
+  // objects, the API server's proxy and the pod's DNS config: the cluster runs no kube-proxy and no
+  // cluster DNS (NOT_SELECTED lists the others, with why).
+  'apps-network': [
+    {
+      name: 'workloads (sig-apps)',
+      focus: String.raw`\[sig-apps\] .*\[Conformance\]`,
+    },
+    {
+      name: 'pod network, endpoints, proxy (sig-network)',
+      focus: String.raw`\[sig-network\] (Networking Granular Checks: Pods |Services should (provide secure master service|find a service from listing all namespaces|test the lifecycle of an Endpoint|serve a basic endpoint from pods|serve multiport endpoints from pods)|Service endpoints latency |Proxy version v1 should proxy through a service and a pod|DNS should support configurable pod DNS nameservers).*\[Conformance\]`,
+    },
+  ],
   // What CI runs: short tests only (no multi-minute observation windows).
   ci: [
     {
@@ -47,6 +69,46 @@ export const SETS = {
     },
   ],
 };
+
+/**
+ * Runtimes whose containers are host processes, without a mount namespace: their /tmp is the host's.
+ * A group's hostFileTests (pods that write, read and remove fixed files there) run on them one at a
+ * time, each after HOST_FILES are removed, instead of beside each other in the group's parallel run,
+ * where one test's file satisfies or breaks another's probe (and a file left by an earlier run does).
+ */
+const HOST_PROCESS_RUNTIMES = new Set(['process']);
+export const HOST_FILES = ['/tmp/health', '/tmp/startup'];
+
+/**
+ * What a runtime cannot do by design, and the tests that need it: they count as failed there, with
+ * this reason (a pass that cannot have exercised the feature is a vacuous one).
+ */
+export const RUNTIME_LIMITS = [
+  {
+    runtime: 'process',
+    test: /Container Runtime blackbox test on terminated container should report termination message \[LinuxOnly\] (if TerminationMessagePath is set|from file when)/,
+    reason:
+      "no mount namespace: the container's /dev/termination-log is the host's, which podvisor never reads (each container's message file is named in PODVISOR_TERMINATION_MESSAGE_PATH); as non-root the container cannot even create the file in the host's /dev",
+  },
+  {
+    runtime: 'process',
+    test: /Container Runtime blackbox test when running a container with a new image should (not )?be able to pull image/,
+    reason: 'no images: an image only names what runs, nothing is pulled, so a bad image is never refused and a pull is never shown',
+  },
+];
+
+/** The sig-network [Conformance] tests the apps-network set leaves out, and why. */
+export const NOT_SELECTED = [
+  {
+    tests: String.raw`[sig-network] Services: ClusterIP, NodePort and ExternalName traffic, session affinity, type changes`,
+    reason: 'they reach pods through Service IPs and node ports: the cluster runs no kube-proxy (a node agent does not proxy Services)',
+  },
+  {
+    tests: String.raw`[sig-network] DNS: the tests of cluster names, services, pods, hostnames, /etc/hosts entries`,
+    reason: 'the cluster runs no DNS server, and the queriers use the jessie-dnsutils image, not in the local registry',
+  },
+  { tests: String.raw`[sig-network] Ingress API, IngressClass API`, reason: 'API objects only: the API server alone answers them, the node has no part' },
+];
 
 /** Tests that need the internet (real gcr.io credentials): never passing offline, skipped and listed. */
 export const OFFLINE_SKIP = String.raw`private registry`;
@@ -64,6 +126,11 @@ const REJECTION_REASONS = new Set([
   'HostPortInUse',
 ]);
 const SANDBOX_FAILURE = 'FailedCreatePodSandBox';
+/**
+ * Tests whose subject is the node refusing a pod: a StatefulSet pod that asks for a host port
+ * another pod holds is rejected (NodePorts), recreated and rejected until the port is free.
+ */
+const REJECTION_IS_THE_TEST = [/\[sig-apps\] StatefulSet .*Should recreate evicted statefulset/];
 
 function parseArgs(argv) {
   const o = {
@@ -73,6 +140,7 @@ function parseArgs(argv) {
     ifAvailable: false,
     failOnFailure: false,
     out: join(root, 'docs', 'conformance.md'),
+    group: undefined,
   };
   for (const a of argv) {
     const [k, v] = a.replace(/^--/, '').split('=');
@@ -81,6 +149,7 @@ function parseArgs(argv) {
     else if (k === 'report-only') o.reportOnly = true;
     else if (k === 'if-available') o.ifAvailable = true;
     else if (k === 'fail-on-failure') o.failOnFailure = true;
+    else if (k === 'group') o.group = v;
     else if (k === 'out') o.out = resolve(v);
     else {
       console.error(`conformance: unknown argument ${a}`);
@@ -137,7 +206,24 @@ function watchEvents(env, file) {
   };
 }
 
-async function runRuntime(tool, runtime, sets, baseDir) {
+/** A ginkgo regex matching exactly this text. */
+const literal = (text) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+
+/**
+ * The e2e runs of a group on a runtime: the group's focus with its parallel processes, and on a
+ * host-process runtime its hostFileTests apart, one by one, each after the shared host files are gone.
+ */
+export function groupRuns(group, runtime) {
+  const nodes = process.env.E2E_NODES ?? '4';
+  const isolated = HOST_PROCESS_RUNTIMES.has(runtime) ? (group.hostFileTests ?? []) : [];
+  const runs = [{ name: group.name, focus: group.focus, skip: isolated.map(literal), nodes }];
+  for (const test of isolated) {
+    runs.push({ name: `${group.name}: ${test.replace(/^\[k8s\.io\] /, '')}, alone`, focus: literal(test), skip: [], nodes: '1', clearHostFiles: true });
+  }
+  return runs;
+}
+
+async function runRuntime(tool, runtime, sets, baseDir, groupFilter) {
   const dir = join(baseDir, runtime);
   mkdirSync(dir, { recursive: true });
   const port = Number(process.env.CONFORMANCE_PORT ?? 16643);
@@ -152,17 +238,22 @@ async function runRuntime(tool, runtime, sets, baseDir) {
   try {
     for (const set of sets) {
       for (const group of SETS[set]) {
-        const started = Date.now();
-        console.error(`conformance: ${runtime}: ${group.name}`);
-        await run(join(tool, 'run'), [dir, group.focus, '--ginkgo.reportPassed'], {
-          env: { E2E_NODES: process.env.E2E_NODES ?? '4', E2E_SKIP: `${DEFAULT_SKIP}|${OFFLINE_SKIP}` },
-        });
-        const latest = latestResults(dir).at(-1);
-        if (latest)
-          writeFileSync(
-            join(latest, 'run.json'),
-            JSON.stringify({ runtime, set, group: group.name, focus: group.focus, seconds: Math.round((Date.now() - started) / 1000) }),
-          );
+        if (groupFilter && !group.name.includes(groupFilter)) continue;
+        for (const r of groupRuns(group, runtime)) {
+          if (groupFilter && !r.name.includes(groupFilter)) continue;
+          if (r.clearHostFiles) for (const f of HOST_FILES) rmSync(f, { force: true });
+          const started = Date.now();
+          console.error(`conformance: ${runtime}: ${r.name}`);
+          await run(join(tool, 'run'), [dir, r.focus, '--ginkgo.reportPassed'], {
+            env: { E2E_NODES: r.nodes, E2E_SKIP: [DEFAULT_SKIP, OFFLINE_SKIP, ...r.skip].join('|') },
+          });
+          const latest = latestResults(dir).at(-1);
+          if (latest)
+            writeFileSync(
+              join(latest, 'run.json'),
+              JSON.stringify({ runtime, set, group: r.name, focus: r.focus, seconds: Math.round((Date.now() - started) / 1000) }),
+            );
+        }
       }
     }
   } finally {
@@ -271,8 +362,16 @@ function add(map, key, value) {
   map.set(key, list);
 }
 
-/** Every test of a runtime's runs, the latest result of each, with vacuous passes turned into failures. */
-export function collect(dir) {
+/** A runtime's limit that a test needs, if any (RUNTIME_LIMITS). */
+function limitOf(runtime, name) {
+  return RUNTIME_LIMITS.find((l) => l.runtime === runtime && l.test.test(name));
+}
+
+/**
+ * Every test of a runtime's runs, the latest result of each, with vacuous passes turned into
+ * failures and the failures a runtime's limit explains given that reason.
+ */
+export function collect(dir, runtime = basename(dir)) {
   const tests = new Map();
   const runs = [];
   const vacuous = vacuousReasons(join(dir, 'events.txt'));
@@ -285,7 +384,7 @@ export function collect(dir) {
     for (const f of files) {
       for (const c of parseJUnit(readFileSync(join(res, f), 'utf8'))) {
         if (c.state === 'skip') continue;
-        const reasons = namespacesOf(c.output).flatMap((ns) => vacuous.get(ns) ?? []);
+        const reasons = REJECTION_IS_THE_TEST.some((re) => re.test(c.name)) ? [] : namespacesOf(c.output).flatMap((ns) => vacuous.get(ns) ?? []);
         const result = { state: c.state, seconds: c.seconds, reason: c.state === 'fail' ? firstLines(c.failure ?? '') : '', vacuous: reasons };
         if (c.state === 'pass' && reasons.length > 0) {
           result.state = 'fail';
@@ -297,6 +396,15 @@ export function collect(dir) {
           result.vacuous = [];
           result.offlineImages = [...new Set(images)];
           result.reason = `cannot run offline: the local registry has no ${result.offlineImages.join(', ')}`;
+        }
+        const limit = limitOf(runtime, c.name);
+        if (limit && result.state === 'pass') {
+          result.state = 'fail';
+          result.vacuous = [limit.reason];
+          result.reason = `vacuous pass: the ${runtime} runtime has ${limit.reason}`;
+        } else if (limit && !result.offlineImages) {
+          result.limit = limit.reason;
+          result.reason = `the ${runtime} runtime has ${limit.reason} (the test: ${result.reason})`;
         }
         tests.set(c.name, result);
       }
@@ -324,11 +432,22 @@ function offlineTests(dir) {
   return names;
 }
 
-const cell = (r) => (!r ? '—' : r.state === 'pass' ? 'pass' : r.vacuous.length ? 'FAIL (vacuous)' : r.offlineImages ? 'FAIL (image not offline)' : 'FAIL');
+const cell = (r) =>
+  !r
+    ? '—'
+    : r.state === 'pass'
+      ? 'pass'
+      : r.vacuous.length
+        ? 'FAIL (vacuous)'
+        : r.offlineImages
+          ? 'FAIL (image not offline)'
+          : r.limit
+            ? 'FAIL (runtime cannot)'
+            : 'FAIL';
 const md = (s) => s.replace(/\|/g, '\\|');
 
 export function report(baseDir, runtimes) {
-  const data = Object.fromEntries(runtimes.map((rt) => [rt, collect(join(baseDir, rt))]));
+  const data = Object.fromEntries(runtimes.map((rt) => [rt, collect(join(baseDir, rt), rt)]));
   const names = [...new Set(runtimes.flatMap((rt) => [...data[rt].tests.keys()]))].sort();
   const offline = new Set(runtimes.flatMap((rt) => [...offlineTests(join(baseDir, rt))]));
   const lines = [
@@ -337,19 +456,36 @@ export function report(baseDir, runtimes) {
     "Generated by `npm run conformance` (scripts/conformance.mjs) from the JUnit files of the runs below: Kubernetes' own",
     '`e2e.test` (v1.20.2) against a real kube-apiserver, scheduler and controller-manager whose only node is podvisor.',
     'Do not edit by hand. A test whose pod the node rejected at admission, or whose pod never started after sandbox',
-    'errors, counts as failed even when the test itself passed ("vacuous").',
+    'errors, counts as failed even when the test itself passed ("vacuous"); so does a test of what the runtime cannot',
+    'do by design ("runtime cannot": the process runtime has no images and no mount namespace).',
     '',
     '## Summary',
     '',
-    '| runtime | tests run | pass | fail | of which vacuous | of which need an image not available offline |',
-    '|---|---|---|---|---|---|',
+    '| runtime | tests run | pass | fail | of which vacuous | of which the runtime cannot do by design | of which need an image not available offline |',
+    '|---|---|---|---|---|---|---|',
   ];
   for (const rt of runtimes) {
     const all = [...data[rt].tests.values()];
     const failed = all.filter((r) => r.state === 'fail');
     lines.push(
-      `| ${rt} | ${all.length} | ${all.filter((r) => r.state === 'pass').length} | ${failed.length} | ${failed.filter((r) => r.vacuous.length).length} | ${failed.filter((r) => r.offlineImages).length} |`,
+      `| ${rt} | ${all.length} | ${all.filter((r) => r.state === 'pass').length} | ${failed.length} | ${failed.filter((r) => r.vacuous.length).length} | ${failed.filter((r) => r.limit).length} | ${failed.filter((r) => r.offlineImages).length} |`,
     );
+  }
+  lines.push(
+    '',
+    'Per set (a test counts in the first set whose focus selects it):',
+    '',
+    `| set | ${runtimes.map((rt) => `${rt} pass / run`).join(' | ')} |`,
+    `|---|${runtimes.map(() => '---').join('|')}|`,
+  );
+  const reportSets = Object.keys(SETS).filter((k) => k !== 'ci');
+  const setOf = (name) => reportSets.find((set) => SETS[set].some((g) => new RegExp(g.focus).test(name)));
+  for (const set of reportSets) {
+    const counts = runtimes.map((rt) => {
+      const inSet = [...data[rt].tests].filter(([n]) => setOf(n) === set);
+      return inSet.length ? `${inSet.filter(([, r]) => r.state === 'pass').length} / ${inSet.length}` : '—';
+    });
+    lines.push(`| ${set} | ${counts.join(' | ')} |`);
   }
   lines.push('', '## Runs', '', '| runtime | set | focus | wall time | results |', '|---|---|---|---|---|');
   for (const rt of runtimes) {
@@ -364,6 +500,9 @@ export function report(baseDir, runtimes) {
     for (const [n, r] of failed) lines.push(`- **${md(n)}**: ${md(r.reason)}`);
     lines.push('');
   }
+  lines.push('## Not selected', '', 'The apps-network set leaves out these sig-network [Conformance] tests of the suite:', '');
+  for (const n of NOT_SELECTED) lines.push(`- ${md(n.tests)}: ${md(n.reason)}.`);
+  lines.push('');
   lines.push('## Not run: they cannot pass offline', '');
   lines.push(
     'Skipped by the run (`--ginkgo.skip` adds `private registry`): they pull from gcr.io with real credentials.',
@@ -394,13 +533,13 @@ async function main() {
       // A fresh cluster per runtime; the results and events of earlier runs (other sets) are kept.
       const dir = join(baseDir, rt);
       if (existsSync(dir)) for (const n of readdirSync(dir)) if (n !== 'results' && n !== 'events.txt') rmSync(join(dir, n), { recursive: true, force: true });
-      await runRuntime(tool, rt, o.sets, baseDir);
+      await runRuntime(tool, rt, o.sets, baseDir, o.group);
     }
   }
   const runtimes = o.runtimes.filter((rt) => existsSync(join(baseDir, rt)));
   writeFileSync(o.out, `${report(baseDir, runtimes)}\n`);
   console.error(`conformance: wrote ${o.out}`);
-  const failed = runtimes.flatMap((rt) => [...collect(join(baseDir, rt)).tests].filter(([, r]) => r.state === 'fail').map(([n]) => `${rt}: ${n}`));
+  const failed = runtimes.flatMap((rt) => [...collect(join(baseDir, rt), rt).tests].filter(([, r]) => r.state === 'fail').map(([n]) => `${rt}: ${n}`));
   for (const f of failed) console.error(`conformance: FAIL ${f}`);
   if (o.failOnFailure && failed.length > 0) process.exit(1);
 }
