@@ -15,7 +15,10 @@ import { agentRequest, ensureAgent, replyMessage, stopAgent } from './agent-clie
 import { applyObjects, type AppliedObject } from './apply-objects.js';
 import { apiPath } from './kube-client.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
-import { waitForPods } from './pod-waiter.js';
+import { logReader, waitForPods } from './pod-waiter.js';
+import { followPodLogs, type PodLogFollower } from './agent-logs.js';
+import { exitCodeOf, ownedByRun, type ExitTarget } from './exit-target.js';
+import { containerProblem, withLogTails, type SummaryPod } from '../printers/run-summary.js';
 import { agentArgsFrom } from './up-detached.js';
 import { setLongTimeout } from '../util/timer.js';
 import { podsOf, waitForWorkloads } from './workload-waiter.js';
@@ -27,6 +30,22 @@ export interface AgentRunOptions {
   timeoutText: string;
   output: 'table' | 'wide' | 'json' | 'yaml';
   progressEveryMs?: number;
+  /** --exit-code-from: this pod's or Job's container exit code is the command's. */
+  exitTarget?: ExitTarget;
+  /** --logs: every container's output, prefixed `pod/container | `, goes here. */
+  logsTo?: NodeJS.WritableStream;
+  /** --junit: the report's file. */
+  junitFile?: string;
+}
+
+/** How a pod of the run ended up: Succeeded, or Running and Ready with no container in trouble, is ok. */
+function podOutcome(pod: Pod): SummaryPod {
+  const phase = pod.status?.phase ?? 'Pending';
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  const problem = statuses.map((cs) => containerProblem(cs)).find((p) => p !== undefined);
+  const ready = (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  if (phase === 'Succeeded' || (phase === 'Running' && ready && !problem)) return { pod, ok: true };
+  return { pod, ok: false, error: problem ? `${phase}: ${problem}` : phase === 'Running' ? 'Running, not ready' : phase };
 }
 
 type Owned = Pod['metadata'] & { uid?: string };
@@ -102,10 +121,13 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
     return 1;
   }
   if (started) io.stderr.write(`started the podvisor agent for ${rootDir} for this run (log: ${rootDir}/agent.log)\n`);
+  const startedAt = Date.now();
+  let logs: PodLogFollower | undefined;
   try {
     // What was applied goes to stderr: stdout holds the pods (or the List of -o json|yaml).
     const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace', namespaces: 'create' });
     let code = applied.code;
+    if (code === 0 && opts.logsTo) logs = followPodLogs(rootDir, (pod) => ownedByRun(pod, loaded, applied.objects), opts.logsTo);
     if (code === 0) {
       // Each Service's URLs once it has Ready endpoints, while the run waits.
       const reachability = new AbortController();
@@ -117,10 +139,18 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
         reachability.signal,
       );
       const watching = reachable.watching.catch(() => undefined);
+      // The pod --exit-code-from names is waited for until it has finished, whatever --wait says.
+      const isExitPod = (p: { ns: string; name: string }) => opts.exitTarget?.kind === 'Pod' && p.ns === opts.exitTarget.ns && p.name === opts.exitTarget.name;
       const waited = await Promise.all([
         waitForPods(
           rootDir,
-          applied.pods,
+          applied.pods.filter((p) => isExitPod(p)),
+          { target: { kind: 'mode', mode: 'completed' }, timeoutMs: opts.timeoutMs, timeoutText: opts.timeoutText },
+          io,
+        ),
+        waitForPods(
+          rootDir,
+          applied.pods.filter((p) => !isExitPod(p)),
           {
             target: { kind: 'mode', mode: opts.wait },
             timeoutMs: opts.timeoutMs,
@@ -151,13 +181,31 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
       reachability.abort();
       await watching;
     }
+    await logs?.stop();
+    logs = undefined;
     const state = await readBack(rootDir, applied.objects, applied.pods);
-    if (opts.output === 'json' || opts.output === 'yaml') io.stdout.write(formatObject(toV1List([...state.objects, ...state.pods]), opts.output));
-    else if (state.pods.length) io.stdout.write(formatPodTable(state.pods, { wide: opts.output === 'wide', now: Date.now() }));
+    const outcomes = state.pods.map(podOutcome);
+    const readLog = logReader(rootDir);
+    if (opts.junitFile) {
+      const { writeJUnitReport } = await import('../printers/junit.js');
+      await writeJUnitReport(opts.junitFile, { name: 'podvisor run', pods: outcomes, startedAt, durationMs: Date.now() - startedAt, readLog });
+    }
+    if (opts.output === 'json' || opts.output === 'yaml') {
+      // Each failed pod carries its failed containers' log tails in annotations (podvisor.io/log-tail.<container>).
+      const shown = await Promise.all(outcomes.map((o) => (o.ok ? o.pod : withLogTails(o.pod, readLog))));
+      io.stdout.write(formatObject(toV1List([...state.objects, ...shown]), opts.output));
+    } else if (state.pods.length) io.stdout.write(formatPodTable(state.pods, { wide: opts.output === 'wide', now: Date.now() }));
     if (code === 0) io.stderr.write(`all ${applied.objects.length + applied.pods.length} objects ok\n`);
     await tearDown(rootDir, loaded, applied.objects, state.pods, io);
+    if (opts.exitTarget && applied.code === 0) {
+      const exit = exitCodeOf(opts.exitTarget, state.pods);
+      if (typeof exit === 'number') return exit;
+      io.stderr.write(`error: ${exit.error}\n`);
+      return 1;
+    }
     return code;
   } finally {
+    await logs?.stop(0);
     if (started) await stopAgent(rootDir).catch((err: Error) => io.stderr.write(`error: ${err.message}\n`));
   }
 }

@@ -79,12 +79,18 @@ function runDefinition(knobs: HiddenKnobs = {}) {
         usage: 'Give up waiting after this long (e.g. 30s, 2m, 1m30s); 0: only the retry schedule bounds the wait.',
       },
       { name: 'output', short: 'o', type: 'string', values: [...outputModes], default: 'table', usage: 'Output format of the pods.' },
-      { name: 'junit', type: 'string', valueName: 'FILE', usage: 'Also write a JUnit XML report (a testcase per pod, the failure report in it) to FILE.' },
+      {
+        name: 'junit',
+        type: 'string',
+        valueName: 'FILE',
+        usage: "Also write a JUnit XML report (a testcase per pod, workloads' pods included, the failure report in it) to FILE.",
+      },
       {
         name: 'exit-code-from',
         type: 'string',
         valueName: 'POD[/CONTAINER]',
-        usage: "Wait for this pod to finish and exit with its container's exit code (the first container unless named); the other pods are then stopped.",
+        usage:
+          "Wait for this pod to finish and exit with its container's exit code (the first container unless named); the other pods are then stopped. job/NAME[/CONTAINER] (or a Job's bare name): the Job's outcome, as the exit code of its Succeeded pod, else of its last Failed one.",
       },
       {
         name: 'logs',
@@ -117,8 +123,9 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
   const manifests = await loadForAgent(files, parsed, io, settings);
   if (typeof manifests === 'number') return manifests;
   if (needsAgentAPI(manifests)) {
-    if (exitPod || parsed.flags.junit || parsed.flags.logs === true)
-      return usageFailure(io, '--exit-code-from, --junit and --logs apply to manifests of pods only, not to Services and workloads', 'run');
+    const { resolveExitTarget } = await import('./exit-target.js');
+    const exitTarget = exitPod ? resolveExitTarget(String(parsed.flags['exit-code-from']), manifests) : undefined;
+    if (exitTarget && 'error' in exitTarget) return usageFailure(io, exitTarget.error, 'run');
     const { runThroughAgent } = await import('./run-workloads.js');
     return runThroughAgent(parsed, io, manifests, settings.rootDir, {
       wait: wait === 'auto' || wait === 'running' || wait === 'ready' || wait === 'completed' ? wait : 'auto',
@@ -126,6 +133,9 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
       timeoutText: String(parsed.flags.timeout),
       output,
       ...(progressEveryMs !== undefined ? { progressEveryMs } : {}),
+      ...(exitTarget ? { exitTarget } : {}),
+      ...(parsed.flags.logs === true ? { logsTo: output === 'json' || output === 'yaml' ? io.stderr : io.stdout } : {}),
+      ...(parsed.flags.junit ? { junitFile: String(parsed.flags.junit) } : {}),
     });
   }
   const started = await startAgentFor(manifests, io, settings, 'run');

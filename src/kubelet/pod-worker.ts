@@ -456,6 +456,8 @@ export class PodWorker {
       id = await runtime.runPodSandbox(config);
     } catch (e) {
       this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${messageOf(e)}`);
+      // As the kubelet sets the status before SyncPod: Pending, each container waiting (ContainerCreating).
+      await this.publishStatus(false).catch(() => undefined);
       throw e;
     }
     const status = await runtime.podSandboxStatus(id);
