@@ -23,6 +23,7 @@ const SYSTEM_FIXTURES = [
 const SYSTEM_FILES = [
   'config/fuzz.test.js', // 10,000 generated manifests, some through the built executable
   'runtime/containment.test.js', // cgroups, OOM kills and user switches as root
+  'runtime/pod-network.test.js', // network namespaces and the CNI plugins as root
   'prober/wire.test.js', // thousands of probes against server processes
   'prober/sockets.test.js', // thousands of probes, then the host's TIME_WAIT table
   'kubeapi/clients.test.js', // the JavaScript and Python Kubernetes clients against a server

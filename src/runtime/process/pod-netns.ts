@@ -103,8 +103,8 @@ export async function attachPodNetwork(config: PodNetworkConfig, sandboxId: stri
   const netns = netnsName(sandboxId);
   await run('ip', ['netns', 'add', netns]);
   try {
-    await run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']);
-    const result = await cniAdd(config, sandboxId, netns, portMappings);
+    // The loopback and the plugins (which touch eth0 only) are independent: side by side.
+    const [, result] = await Promise.all([run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']), cniAdd(config, sandboxId, netns, portMappings)]);
     const ip = (result.ips ?? []).map((i) => i.address?.split('/')[0]).find((a) => a && !a.includes(':'));
     if (!ip) throw new Error(`the CNI plugins gave no IPv4 address: ${JSON.stringify(result)}`);
     return { netns, ip };

@@ -552,6 +552,8 @@ export class ProcessRuntime implements RuntimeService {
     // State lives in memory only: the cgroups of what was stopped serve nobody after this.
     for (const c of this.containers.values()) c.procs.release();
     for (const id of this.sandboxes.keys()) this.containment.closePod(id);
+    // Nor do their network namespaces.
+    await Promise.all([...this.sandboxes.values()].map((sb) => this.detachNetwork(sb)));
   }
 
   /**
