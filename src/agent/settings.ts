@@ -170,6 +170,17 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
       throw invalid(evictionHard, 'eviction-hard', (err as Error).message);
     }
   }
+  const transition = flags['eviction-pressure-transition-period'];
+  if (transition !== undefined && transition !== '') {
+    let ms: number;
+    try {
+      ms = parseGoDuration(String(transition));
+    } catch (err) {
+      throw invalid(transition, 'eviction-pressure-transition-period', (err as Error).message);
+    }
+    if (ms < 0) throw invalid(transition, 'eviction-pressure-transition-period', 'must not be negative');
+    settings.evictionHard = { ...settings.evictionHard, pressureTransitionPeriodMs: ms };
+  }
   const pids = podMaxPidsSetting(flags);
   if (pids !== undefined) settings.podPidsLimit = pids;
   serviceSettings(flags, settings);

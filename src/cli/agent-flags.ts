@@ -66,6 +66,12 @@ export const agentFlagSpecs: FlagSpec[] = [
       "The root dir's DiskPressure thresholds, as the kubelet's --eviction-hard: nodefs.available and nodefs.inodesFree, each a quantity or a percentage (default nodefs.available<10% but at most 1Gi, nodefs.inodesFree<5%).",
   },
   {
+    name: 'eviction-pressure-transition-period',
+    type: 'string',
+    valueName: 'DURATION',
+    usage: "How long DiskPressure stays on after the root dir's file system recovers, as the kubelet's flag (default 5m).",
+  },
+  {
     name: 'pod-max-pids',
     type: 'string',
     valueName: 'N',

@@ -18,12 +18,17 @@ export const DISK_PRESSURE_TAINT = { key: 'node.kubernetes.io/disk-pressure', ef
 /** One hard threshold: a signal below a quantity or a percentage of its capacity. */
 export type ThresholdValue = { bytes: number } | { percent: number };
 
-/** The nodefs hard thresholds: what is free of the root dir's file system below which it is under pressure. */
+/**
+ * The nodefs hard thresholds: what is free of the root dir's file system below which it is under
+ * pressure; with them, how long the eviction manager keeps the condition once they are met no more.
+ */
 export interface DiskThresholds {
   /** nodefs.available; the default is 10% of the file system, never more than 1 GiB. */
   available?: ThresholdValue;
   /** nodefs.inodesFree; 5% by default. */
   inodesFree?: ThresholdValue;
+  /** --eviction-pressure-transition-period in ms; the kubelet's 5 min when unset. */
+  pressureTransitionPeriodMs?: number;
 }
 
 /** The kubelet's nodefs.available default is 10%; on a shared disk podvisor asks no more than this. */
@@ -86,34 +91,54 @@ export function observeDisk(dir: string): DiskObservation {
   return { capacityBytes: s.blocks * s.bsize, availableBytes: s.bavail * s.bsize, inodes: s.files, inodesFree: s.ffree };
 }
 
-const below = (free: number, capacity: number, t: ThresholdValue) => ('bytes' in t ? free < t.bytes : free < (capacity * t.percent) / 100);
+/** What a threshold asks of a signal, in its unit (evictionapi.GetThresholdQuantity). */
+const asked = (capacity: number, t: ThresholdValue) => ('bytes' in t ? t.bytes : (capacity * t.percent) / 100);
+
+/** The threshold of nodefs.available for an observation: the given one, or 10% capped at 1 GiB. */
+const availableThreshold = (o: DiskObservation, t: DiskThresholds): ThresholdValue =>
+  t.available ?? { bytes: Math.min(DEFAULT_AVAILABLE_CAP_BYTES, (o.capacityBytes * DEFAULT_AVAILABLE_PERCENT) / 100) };
 
 /** The signals of an observation that crossed their thresholds (empty: no pressure). */
 export function crossedSignals(o: DiskObservation, t: DiskThresholds): string[] {
   const out: string[] = [];
-  const available = t.available ?? { bytes: Math.min(DEFAULT_AVAILABLE_CAP_BYTES, (o.capacityBytes * DEFAULT_AVAILABLE_PERCENT) / 100) };
-  if (o.capacityBytes > 0 && below(o.availableBytes, o.capacityBytes, available)) out.push('nodefs.available');
+  if (o.capacityBytes > 0 && o.availableBytes < asked(o.capacityBytes, availableThreshold(o, t))) out.push('nodefs.available');
   // A file system without an inode count (btrfs reports 0) has no inode signal.
-  if (o.inodes > 0 && below(o.inodesFree, o.inodes, t.inodesFree ?? { percent: DEFAULT_INODES_FREE_PERCENT })) out.push('nodefs.inodesFree');
+  if (o.inodes > 0 && o.inodesFree < asked(o.inodes, t.inodesFree ?? { percent: DEFAULT_INODES_FREE_PERCENT })) out.push('nodefs.inodesFree');
   return out;
 }
 
-/** The DiskPressure condition of the root dir's file system, observed afresh at each question. */
+/** A signal's threshold and what is available of it (getThresholdMetInfo), for the eviction message. */
+export function thresholdMetInfo(o: DiskObservation, t: DiskThresholds, signal: string): { quantity: number; available: number } {
+  if (signal === 'nodefs.inodesFree')
+    return { quantity: Math.floor(asked(o.inodes, t.inodesFree ?? { percent: DEFAULT_INODES_FREE_PERCENT })), available: o.inodesFree };
+  return { quantity: Math.floor(asked(o.capacityBytes, availableThreshold(o, t))), available: o.availableBytes };
+}
+
+/** The DiskPressure signals of the root dir's file system, observed afresh at each question. */
 export class DiskPressureObserver {
+  /**
+   * @param read what the file system holds now (statfs of the root dir when unset; tests give their
+   *   own source)
+   */
   constructor(
     private readonly rootDir: string,
-    private readonly thresholds: DiskThresholds = {},
+    readonly thresholds: DiskThresholds = {},
+    private readonly read: (dir: string) => DiskObservation = observeDisk,
   ) {}
 
-  /** The signals crossed now; a file system that cannot be read (the root dir gone) counts as no pressure. */
-  crossed(): string[] {
-    let o: DiskObservation;
+  /** The file system now; undefined when it cannot be read (the root dir gone). */
+  observe(): DiskObservation | undefined {
     try {
-      o = observeDisk(this.rootDir);
+      return this.read(this.rootDir);
     } catch {
-      return [];
+      return undefined;
     }
-    return crossedSignals(o, this.thresholds);
+  }
+
+  /** The signals crossed now; a file system that cannot be read counts as no pressure. */
+  crossed(): string[] {
+    const o = this.observe();
+    return o ? crossedSignals(o, this.thresholds) : [];
   }
 
   /** The node conditions the eviction manager holds now: DiskPressure, or none. */
@@ -123,7 +148,7 @@ export class DiskPressureObserver {
 }
 
 /** kubelettypes.IsCriticalPod: a static or mirror pod, or one of system-critical priority. */
-function isCriticalPod(pod: Pod): boolean {
+export function isCriticalPod(pod: Pod): boolean {
   const annotations = pod.metadata?.annotations ?? {};
   const source = annotations[configSourceAnnotation];
   if ((source !== undefined && source !== 'api') || annotations['kubernetes.io/config.mirror'] !== undefined) return true;

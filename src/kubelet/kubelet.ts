@@ -10,12 +10,16 @@ import { ProberManager } from '../prober/manager.js';
 import type { ProbeManager } from '../prober/types.js';
 import type { PodSandboxStatus, RuntimeService } from '../runtime/cri.js';
 import { getPodQOS } from '../status/qos.js';
+import { isTerminalPhase } from '../status/phase.js';
 import { PodStatusManager } from '../status/status-manager.js';
 import type { StatusManager } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { admitPod, type NodeAllocatable } from './admission.js';
-import { evictionAdmit, type DiskPressureObserver } from './disk-pressure.js';
+import { EVICTED_REASON, evictionAdmit, isCriticalPod, type DiskPressureObserver } from './disk-pressure.js';
+import { deleteAllUnusedContainers } from './container-gc.js';
+import { EvictionManager } from './eviction-manager.js';
+import { measurePodDiskUsage } from './pod-disk-usage.js';
 import { HostPortClaims } from './host-ports.js';
 import { newCrashLoopBackoff, type Backoff } from '../kuberuntime/backoff.js';
 import { formatPod, podRef } from '../kuberuntime/format.js';
@@ -43,8 +47,10 @@ export interface PodKubeletOptions {
   resyncIntervalMs?: number;
   /** The host's CPUs and memory when unset. */
   nodeAllocatable?: NodeAllocatable;
-  /** The eviction manager's DiskPressure condition of the root dir's file system; none observed when unset. */
+  /** The root dir's file system for the eviction manager (DiskPressure, evictions); none observed when unset. */
   diskPressure?: DiskPressureObserver;
+  /** The eviction manager's housekeeping period; the kubelet's 10 s when unset. */
+  evictionMonitoringIntervalMs?: number;
   /** Registry for the probe metrics (served at /metrics/probes). */
   registry?: Registry;
   /** Keep probe metrics without a registry given (true when unset); see ProberManagerOptions.metrics. */
@@ -88,6 +94,8 @@ export class PodKubelet implements Kubelet {
   private readonly adoptable = new Map<string, PodSandboxStatus>();
   /** The host ports pods bind, when the runtime's pods share the host's network. */
   private readonly hostPorts?: HostPortClaims;
+  /** The eviction manager, when the root dir's file system is observed. */
+  private readonly eviction?: EvictionManager;
   private closed = false;
 
   constructor(opts: PodKubeletOptions) {
@@ -126,6 +134,12 @@ export class PodKubelet implements Kubelet {
       ...(opts.clusterDNS ? { clusterDNS: opts.clusterDNS } : {}),
       imageBackoff: opts.imageBackoff,
     });
+    if (opts.diskPressure) {
+      this.eviction = this.newEvictionManager(opts.diskPressure);
+      this.eviction.start();
+      const eviction = this.eviction;
+      this.unsubscribe.push(() => void eviction.stop());
+    }
     // A CRI runtime need not push container events: relisting finds every change within a period.
     const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());
     relister.start();
@@ -162,9 +176,40 @@ export class PodKubelet implements Kubelet {
     return admitPod(pod, active, this.nodeAllocatable);
   }
 
-  /** The eviction manager's node conditions now (DiskPressure), observed afresh. */
+  /** The eviction manager's node conditions now (DiskPressure, kept for the pressure transition period). */
   nodeConditions(): string[] {
-    return this.opts.diskPressure?.conditions() ?? [];
+    return this.eviction?.conditions() ?? [];
+  }
+
+  private newEvictionManager(disk: DiskPressureObserver): EvictionManager {
+    const { clock, logger, rootDir, runtime } = this.opts;
+    return new EvictionManager({
+      clock,
+      logger,
+      recorder: this.events,
+      nodeName: this.opts.nodeName,
+      disk,
+      ...(this.opts.evictionMonitoringIntervalMs !== undefined ? { monitoringIntervalMs: this.opts.evictionMonitoringIntervalMs } : {}),
+      // As filterOutInactivePods: neither terminating nor in a terminal phase.
+      activePods: () =>
+        [...this.workers.values()]
+          .filter((w) => !w.isTerminal && !w.isTerminating && !isTerminalPhase(this.statusManager.getPodStatus(w.currentPod.metadata?.uid ?? '')?.phase))
+          .map((w) => w.currentPod),
+      measure: (pod) => measurePodDiskUsage(rootDir, pod),
+      reclaim: () => {
+        const known = new Set(this.workerBySandbox.keys());
+        const finished = new Set([...this.workers.values()].filter((w) => w.isTerminal && w.sandboxId).map((w) => w.sandboxId!));
+        return deleteAllUnusedContainers({ runtime, rootDir, logger, knownSandboxes: known, finishedSandboxes: finished });
+      },
+      evictPod: async (pod, grace, message) => {
+        const w = this.workers.get(pod.metadata?.uid ?? '');
+        if (!w) return;
+        this.events.event(podRef(pod), 'Warning', EVICTED_REASON, message);
+        await w.evict(EVICTED_REASON, message, grace);
+      },
+      podCleanedUp: (pod) => this.workers.get(pod.metadata?.uid ?? '')?.isTerminal !== false,
+      isCritical: isCriticalPod,
+    });
   }
 
   rejectPod(pod: Pod, reason: string, message: string): void {
@@ -338,6 +383,7 @@ export class PodKubelet implements Kubelet {
     if (this.closed) return;
     this.closed = true;
     for (const u of this.unsubscribe.splice(0)) u();
+    await this.eviction?.stop();
     for (const w of this.workers.values()) w.close();
     this.probeManager.close();
     await this.opts.runtime.close();

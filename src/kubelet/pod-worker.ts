@@ -107,6 +107,8 @@ export class PodWorker {
   private startTime?: number;
   /** Pod-level failure forced on every later status (activeDeadlineSeconds). */
   private failure?: { reason: string; message: string };
+  /** The grace period an eviction gives every container, whatever the pod asks. */
+  private gracePeriodOverride?: number;
   private terminal = false;
   private termination?: Termination;
   private pending = false;
@@ -170,6 +172,32 @@ export class PodWorker {
     const t = this.beginTermination();
     if (grace !== undefined && grace <= 0) t.force.abort();
     return t.done;
+  }
+
+  /**
+   * Evicts the pod (the eviction manager's killPodFunc): marked Failed with reason and message and a
+   * DisruptionTarget condition (TerminationByKubelet), its containers killed with the grace period,
+   * the pod object left undeleted. Resolves once every container stopped and the final status is stored.
+   */
+  evict(reason: string, message: string, gracePeriodSeconds: number): Promise<void> {
+    if (this.terminal || this.closed) return Promise.resolve();
+    this.failure = { reason, message };
+    this.gracePeriodOverride = gracePeriodSeconds;
+    const status = this.deps.statusManager.getPodStatus(this.uid);
+    if (status) {
+      const now = toRFC3339(this.deps.clock.now());
+      const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: now, reason: 'TerminationByKubelet', message };
+      const conditions = [...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'), condition];
+      this.deps.statusManager.setPodStatus(this.pod, { ...status, phase: 'Failed', reason, message, conditions });
+    }
+    const t = this.termination ?? this.beginTermination();
+    if (gracePeriodSeconds <= 0) t.force.abort();
+    return t.done;
+  }
+
+  /** Whether termination began (a deletion, an active deadline, an eviction). */
+  get isTerminating(): boolean {
+    return this.termination !== undefined;
   }
 
   /**
@@ -589,6 +617,7 @@ export class PodWorker {
           reason: '',
           ordering,
           force,
+          ...(this.gracePeriodOverride !== undefined ? { gracePeriodOverride: this.gracePeriodOverride } : {}),
           podIP: this.sandbox?.podIP ?? '',
         }),
       ),

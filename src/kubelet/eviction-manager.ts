@@ -1,0 +1,178 @@
+// The kubelet's eviction manager for the root dir's file system (pkg/kubelet/eviction/
+// eviction_manager.go synchronize): each housekeeping pass observes nodefs, keeps DiskPressure on for
+// the pressure transition period after the signals recover, and under a met hard threshold first
+// reclaims node-level resources (unused containers and their logs), then evicts one pod — ranked by
+// eviction-ranking.ts — and waits for it to be cleaned up before the next pass.
+
+import type { Pod } from '../api/types.js';
+import type { EventRecorder } from '../events/recorder.js';
+import type { Clock, Timer } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { formatPod } from '../kuberuntime/format.js';
+import { crossedSignals, thresholdMetInfo, type DiskPressureObserver } from './disk-pressure.js';
+import { evictionMessage, rankForEviction, resourceOfSignal, type EvictionCandidate } from './eviction-ranking.js';
+import type { PodDiskUsage } from './pod-disk-usage.js';
+
+/** The kubelet's evictionMonitoringPeriod. */
+export const MONITORING_INTERVAL_MS = 10_000;
+/** --eviction-pressure-transition-period's default. */
+export const DEFAULT_PRESSURE_TRANSITION_PERIOD_MS = 5 * 60_000;
+/** immediateEvictionGracePeriodSeconds: a hard threshold's evictions give a pod this long. */
+export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1;
+/** waitForPodsCleanup's podCleanupTimeout and podCleanupPollFreq. */
+export const POD_CLEANUP_TIMEOUT_MS = 30_000;
+export const POD_CLEANUP_POLL_MS = 1_000;
+
+export interface EvictionManagerOptions {
+  clock: Clock;
+  logger: Logger;
+  recorder: EventRecorder;
+  nodeName: string;
+  /** The root dir's file system and its thresholds. */
+  disk: DiskPressureObserver;
+  /** The pods that may be evicted: admitted and not terminating. */
+  activePods: () => Pod[];
+  /** What a pod uses of the file system. */
+  measure: (pod: Pod) => Promise<PodDiskUsage>;
+  /** Node-level reclaim tried before any eviction (unused containers and their logs). */
+  reclaim: () => Promise<unknown>;
+  /** killPodFunc: kills the pod with the grace period and marks it Failed, Evicted, with the message. */
+  evictPod: (pod: Pod, gracePeriodSeconds: number, message: string) => Promise<void>;
+  /** podCleanedUpFunc: whether an evicted pod's containers are gone and its worker finished. */
+  podCleanedUp: (pod: Pod) => boolean;
+  /** Whether a pod is one the eviction manager never evicts (kubelettypes.IsCriticalPod). */
+  isCritical: (pod: Pod) => boolean;
+  monitoringIntervalMs?: number;
+}
+
+export class EvictionManager {
+  /** When DiskPressure was last observed (nodeConditionsLastObservedAt). */
+  private pressureLastObservedAt?: number;
+  private readonly transitionPeriodMs: number;
+  private stopped = true;
+  private timer?: Timer;
+  private wake?: () => void;
+  private running?: Promise<void>;
+
+  constructor(private readonly opts: EvictionManagerOptions) {
+    this.transitionPeriodMs = opts.disk.thresholds.pressureTransitionPeriodMs ?? DEFAULT_PRESSURE_TRANSITION_PERIOD_MS;
+  }
+
+  /**
+   * The node conditions now: the signals are observed afresh (a statfs), and DiskPressure holds while
+   * it was observed within the pressure transition period.
+   */
+  conditions(): string[] {
+    const now = this.opts.clock.now();
+    if (this.opts.disk.crossed().length > 0) this.pressureLastObservedAt = now;
+    const at = this.pressureLastObservedAt;
+    return at !== undefined && now - at < this.transitionPeriodMs ? ['DiskPressure'] : [];
+  }
+
+  /** One housekeeping pass; resolves with the pod evicted, if one was. */
+  async synchronize(): Promise<Pod | undefined> {
+    const { disk, logger, recorder, clock } = this.opts;
+    const observed = disk.observe();
+    if (!observed) return undefined;
+    const crossed = crossedSignals(observed, disk.thresholds);
+    if (crossed.length > 0) this.pressureLastObservedAt = clock.now();
+    if (crossed.length === 0) return undefined;
+    const signal = crossed[0]!;
+    const resource = resourceOfSignal(signal);
+    logger.info('Eviction manager: attempting to reclaim', { resourceName: resource });
+    recorder.event(
+      { kind: 'Node', namespace: 'default', name: this.opts.nodeName, uid: this.opts.nodeName },
+      'Warning',
+      'EvictionThresholdMet',
+      `Attempting to reclaim ${resource}`,
+    );
+
+    await this.opts.reclaim().catch((e: unknown) => {
+      logger.info('Eviction manager: unexpected error when attempting to reduce resource pressure', { resourceName: resource, err: String(e) });
+    });
+    const after = disk.observe();
+    if (after && crossedSignals(after, disk.thresholds).length === 0) {
+      logger.info('Eviction manager: able to reduce resource pressure without evicting pods.', { resourceName: resource });
+      return undefined;
+    }
+    logger.info('Eviction manager: must evict pod(s) to reclaim', { resourceName: resource });
+
+    const active = this.opts.activePods();
+    if (active.length === 0) {
+      logger.error('Eviction manager: eviction thresholds have been met, but no pods are active to evict');
+      return undefined;
+    }
+    const candidates: EvictionCandidate[] = await Promise.all(active.map(async (pod) => ({ pod, usage: await this.opts.measure(pod).catch(() => undefined) })));
+    const ranked = rankForEviction(candidates, resource);
+    logger.info('Eviction manager: pods ranked for eviction', { pods: ranked.map((c) => formatPod(c.pod)).join(', ') });
+    const met = thresholdMetInfo(after ?? observed, disk.thresholds, signal);
+    // At most one pod per pass.
+    for (const candidate of ranked) {
+      const pod = candidate.pod;
+      if (this.opts.isCritical(pod)) {
+        logger.error('Eviction manager: cannot evict a critical pod', { pod: formatPod(pod) });
+        continue;
+      }
+      const message = evictionMessage(resource, candidate, met);
+      logger.info('Evicting pod', { pod: formatPod(pod), message });
+      try {
+        await this.opts.evictPod(pod, IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS, message);
+        logger.info('Eviction manager: pod is evicted successfully', { pod: formatPod(pod) });
+      } catch (e) {
+        logger.error('Eviction manager: pod failed to evict', { pod: formatPod(pod), err: String(e) });
+      }
+      return pod;
+    }
+    logger.info('Eviction manager: unable to evict any pods from the node');
+    return undefined;
+  }
+
+  /** Starts the housekeeping passes: one every monitoring interval, or after an evicted pod is cleaned up. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.running = this.loop();
+  }
+
+  /** Ends the passes; resolves once the current one is over. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.wake?.();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let evicted: Pod | undefined;
+      try {
+        evicted = await this.synchronize();
+      } catch (e) {
+        this.opts.logger.error('Eviction manager: failed to synchronize', { err: String(e) });
+      }
+      if (evicted) await this.waitForPodCleanup(evicted);
+      else await this.pause(this.opts.monitoringIntervalMs ?? MONITORING_INTERVAL_MS);
+    }
+  }
+
+  /** waitForPodsCleanup: polls until the pod is cleaned up, or the timeout. */
+  private async waitForPodCleanup(pod: Pod): Promise<void> {
+    const deadline = this.opts.clock.now() + POD_CLEANUP_TIMEOUT_MS;
+    while (!this.stopped && this.opts.clock.now() < deadline) {
+      await this.pause(POD_CLEANUP_POLL_MS);
+      if (this.opts.podCleanedUp(pod)) {
+        this.opts.logger.info('Eviction manager: pods successfully cleaned up', { pods: formatPod(pod) });
+        return;
+      }
+    }
+    if (!this.stopped) this.opts.logger.info('Eviction manager: timed out waiting for pods to be cleaned up', { pods: formatPod(pod) });
+  }
+
+  private pause(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = this.opts.clock.setTimer(ms, resolve);
+    });
+  }
+}
