@@ -1,7 +1,8 @@
 // Builds dist/bundle/, what the `podvisor` executable (dist/src/cli/launch.cjs) runs: the CLI as one
 // CommonJS file made by esbuild from tsc's output (packages stay in node_modules; commands stay
-// lazy, each module initialised on first use), the data files its modules read beside it, and the
-// V8 code cache the launcher compiles it with, made by a run of `podvisor validate -f examples/`.
+// lazy, each module initialised on first use), a smaller one of the client commands alone
+// (client-main.ts: --version, get, logs, describe, exec...), the data files their modules read beside
+// them, and the V8 code cache the launcher compiles each with, made by a run of the executable.
 // Run after tsc: `npm run build` does both.
 
 import { spawnSync } from 'node:child_process';
@@ -12,41 +13,78 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist/bundle');
-const bundle = join(out, 'podvisor.cjs');
+const fullBundle = join(out, 'podvisor.cjs');
+const clientBundle = join(out, 'client.cjs');
 const launcher = join(root, 'dist/src/cli/launch.cjs');
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-await build({
-  entryPoints: [join(root, 'dist/src/cli/main.js')],
-  outfile: bundle,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  legalComments: 'none',
-  charset: 'ascii',
-  // Smaller to read and all ASCII; identifiers keep their names, for stack traces.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  logLevel: 'warning',
-  // Each module's import.meta.url becomes the bundle's own URL: the files modules read beside
-  // themselves are copied beside it. The processes podvisor starts of itself start the launcher.
-  define: { 'import.meta.url': '__podvisorModuleURL', PODVISOR_LAUNCHER: '__podvisorLauncher' },
-  banner: {
-    js:
-      "const __podvisorModuleURL = require('node:url').pathToFileURL(__filename).href;\n" +
-      "const __podvisorLauncher = require('node:path').join(__dirname, '../src/cli/launch.cjs');",
-  },
-});
+/**
+ * Bundles entry (a module of dist/src/cli) into outfile, as the launcher loads it. Packages stay in
+ * node_modules, but those named in inline: the client bundle holds ws (exec, port-forward), which
+ * otherwise loads as a dozen files; ws's optional native helpers stay out.
+ */
+async function bundle(entry, outfile, inline = []) {
+  await build({
+    entryPoints: [join(root, entry)],
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    ...(inline.length ? { plugins: [packagesOutsideOf(inline)] } : { packages: 'external' }),
+    legalComments: 'none',
+    charset: 'ascii',
+    // Smaller to read and all ASCII; identifiers keep their names, for stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+    // Each module's import.meta.url becomes the bundle's own URL: the files modules read beside
+    // themselves are copied beside it. The processes podvisor starts of itself start the launcher.
+    define: { 'import.meta.url': '__podvisorModuleURL', PODVISOR_LAUNCHER: '__podvisorLauncher' },
+    banner: {
+      js:
+        "const __podvisorModuleURL = require('node:url').pathToFileURL(__filename).href;\n" +
+        "const __podvisorLauncher = require('node:path').join(__dirname, '../src/cli/launch.cjs');",
+    },
+  });
+  // The file is the CommonJS wrapper function itself, so the launcher compiles it as read; it is
+  // ASCII (esbuild escapes the rest), so the launcher reads it as latin1 without decoding UTF-8.
+  const body = readFileSync(outfile, 'utf8').replace(/^#!.*\n/, '');
+  if (/[^\x00-\x7f]/.test(body)) throw new Error(`bundle: ${outfile} holds non-ASCII characters`);
+  writeFileSync(outfile, `(function (exports, require, module, __filename, __dirname) {${body}\n})`);
+}
 
-// The file is the CommonJS wrapper function itself, so the launcher compiles it as read; it is
-// ASCII (esbuild escapes the rest), so the launcher reads it as latin1 without decoding UTF-8.
-const body = readFileSync(bundle, 'utf8').replace(/^#!.*\n/, '');
-if (/[^\x00-\x7f]/.test(body)) throw new Error('bundle: the output holds non-ASCII characters');
-writeFileSync(bundle, `(function (exports, require, module, __filename, __dirname) {${body}\n})`);
+/** An esbuild plugin keeping every package but those of inline external, as packages: 'external' does. */
+function packagesOutsideOf(inline) {
+  return {
+    name: 'packages-outside',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+        return inline.includes(name) ? undefined : { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+/** Makes outfile's code cache: the launcher writes it at the exit of a run of `podvisor ARGS`. */
+function trainCodeCache(outfile, args) {
+  const cache = `${outfile}.cache`;
+  const run = spawnSync(process.execPath, [launcher, ...args], {
+    cwd: root,
+    env: { ...process.env, PODVISOR_CODE_CACHE_OUT: cache },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (run.status !== 0 || !existsSync(cache)) {
+    console.error(`bundle: the run that makes the code cache of ${outfile} failed (status ${run.status})`);
+    process.exit(1);
+  }
+}
+
+await bundle('dist/src/cli/main.js', fullBundle);
+await bundle('dist/src/cli/client-main.js', clientBundle, ['ws']);
 for (const file of ['src/api/schema.generated.json', 'src/api/field-order.generated.json']) {
   writeFileSync(join(out, file.split('/').pop()), JSON.stringify(JSON.parse(readFileSync(join(root, file), 'utf8'))));
 }
@@ -55,13 +93,5 @@ copyFileSync(join(root, 'src/runtime/cri/api.proto'), join(out, 'api.proto'));
 // bin/podvisor, the clone's own executable, is a link to the launcher: it must be executable.
 chmodSync(launcher, 0o755);
 
-const cache = `${bundle}.cache`;
-const run = spawnSync(process.execPath, [launcher, 'validate', '-f', 'examples/'], {
-  cwd: root,
-  env: { ...process.env, PODVISOR_CODE_CACHE_OUT: cache },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-if (run.status !== 0 || !existsSync(cache)) {
-  console.error(`bundle: the run that makes the code cache failed (status ${run.status})`);
-  process.exit(1);
-}
+trainCodeCache(fullBundle, ['validate', '-f', 'examples/']);
+trainCodeCache(clientBundle, ['--version']);
