@@ -26,7 +26,7 @@ const REPLICAS = 50;
 const MARKER = runMarker();
 
 describe('many podvisor nodes in one cluster', { skip: reason ? `skipped: ${reason}` : false, timeout: 170_000 }, () => {
-  const fleet = reason ? undefined! : new NodeFleet();
+  const fleet = reason ? undefined! : new NodeFleet({ nodeMonitorPeriodSeconds: 1 });
   const kubectl = (args: string[], timeoutMs?: number) => fleet.cp.kubectlOk(args, { timeoutMs });
   const processesOf = async (node: string) => (await NodeFleet.processes(MARKER)).filter((p) => p.env.NODE_NAME === node);
   const state = () => fleet.describe(APP, NAMES);
@@ -51,7 +51,7 @@ describe('many podvisor nodes in one cluster', { skip: reason ? `skipped: ${reas
     assert.equal(alloc('pv-1').pods, '110');
 
     const file = join(fleet.dir, 'deployment.json');
-    writeFileSync(file, JSON.stringify(deployment(APP, REPLICAS, MARKER)));
+    writeFileSync(file, JSON.stringify(deployment(APP, REPLICAS, MARKER, { cpuRequest: '100m' })));
     const t0 = Date.now();
     await kubectl(['apply', '-f', file]);
     await waitFor(

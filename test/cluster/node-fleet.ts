@@ -36,10 +36,11 @@ export const live = (pods: Json[]) => pods.filter((p) => !p.metadata.deletionTim
 
 /**
  * A Deployment of `sleep MARKER` pods (the marker tells their processes from any other; NODE_NAME in
- * their environment says which node runs them) requesting 100m CPU each, with a grace of 1 s and, when
- * given, short NoExecute tolerations for unreachable and not-ready nodes.
+ * their environment says which node runs them) with a grace of 1 s, requesting cpuRequest each when
+ * given, and, with tolerationSeconds, short NoExecute tolerations for unreachable and not-ready nodes.
  */
-export function deployment(app: string, replicas: number, marker: string, tolerationSeconds?: number): Json {
+export function deployment(app: string, replicas: number, marker: string, opts: { tolerationSeconds?: number; cpuRequest?: string } = {}): Json {
+  const { tolerationSeconds, cpuRequest } = opts;
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -67,7 +68,7 @@ export function deployment(app: string, replicas: number, marker: string, tolera
               image: 'busybox',
               command: ['sleep', marker],
               env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
-              resources: { requests: { cpu: '100m' } },
+              ...(cpuRequest ? { resources: { requests: { cpu: cpuRequest } } } : {}),
             },
           ],
         },
@@ -113,7 +114,7 @@ async function runOk(file: string, args: string[], timeoutMs = 60_000): Promise<
   return r.out;
 }
 
-const AUDIT_POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived, ResponseStarted]\nrules:\n- level: Metadata\n';
+const AUDIT_POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n';
 
 /** The control plane, its scheduler and controller-manager, and the agents of the nodes. */
 export class NodeFleet {
@@ -157,7 +158,7 @@ export class NodeFleet {
     const env: NodeJS.ProcessEnv = {};
     if (this.opts.auditLog) {
       writeFileSync(join(this.cp.dir, 'audit-policy.yaml'), AUDIT_POLICY);
-      env.KCP_APISERVER_ARGS = `--audit-policy-file=${join(this.cp.dir, 'audit-policy.yaml')} --audit-log-path=${this.auditLogPath} --audit-log-format=json --audit-log-mode=batch`;
+      env.KCP_APISERVER_ARGS = `--audit-policy-file=${join(this.cp.dir, 'audit-policy.yaml')} --audit-log-path=${this.auditLogPath} --audit-log-format=json --audit-log-mode=blocking`;
     }
     await this.cp.start(env);
     // Kubelet ports after the control plane's three; the next ones free are checked when used.
@@ -328,6 +329,29 @@ export class NodeFleet {
     return (await this.pods(app))
       .filter((p) => p.status?.phase === 'Failed')
       .map((p) => `${p.metadata.name} on ${p.spec.nodeName}: ${p.status.reason} ${p.status.message}`);
+  }
+
+  /**
+   * From the audit log (auditLog: true): each node's requests received in [fromMs, toMs), by
+   * `verb resource[/subresource]`. A watch counts when its response starts, anything else when it completes.
+   */
+  async requestsByNode(fromMs: number, toMs: number): Promise<Record<string, Record<string, number>>> {
+    const out: Record<string, Record<string, number>> = {};
+    for (const line of (await readFile(this.auditLogPath, 'utf8')).split('\n')) {
+      if (!line.includes('system:node:')) continue;
+      const ev = JSON.parse(line) as Json;
+      const user = String(ev.user?.username ?? '');
+      if (!user.startsWith('system:node:')) continue;
+      const watch = ev.verb === 'watch';
+      if (ev.stage !== (watch ? 'ResponseStarted' : 'ResponseComplete')) continue;
+      const at = Date.parse(ev.requestReceivedTimestamp);
+      if (at < fromMs || at >= toMs) continue;
+      const o = ev.objectRef ?? {};
+      const what = `${ev.verb} ${o.resource ?? ev.requestURI}${o.subresource ? `/${o.subresource}` : ''}`;
+      const node = (out[user.slice('system:node:'.length)] ??= {});
+      node[what] = (node[what] ?? 0) + 1;
+    }
+    return out;
   }
 
   /** The processes with marker among their arguments, with their environment (to tell whose they are). */

@@ -40,7 +40,7 @@ describe('a podvisor node lost and back', { skip: reason ? `skipped: ${reason}` 
   it('a node whose agent is killed goes NotReady, its pods are evicted and recreated elsewhere; back, it removes their containers', async (t) => {
     await fleet.waitReady(NAMES);
     const file = join(fleet.dir, 'deployment.json');
-    writeFileSync(file, JSON.stringify(deployment(APP, REPLICAS, MARKER, TOLERATION_SECONDS)));
+    writeFileSync(file, JSON.stringify(deployment(APP, REPLICAS, MARKER, { tolerationSeconds: TOLERATION_SECONDS, cpuRequest: '100m' })));
     await kubectl(['apply', '-f', file]);
     await waitFor(
       async () => `the Deployment Available: ${await state()}`,
