@@ -15,6 +15,7 @@ export const SCENARIOS = [
   'agent-restart',
   'kube-api',
   'cluster',
+  'cluster-nodes',
   'containerd',
   'service-proxy',
   'endpoint-update',
@@ -59,6 +60,7 @@ containerd N=1,10 (pod start and exec probes on a private containerd; skipped wi
 agent N=100,1000 (podvisor agent: up -d, /pods, /containerLogs, idle for 30s, client commands);
 agent-restart N=100 (kill -9 of podvisor agent); kube-api N=1000 (Table list, watch);
 cluster N=100 (joined to a real kube-apiserver, when its binaries are built);
+cluster-nodes N=50,250 (Deployment to Available on 5 podvisor nodes vs 1, under the real scheduler and controller-manager; API requests, CPU, RSS);
 pm2 N=100 (podvisor, pm2 7 and a spawn floor in alternating rounds: start, restart, idle for 20s,
 client commands against kubectl, teardown; pm2 is installed into ~/.cache/podvisor-bench, skipped when it cannot be).`;
 

@@ -28,6 +28,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'agent-restart': (await import('./agent-restart.js')).agentRestart,
   'kube-api': (await import('./kube-api.js')).kubeApi,
   cluster: (await import('./cluster.js')).cluster,
+  'cluster-nodes': (await import('./cluster-nodes.js')).clusterNodes,
   'service-proxy': serviceProxy,
   'endpoint-update': (await import('./endpoint-update.js')).endpointUpdate,
   'cluster-dns': (await import('./cluster-dns.js')).clusterDns,

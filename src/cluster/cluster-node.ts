@@ -259,6 +259,10 @@ export class ClusterNode implements PodHandler {
     }
     this.terminating.add(uid);
     void (async () => {
+      await this.recovered;
+      // A pod deleted while this agent was down runs in a sandbox an earlier run left, which no
+      // worker holds: its containers are stopped with the pod's grace before the final delete.
+      if (!this.o.kubelet.getPod(uid)) await this.removeSandboxesOf(uid, grace ?? ORPHAN_GRACE_SECONDS);
       await this.o.kubelet.terminatePod(uid, opts);
       await this.statusSync.flushed(uid);
       if (this.stopped) return;
@@ -300,14 +304,32 @@ export class ClusterNode implements PodHandler {
         const uid = sb.labels?.[LABEL_POD_UID] ?? sb.metadata.uid;
         if (wanted.has(uid) || mine.has(sb.id)) continue;
         logger.info('Removing the sandbox of a pod no longer bound to this node', { pod: `${sb.metadata.namespace}/${sb.metadata.name}`, uid });
-        const running = await runtime.listContainers({ podSandboxId: sb.id, state: 'CONTAINER_RUNNING' });
-        await Promise.all(running.map((c) => runtime.stopContainer(c.id, ORPHAN_GRACE_SECONDS)));
-        await runtime.stopPodSandbox(sb.id);
-        await runtime.removePodSandbox(sb.id);
+        await this.removeSandbox(sb.id, ORPHAN_GRACE_SECONDS);
       }
     } catch (err) {
       logger.warn('Failed to remove orphaned pod sandboxes', { err: (err as Error).message });
     }
+  }
+
+  /** Stops and removes the runtime's sandboxes of a pod UID that no worker holds. */
+  private async removeSandboxesOf(uid: string, graceSeconds: number): Promise<void> {
+    try {
+      for (const sb of await this.o.runtime.listPodSandbox()) {
+        if ((sb.labels?.[LABEL_POD_UID] ?? sb.metadata.uid) !== uid) continue;
+        this.o.logger.info('Stopping the containers of a pod deleted while the agent was away', { pod: `${sb.metadata.namespace}/${sb.metadata.name}`, uid });
+        await this.removeSandbox(sb.id, graceSeconds);
+      }
+    } catch (err) {
+      this.o.logger.warn('Failed to remove the sandbox of a deleted pod', { uid, err: (err as Error).message });
+    }
+  }
+
+  private async removeSandbox(id: string, graceSeconds: number): Promise<void> {
+    const { runtime } = this.o;
+    const running = await runtime.listContainers({ podSandboxId: id, state: 'CONTAINER_RUNNING' });
+    await Promise.all(running.map((c) => runtime.stopContainer(c.id, graceSeconds)));
+    await runtime.stopPodSandbox(id);
+    await runtime.removePodSandbox(id);
   }
 
   private runStatic(pod: Pod): void {

@@ -82,9 +82,9 @@ export class ControlPlane {
     return join(this.dir, 'node.kubeconfig');
   }
 
-  /** Starts (or resumes, on the same port) etcd and kube-apiserver; waits until ready. */
-  async start(): Promise<void> {
-    const env = { ...process.env, KCP_CACHE: kcpCache, KCP_NODE: 'podvisor-node' };
+  /** Starts (or resumes, on the same port) etcd and kube-apiserver; waits until ready. extraEnv: kcp's settings (KCP_APISERVER_ARGS…). */
+  async start(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+    const env = { ...process.env, KCP_CACHE: kcpCache, KCP_NODE: 'podvisor-node', ...extraEnv };
     let last = '';
     for (let attempt = 0; attempt < 3; attempt++) {
       if (!this.port || attempt > 0) this.port = await freePortTriple();
