@@ -6,9 +6,10 @@
 // Pending with sandbox errors, counts as failed).
 //
 //   node scripts/conformance.mjs [--runtime=containerd,process] [--set=node,wide,apps-network|ci] [--group=TEXT]
-//                                [--report-only] [--out=FILE] [--fail-on-failure] [--if-available]
+//                                [--focus=REGEX] [--report-only] [--out=FILE] [--fail-on-failure] [--if-available]
 //
-// --group runs only the groups of the sets whose name contains TEXT (the report keeps the earlier runs).
+// --group runs only the groups of the sets whose name contains TEXT, and --focus=REGEX only the tests
+// it selects (a rerun of some tests): the report keeps the earlier runs, and each test's latest result.
 //
 // Environment: KUBE_E2E (the tool's dir; default ../shared/tools/kube-e2e beside the project),
 // CONFORMANCE_DIR (where the clusters and their results live; default ~/.cache/podvisor-conformance),
@@ -97,6 +98,19 @@ export const RUNTIME_LIMITS = [
   },
 ];
 
+/**
+ * Tests that need more of an upstream image than kube-e2e's offline stand-in has: they fail for want
+ * of the image, as a test whose image is missing does.
+ */
+export const STAND_IN_LIMITS = [
+  {
+    test: /\[sig-apps\] StatefulSet .*should perform rolling updates and roll backs of template modifications/,
+    image: 'library/httpd:2.4.38-alpine',
+    reason:
+      "the test breaks a pod's readiness by moving /usr/local/apache2/htdocs/index.html away; the offline stand-in (busybox httpd) serves /htdocs, so the probe never fails",
+  },
+];
+
 /** The sig-network [Conformance] tests the apps-network set leaves out, and why. */
 export const NOT_SELECTED = [
   {
@@ -141,6 +155,7 @@ function parseArgs(argv) {
     failOnFailure: false,
     out: join(root, 'docs', 'conformance.md'),
     group: undefined,
+    focus: undefined,
   };
   for (const a of argv) {
     const [k, v] = a.replace(/^--/, '').split('=');
@@ -150,6 +165,7 @@ function parseArgs(argv) {
     else if (k === 'if-available') o.ifAvailable = true;
     else if (k === 'fail-on-failure') o.failOnFailure = true;
     else if (k === 'group') o.group = v;
+    else if (k === 'focus') o.focus = v;
     else if (k === 'out') o.out = resolve(v);
     else {
       console.error(`conformance: unknown argument ${a}`);
@@ -223,7 +239,7 @@ export function groupRuns(group, runtime) {
   return runs;
 }
 
-async function runRuntime(tool, runtime, sets, baseDir, groupFilter) {
+async function runRuntime(tool, runtime, sets, baseDir, groupFilter, focusOverride) {
   const dir = join(baseDir, runtime);
   mkdirSync(dir, { recursive: true });
   const port = Number(process.env.CONFORMANCE_PORT ?? 16643);
@@ -239,8 +255,9 @@ async function runRuntime(tool, runtime, sets, baseDir, groupFilter) {
     for (const set of sets) {
       for (const group of SETS[set]) {
         if (groupFilter && !group.name.includes(groupFilter)) continue;
-        for (const r of groupRuns(group, runtime)) {
-          if (groupFilter && !r.name.includes(groupFilter)) continue;
+        for (const planned of groupRuns(group, runtime)) {
+          if (groupFilter && !planned.name.includes(groupFilter)) continue;
+          const r = focusOverride ? { ...planned, focus: focusOverride } : planned;
           if (r.clearHostFiles) for (const f of HOST_FILES) rmSync(f, { force: true });
           const started = Date.now();
           console.error(`conformance: ${runtime}: ${r.name}`);
@@ -397,6 +414,12 @@ export function collect(dir, runtime = basename(dir)) {
           result.offlineImages = [...new Set(images)];
           result.reason = `cannot run offline: the local registry has no ${result.offlineImages.join(', ')}`;
         }
+        const standIn = STAND_IN_LIMITS.find((l) => l.test.test(c.name));
+        if (c.state === 'fail' && standIn) {
+          result.vacuous = [];
+          result.offlineImages = [`${standIn.image} (a stand-in)`];
+          result.reason = `cannot run offline: ${standIn.reason}`;
+        }
         const limit = limitOf(runtime, c.name);
         if (limit && result.state === 'pass') {
           result.state = 'fail';
@@ -533,7 +556,7 @@ async function main() {
       // A fresh cluster per runtime; the results and events of earlier runs (other sets) are kept.
       const dir = join(baseDir, rt);
       if (existsSync(dir)) for (const n of readdirSync(dir)) if (n !== 'results' && n !== 'events.txt') rmSync(join(dir, n), { recursive: true, force: true });
-      await runRuntime(tool, rt, o.sets, baseDir, o.group);
+      await runRuntime(tool, rt, o.sets, baseDir, o.group, o.focus);
     }
   }
   const runtimes = o.runtimes.filter((rt) => existsSync(join(baseDir, rt)));
