@@ -109,6 +109,11 @@ export const STAND_IN_LIMITS = [
     reason:
       "the test breaks a pod's readiness by moving /usr/local/apache2/htdocs/index.html away; the offline stand-in (busybox httpd) serves /htdocs, so the probe never fails",
   },
+  {
+    test: /\[sig-network\] Networking Granular Checks: Pods should function for node-pod communication: udp/,
+    image: 'e2e-test-images/agnhost:2.21',
+    reason: "the test sends its UDP probes with the image's `nc -u`; the offline agnhost is built on Debian's busybox, whose nc has no -u",
+  },
 ];
 
 /** The sig-network [Conformance] tests the apps-network set leaves out, and why. */
