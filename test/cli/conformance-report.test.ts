@@ -34,6 +34,8 @@ const TERMINATION =
 const PULL = '[k8s.io] Container Runtime blackbox test when running a container with a new image should be able to pull image [NodeConformance]';
 const PROBE = '[k8s.io] Probing container should *not* be restarted with a exec "cat /tmp/health" liveness probe [NodeConformance] [Conformance]';
 const EVICTED = '[sig-apps] StatefulSet [k8s.io] Basic StatefulSet functionality [StatefulSetBasic] Should recreate evicted statefulset [Conformance]';
+const ROLLING =
+  '[sig-apps] StatefulSet [k8s.io] Basic StatefulSet functionality [StatefulSetBasic] should perform rolling updates and roll backs of template modifications [Conformance]';
 const HOOK =
   '[k8s.io] Container Lifecycle Hook when create a pod with lifecycle hook should execute poststart exec hook properly [NodeConformance] [Conformance]';
 
@@ -74,7 +76,11 @@ test('report: a runtime limit fails visibly with its reason, a pass it makes vac
     ];
     writeRun(
       join(base, 'containerd'),
-      [...cases(false), testcase(EVICTED, 'statefulset-4')],
+      [
+        ...cases(false),
+        testcase(EVICTED, 'statefulset-4'),
+        testcase(ROLLING, 'statefulset-5', 'Failed waiting for state update: timed out waiting for the condition'),
+      ],
       ["statefulset-4   Pod   ss-0   NodePorts   Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports"],
     );
     writeRun(join(base, 'process'), cases(true), [
@@ -85,12 +91,14 @@ test('report: a runtime limit fails visibly with its reason, a pass it makes vac
     assert.deepEqual(row(md, PULL), ['pass', 'FAIL (vacuous)']);
     assert.deepEqual(row(md, HOOK), ['pass', 'FAIL (vacuous)']);
     assert.deepEqual(row(md, EVICTED), ['pass', '—'], 'a rejection that is the test is not vacuous');
-    assert.match(md, /\| containerd \| 4 \| 4 \| 0 \| 0 \| 0 \| 0 \|/);
+    assert.deepEqual(row(md, ROLLING), ['FAIL (image not offline)', '—'], 'a test that needs more than the stand-in image has');
+    assert.match(md, /roll backs of template modifications \[Conformance\]\*\*: cannot run offline: .*stand-in/);
+    assert.match(md, /\| containerd \| 5 \| 4 \| 1 \| 0 \| 0 \| 1 \|/);
     assert.match(md, /\| process \| 3 \| 0 \| 3 \| 2 \| 1 \| 0 \|/);
     assert.match(md, /if TerminationMessagePath is set \[NodeConformance\]\*\*: the process runtime has no mount namespace: .*\(the test: Expected/);
     assert.match(md, /should be able to pull image \[NodeConformance\]\*\*: vacuous pass: the process runtime has no images/);
     assert.match(md, /\| node \| 3 \/ 3 \| 0 \/ 3 \|/);
-    assert.match(md, /\| apps-network \| 1 \/ 1 \| — \|/);
+    assert.match(md, /\| apps-network \| 1 \/ 2 \| — \|/);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
