@@ -1,7 +1,8 @@
 // The DaemonSet controller (pkg/controller/daemon) for the agent's one node: a pod `<set>-<5 chars>`
 // where the template fits the node (daemonset-node.ts), replaced and rolled as daemonset-plan.ts
 // decides, the template's revisions as ControllerRevisions with the controller-revision-hash and
-// pod-template-generation labels on the pods, and the status kubectl reads.
+// pod-template-generation labels on the pods, and the status kubectl reads. Orphans its selector matches
+// are adopted and pods whose labels no longer match released (pod-claims.ts).
 
 import type { DaemonSet, Pod } from '../api/types.js';
 import type { KubeObject } from '../kubeapi/backend.js';
@@ -12,6 +13,7 @@ import { isUpdated, planDaemonPods, resolveOnOneNode } from './daemonset-plan.js
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
+import { claimPods, controllersOfPod } from './pod-claims.js';
 import { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
 
@@ -36,14 +38,14 @@ export class DaemonSetController {
     this.sets = ctx.informer<DaemonSet>('DaemonSet');
     this.history = new RevisionHistory(ctx, 'DaemonSet');
     this.sets.on({ onAdd: (s) => this.queue.add(objectKey(s)), onUpdate: (_o, s) => this.queue.add(objectKey(s)) });
+    // A pod's change concerns its DaemonSet, or every set that may adopt it (an orphan).
     const podChanged = (p: Pod) => {
-      const ref = controllerRef(p);
-      if (ref?.kind !== 'DaemonSet') return;
-      const key = `${p.metadata?.namespace ?? ''}/${ref.name}`;
-      if (this.expected.get(key) === p.metadata?.name) this.expected.delete(key);
-      this.queue.add(key);
+      for (const key of controllersOfPod(p, 'DaemonSet', this.sets, (s) => s.spec?.selector)) {
+        if (this.expected.get(key) === p.metadata?.name) this.expected.delete(key);
+        this.queue.add(key);
+      }
     };
-    ctx.pods.on({ onAdd: podChanged, onUpdate: (_o, p) => podChanged(p), onDelete: podChanged });
+    ctx.pods.on({ onAdd: podChanged, onUpdate: (old, p) => (podChanged(old), podChanged(p)), onDelete: podChanged });
   }
 
   private owned(ds: DaemonSet): Pod[] {
@@ -68,9 +70,12 @@ export class DaemonSetController {
     let maxUnavailable = rolling ? resolveOnOneNode(ru?.maxUnavailable, 1) : 1;
     if (maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
     const shouldRun = unfitReason(spec.template?.spec, this.node) === undefined;
+    // getDaemonPods: the pods it owns or adopts by its selector.
+    const claimer = { owner: ds, apiVersion: 'apps/v1', kind: 'DaemonSet', selector: spec.selector };
+    const claimed = await claimPods(this.ctx.backend, claimer, this.ctx.pods.list(ns));
     const plan = planDaemonPods({
       shouldRun,
-      pods: this.owned(ds),
+      pods: claimed,
       updateHash: hash,
       updateStrategy: rolling ? 'RollingUpdate' : 'OnDelete',
       maxSurge,

@@ -5,11 +5,11 @@
 // observedGeneration). Event-driven: RS and pod watches enqueue the owning ReplicaSet.
 
 import type { Pod, ReplicaSet } from '../api/types.js';
-import { selectorMatches } from '../api/label-selector.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, deletionOrder, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
+import { claimPods, controllersOfPod } from './pod-claims.js';
 import { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
 
@@ -31,14 +31,7 @@ export class ReplicaSetController {
   }
 
   private enqueueFor(p: Pod): void {
-    const ref = controllerRef(p);
-    const ns = p.metadata?.namespace ?? '';
-    if (ref) {
-      if (ref.kind === 'ReplicaSet') this.queue.add(`${ns}/${ref.name}`);
-      return;
-    }
-    // An orphan: every ReplicaSet that selects it may adopt it.
-    for (const rs of this.sets.list(ns)) if (selectorMatches(rs.spec?.selector, p.metadata?.labels)) this.queue.add(objectKey(rs));
+    for (const key of controllersOfPod(p, 'ReplicaSet', this.sets, (rs) => rs.spec?.selector)) this.queue.add(key);
   }
 
   private async sync(key: string): Promise<void> {
@@ -46,17 +39,9 @@ export class ReplicaSetController {
     const rs = this.sets.get(ns, name);
     if (!rs || rs.metadata?.deletionTimestamp) return;
     const uid = rs.metadata!.uid!;
-    const owned: Pod[] = [];
-    for (const p of this.ctx.pods.list(ns)) {
-      const ref = controllerRef(p);
-      const matches = selectorMatches(rs.spec?.selector, p.metadata?.labels);
-      if (ref?.uid === uid) {
-        if (matches) owned.push(p);
-        else await this.setOwner(p, undefined);
-      } else if (!ref && matches && isPodActive(p)) {
-        if (await this.setOwner(p, rs)) owned.push(p);
-      }
-    }
+    // The active pods it owns or adopts (FilterActivePods, then ClaimPods).
+    const claimer = { owner: rs, apiVersion: 'apps/v1', kind: 'ReplicaSet', selector: rs.spec?.selector };
+    const owned = await claimPods(this.ctx.backend, claimer, this.ctx.pods.list(ns).filter(isPodActive));
     const active = owned.filter(isPodActive);
     const want = rs.spec?.replicas ?? 1;
     const diff = active.length - want;
@@ -80,21 +65,6 @@ export class ReplicaSetController {
       rs,
       this.ctx.pods.list(ns).filter((p) => controllerRef(p)?.uid === uid && isPodActive(p)),
     );
-  }
-
-  /** Adopts (owner) or releases (undefined) a pod by its ownerReferences. */
-  private async setOwner(p: Pod, owner: ReplicaSet | undefined): Promise<boolean> {
-    const refs = (p.metadata?.ownerReferences ?? []).filter((r) => r.controller !== true);
-    if (owner) refs.push(ownerRefTo(owner, 'apps/v1', 'ReplicaSet'));
-    const next = { ...p, metadata: { ...p.metadata, ownerReferences: refs } } as Pod;
-    if (refs.length === 0) delete (next.metadata as { ownerReferences?: unknown }).ownerReferences;
-    try {
-      await this.ctx.backend.updatePod(next);
-      return true;
-    } catch (err) {
-      if (isConflictOrGone(err)) return false;
-      throw err;
-    }
   }
 
   private async writeStatus(rs: ReplicaSet, pods: Pod[]): Promise<void> {

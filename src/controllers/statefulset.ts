@@ -3,6 +3,7 @@
 // Parallel, RollingUpdate with partition, OnDelete), the template's revisions as ControllerRevisions,
 // and the status kubectl reads (replicas, ready, current, updated, available, the revisions).
 // volumeClaimTemplates become persistentVolumeClaim volumes as upstream; the agent keeps no claims.
+// Orphans named as its ordinals are adopted and pods whose labels no longer match released (pod-claims.ts).
 
 import type { ControllerRevision, Pod, PodTemplateSpec, StatefulSet } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
@@ -13,6 +14,7 @@ import { objectKey, type Informer } from './informer.js';
 import { controllerRef, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { isRunningAndReady, isTerminating, planStatefulSet, podRevision, type StatefulAction } from './statefulset-plan.js';
 import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
+import { claimPods, controllersOfPod } from './pod-claims.js';
 import { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef, type PodEventWording } from './workload-events.js';
 
@@ -42,6 +44,12 @@ export function statefulPod(set: StatefulSet, template: PodTemplateSpec, revisio
   return pod;
 }
 
+/** isMemberOf: the pod's name is `<set>-<ordinal>` (getParentName). */
+function isMemberOf(setName: string, p: Pod): boolean {
+  const m = /^(.*)-([0-9]+)$/.exec(p.metadata?.name ?? '');
+  return m?.[1] === setName;
+}
+
 /** recordPodEvent's words: "create Pod web-0 in StatefulSet web successful". */
 function statefulPodWording(set: string): PodEventWording {
   return {
@@ -66,11 +74,11 @@ export class StatefulSetController {
     this.sets = ctx.informer<StatefulSet>('StatefulSet');
     this.history = new RevisionHistory(ctx, 'StatefulSet');
     this.sets.on({ onAdd: (s) => this.queue.add(objectKey(s)), onUpdate: (_o, s) => this.queue.add(objectKey(s)) });
+    // A pod's change concerns its StatefulSet, or every set that may adopt it (an orphan).
     const podChanged = (p: Pod) => {
-      const ref = controllerRef(p);
-      if (ref?.kind === 'StatefulSet') this.queue.add(`${p.metadata?.namespace ?? ''}/${ref.name}`);
+      for (const key of controllersOfPod(p, 'StatefulSet', this.sets, (s) => s.spec?.selector)) this.queue.add(key);
     };
-    ctx.pods.on({ onAdd: podChanged, onUpdate: (_o, p) => podChanged(p), onDelete: podChanged });
+    ctx.pods.on({ onAdd: podChanged, onUpdate: (old, p) => (podChanged(old), podChanged(p)), onDelete: podChanged });
   }
 
   private owned(set: StatefulSet): Pod[] {
@@ -85,6 +93,9 @@ export class StatefulSetController {
     if (!revs) return this.queue.add(key);
     const spec = set.spec!;
     const rolling = spec.updateStrategy?.type !== 'OnDelete';
+    // getPodsForStatefulSet: the pods it owns or adopts whose labels match and whose name is one of its ordinals.
+    const claimer = { owner: set, apiVersion: 'apps/v1', kind: 'StatefulSet', selector: spec.selector, filter: (p: Pod) => isMemberOf(name, p) };
+    const claimed = await claimPods(this.ctx.backend, claimer, this.ctx.pods.list(ns));
     const plan = planStatefulSet({
       setName: name,
       replicas: spec.replicas ?? 1,
@@ -93,7 +104,7 @@ export class StatefulSetController {
       updateStrategy: rolling ? 'RollingUpdate' : 'OnDelete',
       partition: spec.updateStrategy?.rollingUpdate?.partition ?? 0,
       minReadySeconds: spec.minReadySeconds ?? 0,
-      pods: this.owned(set),
+      pods: claimed,
       currentRevision: revs.current.metadata!.name!,
       updateRevision: revs.update.metadata!.name!,
       now: this.ctx.clock.now(),
@@ -125,7 +136,9 @@ export class StatefulSetController {
       await control.create(ref, pod);
       this.refusals.succeeded(key);
     } catch (err) {
-      if (isRefusal(err)) this.refusals.refused(key, pod.metadata!.name!, err);
+      // A pod of that name that is not the set's (released, or not yet gone) blocks the ordinal: retried with back-off
+      // as upstream's sync error is, since nothing about that pod enqueues the set once it is no longer selected.
+      if (isRefusal(err) || (err as { code?: number }).code === 409) this.refusals.refused(key, pod.metadata!.name!, err);
       else tolerate(err);
     }
   }
