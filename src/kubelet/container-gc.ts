@@ -1,9 +1,10 @@
 // The node-level reclaim the eviction manager tries before evicting for nodefs (containerGC's
 // DeleteAllUnusedContainers, pkg/kubelet/kuberuntime/kuberuntime_gc.go with evictNonDeletedPods):
 // exited containers beyond the newest one of each name, every exited container of a finished pod,
-// and their log files, as the kubelet's removeContainer removes the log with the container.
+// and their log files (rotated ones too), as the kubelet's removeContainer removes the log with the container.
 
 import type { ContainerStatus, RuntimeService } from '../runtime/cri.js';
+import { listRotatedLogs } from '../runtime/logs/rotation.js';
 import { removeUnder } from '../runtime/root-dir.js';
 import type { Logger } from '../util/logger.js';
 
@@ -18,6 +19,12 @@ export interface ContainerGCInputs {
   finishedSandboxes: ReadonlySet<string>;
   /** The sandboxes of the kubelet's pods; containers of other sandboxes are left to recovery. */
   knownSandboxes: ReadonlySet<string>;
+}
+
+/** The container log manager's Clean: the log and its rotated files. */
+async function removeContainerLogs(rootDir: string, logPath: string): Promise<void> {
+  const rotated = await listRotatedLogs(logPath).catch(() => []);
+  for (const path of [logPath, ...rotated]) await removeUnder(rootDir, path).catch(() => undefined);
 }
 
 /** Removes the unused containers and their logs; resolves with how many were removed. */
@@ -38,7 +45,7 @@ export async function deleteAllUnusedContainers(inputs: ContainerGCInputs): Prom
         // The log path is in the container's status (a listing need not carry it).
         const logPath = c.logPath || (await runtime.containerStatus(c.id)).logPath;
         await runtime.removeContainer(c.id);
-        if (logPath && logPath.startsWith('/')) await removeUnder(rootDir, logPath).catch(() => undefined);
+        if (logPath && logPath.startsWith('/')) await removeContainerLogs(rootDir, logPath);
         removed++;
       } catch (e) {
         logger.warn('Failed to remove an unused container', { container: c.id, err: e instanceof Error ? e.message : String(e) });
