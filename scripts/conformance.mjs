@@ -410,6 +410,9 @@ export function collect(dir, runtime = basename(dir)) {
         if (c.state === 'pass' && reasons.length > 0) {
           result.state = 'fail';
           result.reason = `vacuous pass: ${reasons[0]}`;
+        } else if (reasons.length > 0) {
+          // The node refused its pod: that, rather than what the test saw next, is why it failed.
+          result.reason = `its pod never ran: ${reasons[0]} (the test: ${result.reason})`;
         }
         const images = namespacesOf(c.output).flatMap((ns) => missing.get(ns) ?? []);
         if (c.state === 'fail' && images.length > 0) {
