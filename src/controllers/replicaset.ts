@@ -13,6 +13,25 @@ import { claimPods, controllersOfPod } from './pod-claims.js';
 import { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
 
+/** The most pods one sync creates or deletes (the controller's burstReplicas). */
+const burstReplicas = 500;
+
+/**
+ * slowStartBatch: calls fn count times in batches of 1, 2, 4… at once, each batch once the last has
+ * succeeded, and stops at the first batch with a failure; resolves to the number of successful calls.
+ * A controller that cannot create pods (a quota, a refusal) learns it from one call, not from count.
+ */
+export async function slowStartBatch(count: number, fn: () => Promise<void>): Promise<number> {
+  let done = 0;
+  for (let batch = Math.min(1, count); done < count; batch = Math.min(2 * batch, count - done)) {
+    const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    done += ok;
+    if (ok < batch) return done;
+  }
+  return done;
+}
+
 export class ReplicaSetController {
   readonly queue: WorkQueue;
   private readonly sets: Informer<ReplicaSet>;
@@ -48,12 +67,12 @@ export class ReplicaSetController {
     const ref = workloadRef(rs, 'apps/v1', 'ReplicaSet');
     if (diff < 0) {
       const owner = ownerRefTo(rs, 'apps/v1', 'ReplicaSet');
-      for (let i = 0; i < -diff; i++) {
+      const created = await slowStartBatch(Math.min(-diff, burstReplicas), async () => {
         const pod = podFromTemplate(rs.spec!.template!, ns, `${name}-${nameSuffix()}`, owner);
-        await this.podControl.create(ref, pod).catch((err: unknown) => {
-          if ((err as { code?: number }).code !== 409) throw err;
-        });
-      }
+        await this.podControl.create(ref, pod);
+      });
+      // A batch that failed stops the creations (the API is refusing them); the next sync tries again.
+      if (created < Math.min(-diff, burstReplicas)) this.queue.addAfter(key, 1000);
     } else if (diff > 0) {
       for (const p of deletionOrder(active).slice(0, diff)) {
         await this.podControl.delete(ref, ns, p.metadata!.name!).catch((err: unknown) => {
