@@ -116,6 +116,26 @@ test('two sandboxes both listen on one port, each at its own IP', { skip }, asyn
   });
 });
 
+test('a hostPort reaches the pod through portmap, and its rules go with the sandbox', { skip }, async () => {
+  await withNetRuntime(async (rt, root) => {
+    const hostPort = randomInt(20000, 29000);
+    const sbc = { ...sandboxConfig(root, 'hp'), portMappings: [{ protocol: 'TCP' as const, containerPort: 8080, hostPort, hostIp: '' }] };
+    const sb = await rt.runPodSandbox(sbc);
+    const id = await rt.createContainer(sb, containerConfig(['python3', '-m', 'http.server', '8080']), sbc);
+    await rt.startContainer(id);
+    await waitFor(`127.0.0.1:${hostPort} answers`, () =>
+      fetch(`http://127.0.0.1:${hostPort}/`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    );
+    const rules = () => execFileSync('iptables', ['-t', 'nat', '-S'], { encoding: 'utf8' }).includes(`--dport ${hostPort}`);
+    assert.ok(rules(), 'portmap added its DNAT rule');
+    await rt.removePodSandbox(sb);
+    assert.ok(!rules(), 'CNI DEL removed it');
+  });
+});
+
 test('a hostNetwork sandbox stays on the host network', { skip }, async () => {
   await withNetRuntime(async (rt, root) => {
     const sbc = { ...sandboxConfig(root, 'hostnet'), linux: { securityContext: { namespaceOptions: { network: 'NODE' as const } } } };

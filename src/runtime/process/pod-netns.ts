@@ -42,6 +42,8 @@ export interface PodNetworkAttachment {
   ip?: string;
   /** Torn down (CNI DEL, namespace removed); the address stays for the stopped sandbox's status. */
   detached?: boolean;
+  /** The network it was attached to, so that it is torn down as it was made even by a runtime started without one. */
+  config?: PodNetworkConfig;
 }
 
 /**
@@ -107,7 +109,7 @@ export async function attachPodNetwork(config: PodNetworkConfig, sandboxId: stri
     const [, result] = await Promise.all([run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']), cniAdd(config, sandboxId, netns, portMappings)]);
     const ip = (result.ips ?? []).map((i) => i.address?.split('/')[0]).find((a) => a && !a.includes(':'));
     if (!ip) throw new Error(`the CNI plugins gave no IPv4 address: ${JSON.stringify(result)}`);
-    return { netns, ip };
+    return { netns, ip, config };
   } catch (err) {
     await detachPodNetwork(config, sandboxId, { netns }, portMappings).catch(() => undefined);
     throw err;

@@ -1,5 +1,6 @@
 // The process runtime: a RuntimeService whose containers are host processes, each the leader of its
-// own process group, with stdout/stderr written to CRI-format log files. Needs no root.
+// own process group, with stdout/stderr written to CRI-format log files. Needs no root (a network
+// namespace per pod, pod-netns.ts, does).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync } from 'node:fs';
@@ -220,7 +221,7 @@ export class ProcessRuntime implements RuntimeService {
     const sb: SandboxRecord = { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() };
     const ownNetwork = this.opts.podNetwork && config.linux?.securityContext?.namespaceOptions?.network !== 'NODE';
     // The namespace's name is recorded before it exists, so a runtime killed meanwhile still removes it.
-    if (ownNetwork) sb.network = { netns: netnsName(id) };
+    if (ownNetwork) sb.network = { netns: netnsName(id), config: this.opts.podNetwork };
     if (this.state) {
       // Recorded before it exists: a sandbox the disk cannot hold is refused, not half-made.
       try {
@@ -260,9 +261,10 @@ export class ProcessRuntime implements RuntimeService {
   /** CNI DEL and the namespace's removal, once; a failure is logged and tried again at the next stop or remove. */
   private async detachNetwork(sb: SandboxRecord): Promise<void> {
     const network = sb.network;
-    if (!network || network.detached || !this.opts.podNetwork) return;
+    const config = network?.config ?? this.opts.podNetwork;
+    if (!network || network.detached || !config) return;
     try {
-      await detachPodNetwork(this.opts.podNetwork, sb.id, network, sb.config.portMappings);
+      await detachPodNetwork(config, sb.id, network, sb.config.portMappings);
       network.detached = true;
       await this.persistSandbox(sb);
     } catch (err) {
