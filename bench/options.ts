@@ -10,6 +10,7 @@ export const SCENARIOS = [
   'idle',
   'manifest-parse',
   'startup',
+  'clients',
   'runtime-service',
   'agent',
   'agent-restart',
@@ -35,7 +36,7 @@ export interface BenchOptions {
   warmupMs?: number;
   /** failure-detection trials. */
   trials: number;
-  /** Alternating rounds of the pm2 scenario. */
+  /** Alternating rounds of the pm2 and clients scenarios. */
   rounds?: number;
   out?: string;
   help: boolean;
@@ -48,7 +49,7 @@ export const USAGE = `usage: npm run bench -- [options]
   -d, --duration DUR    measurement window, e.g. 20s, 1500ms, 1m (default: per scenario)
   -w, --warmup DUR      settling time before measuring (default: per scenario)
       --trials N        failure-detection trials (default: 20; --sizes overrides it)
-      --rounds N        alternating rounds of the pm2 scenario (default: 3)
+      --rounds N        alternating rounds of the pm2 (default: 3) and clients (default: 7) scenarios
   -o, --out PATH        results file (default: bench/results/latest.json)
   -h, --help            this text
 
@@ -58,6 +59,7 @@ manifest-parse N=1,10 (MB of manifest).
 runtime-service N=100 (start, exec probes, RSS, kill -9 of the agent) for 20s.
 containerd N=1,10 (pod start and exec probes on a private containerd; skipped without root/containerd) for 10s.
 agent N=100,1000 (podvisor agent: up -d, /pods, /containerLogs, idle for 30s, client commands);
+clients N=20 (get pods, logs, describe, exec against kubectl on the same agent, --version, validate, and node -e 0);
 agent-restart N=100 (kill -9 of podvisor agent); kube-api N=1000 (Table list, watch);
 cluster N=100 (joined to a real kube-apiserver, when its binaries are built);
 cluster-nodes N=50,250 (Deployment to Available on 5 podvisor nodes vs 1, under the real scheduler and controller-manager; API requests, CPU, RSS);

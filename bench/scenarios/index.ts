@@ -22,6 +22,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   idle,
   'manifest-parse': manifestParse,
   startup,
+  clients: (await import('./clients.js')).clients,
   'runtime-service': runtimeService,
   containerd: { name: 'containerd', defaultSizes: [1, 10], sizeIsPods: true, run: async (n, ctx) => (await import('./containerd.js')).containerd.run(n, ctx) },
   agent: (await import('./agent.js')).agent,
