@@ -3,15 +3,15 @@
 // a test chooses, and one `podvisor agent --kubeconfig` per node, each with its own root dir, node
 // name, kubelet port, client-certificate identity (system:node:NAME) and process runtime service.
 
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopRuntimeServices } from '../fixtures/cli/cli-process.js';
 import { waitFor } from '../fixtures/wait.js';
-import { ControlPlane, skipReason as kcpSkipReason } from './control-plane.js';
+import { ControlPlane, kcpTools, skipReason as kcpSkipReason } from './control-plane.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const launcher = join(projectRoot, 'dist/src/cli/launch.cjs');
@@ -153,8 +153,17 @@ export class NodeFleet {
     return pid > 0 ? pid : undefined;
   }
 
+  /** A test process ended from outside (its file's timeout sends SIGTERM) takes the whole fleet with it. */
+  private readonly onEnd = (signal?: unknown) => {
+    const pids = [...this.agents.values(), ...this.daemons].map((c) => c.pid ?? 0).filter((p) => p > 0);
+    NodeFleet.killAllSync(this.cp.dir, pids);
+    if (signal === 'SIGTERM') process.exit(1);
+  };
+
   /** Starts the control plane, the scheduler and the controller-manager (no nodes yet). */
   async start(): Promise<void> {
+    process.once('SIGTERM', this.onEnd);
+    process.once('exit', this.onEnd);
     const env: NodeJS.ProcessEnv = {};
     if (this.opts.auditLog) {
       writeFileSync(join(this.cp.dir, 'audit-policy.yaml'), AUDIT_POLICY);
@@ -280,8 +289,42 @@ export class NodeFleet {
     );
   }
 
+  /**
+   * Kills, at once and synchronously, everything this fleet under dir started: the agents, runtime
+   * services and containers of dir/nodes/*, the scheduler and controller-manager, and (kcp stop) the
+   * control plane. For a test process that is being ended (its file's timeout): nothing may outlive it.
+   */
+  static killAllSync(dir: string, pids: number[] = []): void {
+    const kill = (pid: number) => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    };
+    pids.forEach(kill);
+    const nodes = join(dir, 'nodes');
+    for (const node of existsSync(nodes) ? readdirSync(nodes) : []) {
+      const state = join(nodes, node, 'runtime');
+      const lock = Number((existsSync(join(state, 'service.lock')) ? readFileSync(join(state, 'service.lock'), 'utf8') : '').split(' ')[0]);
+      if (lock > 0) kill(lock);
+      const records = join(state, 'containers');
+      for (const f of existsSync(records) ? readdirSync(records) : []) {
+        try {
+          const pid = (JSON.parse(readFileSync(join(records, f), 'utf8')) as { pid?: number }).pid;
+          if (pid) kill(pid);
+        } catch {
+          // not a record
+        }
+      }
+    }
+    spawnSync(join(kcpTools, 'stop'), [dir], { timeout: 30_000, stdio: 'ignore', env: { ...process.env, KCP_STOP_TIMEOUT: '5' } });
+  }
+
   /** Stops the agents (their pods deleted through the API first when deletePods), runtime services, daemons and control plane. */
   async destroy(opts: { deleteNamespacePods?: string } = {}): Promise<void> {
+    process.off('SIGTERM', this.onEnd);
+    process.off('exit', this.onEnd);
     if (opts.deleteNamespacePods) {
       await this.cp
         .kubectl(['-n', opts.deleteNamespacePods, 'delete', 'deployments,replicasets,pods', '--all', '--wait=false'], { timeoutMs: 60_000 })
