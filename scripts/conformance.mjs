@@ -58,6 +58,12 @@ export const SETS = {
       focus: String.raw`\[sig-apps\] .*\[Conformance\]`,
     },
     {
+      // 1.20 tags every DaemonSet [Conformance] test [Serial]: they run alone, one after another.
+      name: 'daemon sets, one at a time (sig-apps)',
+      focus: String.raw`\[sig-apps\] Daemon set \[Serial\] .*\[Conformance\]`,
+      serial: true,
+    },
+    {
       name: 'pod network, endpoints, proxy (sig-network)',
       focus: String.raw`\[sig-network\] (Networking Granular Checks: Pods |Services should (provide secure master service|find a service from listing all namespaces|test the lifecycle of an Endpoint|serve a basic endpoint from pods|serve multiport endpoints from pods)|Service endpoints latency |Proxy version v1 should proxy through a service and a pod|DNS should support configurable pod DNS nameservers).*\[Conformance\]`,
     },
@@ -116,7 +122,7 @@ export const STAND_IN_LIMITS = [
   },
 ];
 
-/** The sig-network [Conformance] tests the apps-network set leaves out, and why. */
+/** The [Conformance] tests of sig-apps and sig-network the apps-network set leaves out, and why. */
 export const NOT_SELECTED = [
   {
     tests: String.raw`[sig-network] Services: ClusterIP, NodePort and ExternalName traffic, session affinity, type changes`,
@@ -127,11 +133,14 @@ export const NOT_SELECTED = [
     reason: 'the cluster runs no DNS server, and the queriers use the jessie-dnsutils image, not in the local registry',
   },
   { tests: String.raw`[sig-network] Ingress API, IngressClass API`, reason: 'API objects only: the API server alone answers them, the node has no part' },
+  { tests: String.raw`[sig-apps] CronJob`, reason: 'none is [Conformance] in 1.20 (the first came with 1.21)' },
 ];
 
 /** Tests that need the internet (real gcr.io credentials): never passing offline, skipped and listed. */
 export const OFFLINE_SKIP = String.raw`private registry`;
 const DEFAULT_SKIP = String.raw`\[Serial\]|\[Slow\]|\[Disruptive\]|\[Flaky\]|\[Feature:`;
+/** A serial group's: its [Serial] tests run, with one ginkgo process. */
+const SERIAL_SKIP = String.raw`\[Slow\]|\[Disruptive\]|\[Flaky\]|\[Feature:`;
 
 /** Event reasons that mean a test's pod never ran as the test meant: admission rejections, sandbox failures, a port wait. */
 const REJECTION_REASONS = new Set([
@@ -235,11 +244,18 @@ const literal = (text) => text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
  * host-process runtime its hostFileTests apart, one by one, each after the shared host files are gone.
  */
 export function groupRuns(group, runtime) {
-  const nodes = process.env.E2E_NODES ?? '4';
+  const nodes = group.serial ? '1' : (process.env.E2E_NODES ?? '4');
   const isolated = HOST_PROCESS_RUNTIMES.has(runtime) ? (group.hostFileTests ?? []) : [];
-  const runs = [{ name: group.name, focus: group.focus, skip: isolated.map(literal), nodes }];
+  const runs = [{ name: group.name, focus: group.focus, skip: isolated.map(literal), nodes, baseSkip: group.serial ? SERIAL_SKIP : DEFAULT_SKIP }];
   for (const test of isolated) {
-    runs.push({ name: `${group.name}: ${test.replace(/^\[k8s\.io\] /, '')}, alone`, focus: literal(test), skip: [], nodes: '1', clearHostFiles: true });
+    runs.push({
+      name: `${group.name}: ${test.replace(/^\[k8s\.io\] /, '')}, alone`,
+      focus: literal(test),
+      skip: [],
+      nodes: '1',
+      baseSkip: DEFAULT_SKIP,
+      clearHostFiles: true,
+    });
   }
   return runs;
 }
@@ -266,7 +282,7 @@ async function runRuntime(tool, runtime, sets, baseDir, groupFilter, focusOverri
           const started = Date.now();
           console.error(`conformance: ${runtime}: ${r.name}`);
           await run(join(tool, 'run'), [dir, r.focus, '--ginkgo.reportPassed'], {
-            env: { E2E_NODES: r.nodes, E2E_SKIP: [DEFAULT_SKIP, OFFLINE_SKIP, ...r.skip].join('|') },
+            env: { E2E_NODES: r.nodes, E2E_SKIP: [r.baseSkip, OFFLINE_SKIP, ...r.skip].join('|') },
           });
           const latest = latestResults(dir).at(-1);
           if (latest)
@@ -530,7 +546,7 @@ export function report(baseDir, runtimes) {
     for (const [n, r] of failed) lines.push(`- **${md(n)}**: ${md(r.reason)}`);
     lines.push('');
   }
-  lines.push('## Not selected', '', 'The apps-network set leaves out these sig-network [Conformance] tests of the suite:', '');
+  lines.push('## Not selected', '', 'The apps-network set leaves out these tests of the suite:', '');
   for (const n of NOT_SELECTED) lines.push(`- ${md(n.tests)}: ${md(n.reason)}.`);
   lines.push('');
   lines.push('## Not run: they cannot pass offline', '');
