@@ -1,15 +1,14 @@
 // Several podvisors, one cluster: five podvisor nodes (own root dirs, node names, kubelet ports and
 // system:node identities, on the process runtime) under kube-apiserver with the real kube-scheduler and
 // kube-controller-manager. A Deployment of 50 replicas spreads over them within each node's capacity
-// and maxPods, and `kubectl drain` evicts a node's pods onto the others. (A node lost with its agent:
-// node-loss.test.ts.)
+// and maxPods. (A drain: node-drain.test.ts; a node lost with its agent: node-loss.test.ts.)
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from '../fixtures/wait.js';
-import { NodeFleet, deployment, live, podsOn, runMarker, skipReason, type FleetNode, type Json } from './node-fleet.js';
+import { NodeFleet, deployment, runMarker, skipReason, type FleetNode, type Json } from './node-fleet.js';
 
 const reason = skipReason();
 const NODES: FleetNode[] = [
@@ -67,24 +66,5 @@ describe('many podvisor nodes in one cluster', { skip: reason ? `skipped: ${reas
     for (const n of ['pv-1', 'pv-2', 'pv-3']) assert.ok(perNode[n]! > 0, `${n} runs some of the pods: ${JSON.stringify(perNode)}`);
     // Each pod is one process on the node it was bound to.
     for (const n of NAMES) assert.equal((await processesOf(n)).length, perNode[n], `${n}'s container processes`);
-  });
-
-  it('kubectl drain evicts a node’s pods, which come up on the other nodes', async (t) => {
-    const node = 'pv-1';
-    const before = podsOn(live(await fleet.pods(APP)), node).length;
-    assert.ok(before > 0);
-    const t0 = Date.now();
-    // kubectl drains through the eviction API and waits for the pods to be gone.
-    await kubectl(['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=90s'], 100_000);
-    await waitFor(
-      async () => `the Deployment Available again without ${node}: ${await state()}`,
-      () => fleet.available(APP, REPLICAS),
-      90_000,
-    );
-    t.diagnostic(`drained ${before} pods off ${node}; Available again in ${Date.now() - t0} ms: ${JSON.stringify(await fleet.spread(APP, NAMES))}`);
-    assert.equal(podsOn(await fleet.pods(APP), node).length, 0, `no pod left on ${node}`);
-    await waitFor(`the container processes of ${node} gone`, async () => (await processesOf(node)).length === 0, 30_000);
-    assert.equal((await fleet.cp.getJSON<Json>(['node', node]))!.spec.unschedulable, true, 'drain cordons the node');
-    assert.deepEqual(await fleet.failedPods(APP), []);
   });
 });

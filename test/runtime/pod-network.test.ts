@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
 import { DEFAULT_CNI_BIN_DIR, netnsName, podNetworkConfig, podNetworkHostProblems, type PodNetworkConfig } from '../../src/runtime/process/pod-netns.js';
@@ -51,7 +51,14 @@ async function exited(rt: ProcessRuntime, id: string) {
 test('a sandbox gets a namespace and an IP on the bridge; its containers and execs run inside it; removal leaves nothing', { skip }, async () => {
   await withNetRuntime(async (rt, root, net) => {
     const sbc = sandboxConfig(root);
+    const netnsDirMounts = () =>
+      readFileSync('/proc/self/mountinfo', 'utf8')
+        .split('\n')
+        .filter((l) => / \/run\/netns /.test(l)).length;
+    const dirMountsBefore = netnsDirMounts();
     const sb = await rt.runPodSandbox(sbc);
+    // The directory itself is not bind-mounted over (as `ip netns add` does), which would hide containerd's namespaces.
+    assert.equal(netnsDirMounts(), dirMountsBefore, '/run/netns is not mounted over');
     const ip = (await rt.podSandboxStatus(sb)).network.ip;
     assert.ok(inRange(ip, net.podCIDR), `${ip} in ${net.podCIDR}`);
     assert.equal(rt.capabilities.network, 'pod');

@@ -1,8 +1,9 @@
 // `podvisor agent --pod-network=cni` end to end, as root with the CNI plugins, through kubectl: two
 // replicas of one template both listen on :8080, each Ready at its own pod IP (status.podIP and
 // podIPs) with exec probes run inside its namespace; Endpoints list both IPs and the ClusterIP
-// spreads over both; the host reaches each pod at its IP; the namespaces survive an agent restart
-// with the same IPs; deleting the pods and `down --all --agent` leave no namespace, veth or bridge.
+// spreads over both, from the host and from a pod; the host reaches each pod at its IP; the
+// namespaces survive an agent restart with the same IPs; deleting the pods and `down --all --agent`
+// leave no namespace, veth or bridge.
 
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -23,6 +24,8 @@ const skip = !kubectlPath ? 'kubectl is not installed' : problems.length ? `no p
 /** A /24 of 172.30.0.0/16, which no default network on these hosts uses. */
 const cidr = `172.30.${randomInt(1, 255)}.0/24`;
 const prefix = cidr.split('.').slice(0, 3).join('.') + '.';
+/** A Service range outside the loopback, which the agent routes to the host: pods reach ClusterIPs too. */
+const serviceRange = `10.98.${randomInt(1, 255)}.0/24`;
 let dir: { path: string; remove(): Promise<void> };
 let root: string;
 let agent: CliProcess | undefined;
@@ -42,7 +45,20 @@ const bridgePorts = () => {
 };
 
 async function startAgent(): Promise<CliProcess> {
-  const p = startCli(['agent', '--root-dir', root, '--port', '0', '--address', '127.0.0.1', '--pod-network=cni', '--pod-cidr', cidr]);
+  const p = startCli([
+    'agent',
+    '--root-dir',
+    root,
+    '--port',
+    '0',
+    '--address',
+    '127.0.0.1',
+    '--pod-network=cni',
+    '--pod-cidr',
+    cidr,
+    '--service-cluster-ip-range',
+    serviceRange,
+  ]);
   await p.waitFor('stderr', /podvisor agent started/);
   return p;
 }
@@ -193,6 +209,11 @@ test('two replicas on one port: both Ready at their own IPs, reached from the ho
   const seen = new Set<string>();
   for (let i = 0; i < 20 && seen.size < 2; i++) seen.add(await curl(`http://${clusterIP}/`));
   assert.deepEqual([...seen].sort(), ready.map((p) => p.name).sort(), 'the ClusterIP spreads over both replicas');
+
+  // From inside a pod, through the ClusterIP (routed to the host's proxy), to a replica.
+  const fromPod = await kubectl(api(), ['exec', ready[0]!.name, '--', 'curl', '-sS', '--max-time', '5', `http://${clusterIP}/`]);
+  assert.equal(fromPod.code, 0, fromPod.stderr);
+  assert.ok(ready.some((p) => p.name === fromPod.stdout));
 
   // kubectl exec runs inside the pod's namespace too.
   const ex = await kubectl(api(), ['exec', ready[0]!.name, '--', 'ip', '-4', '-o', 'addr', 'show', 'eth0']);

@@ -1,10 +1,10 @@
 // A network namespace per pod sandbox on the CNI bridge containerd's pods use (cni-config.ts: the
 // root dir's bridge and /24, host-local addresses, portmap for hostPort), for the process runtime's
-// `--pod-network=cni`: `ip netns add`, then the conflist's plugins called as libcni calls them
+// `--pod-network=cni`: a namespace file as containerd's pkg/netns makes one, then the conflist's plugins called as libcni calls them
 // (ADD in order, each given the previous result; DEL in reverse), and the reverse at teardown.
 
 import { execFile, spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bridgeName, checkPodCIDR, podNetworkConfList } from '../cni-config.js';
@@ -14,7 +14,7 @@ const run = promisify(execFile);
 
 /** Where Debian's containernetworking-plugins are, and containerd's default bin_dir. */
 export const DEFAULT_CNI_BIN_DIR = '/usr/lib/cni';
-/** Where `ip netns add` mounts a named namespace. */
+/** Where named namespaces are (iproute2's and containerd's directory: `ip netns list` shows the pods'). */
 export const NETNS_DIR = '/var/run/netns';
 /** The plugins the pod network calls. */
 const REQUIRED_PLUGINS = ['bridge', 'host-local', 'portmap'];
@@ -62,6 +62,7 @@ export function podNetworkHostProblems(config: PodNetworkConfig, uid = process.g
   for (const [command, pkg] of [
     ['ip', 'iproute2'],
     ['nsenter', 'util-linux'],
+    ['unshare', 'util-linux'],
   ] as const) {
     if (!findCommand(command)) problems.push(`the ${command} command is missing (Debian: apt-get install ${pkg})`);
   }
@@ -103,7 +104,7 @@ interface CniResult {
  */
 export async function attachPodNetwork(config: PodNetworkConfig, sandboxId: string, portMappings: PortMapping[]): Promise<PodNetworkAttachment> {
   const netns = netnsName(sandboxId);
-  await run('ip', ['netns', 'add', netns]);
+  await createNetns(netns);
   try {
     // The loopback and the plugins (which touch eth0 only) are independent: side by side.
     const [, result] = await Promise.all([run('ip', ['-n', netns, 'link', 'set', 'lo', 'up']), cniAdd(config, sandboxId, netns, portMappings)]);
@@ -112,6 +113,23 @@ export async function attachPodNetwork(config: PodNetworkConfig, sandboxId: stri
     return { netns, ip, config };
   } catch (err) {
     await detachPodNetwork(config, sandboxId, { netns }, portMappings).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * A new network namespace kept by a bind mount on NETNS_DIR/name, as containerd's pkg/netns keeps
+ * its pods' (`unshare --net=FILE` binds it). Not `ip netns add`: that also bind-mounts the directory
+ * over itself, which hides the namespaces containerd has already mounted there, so containerd can
+ * no longer remove them ("device or resource busy") and its pods never finish deleting.
+ */
+async function createNetns(name: string): Promise<void> {
+  mkdirSync(NETNS_DIR, { recursive: true, mode: 0o755 });
+  writeFileSync(netnsPath(name), '', { flag: 'wx', mode: 0o444 });
+  try {
+    await run('unshare', [`--net=${netnsPath(name)}`, 'true']);
+  } catch (err) {
+    rmSync(netnsPath(name), { force: true });
     throw err;
   }
 }
