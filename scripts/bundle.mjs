@@ -23,7 +23,7 @@ mkdirSync(out, { recursive: true });
 /**
  * Bundles entry (a module of dist/src/cli) into outfile, as the launcher loads it. Packages stay in
  * node_modules, but those named in inline: the client bundle holds ws (exec, port-forward), which
- * otherwise loads as a dozen files; ws's optional native helpers stay out.
+ * otherwise loads as a dozen files, its TLS and zlib loaded on first use; ws's optional native helpers stay out.
  */
 async function bundle(entry, outfile, inline = []) {
   await build({
@@ -33,7 +33,7 @@ async function bundle(entry, outfile, inline = []) {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    ...(inline.length ? { plugins: [packagesOutsideOf(inline)] } : { packages: 'external' }),
+    ...(inline.length ? { plugins: [builtinsOnFirstUse('ws', ['tls', 'https', 'zlib']), packagesOutsideOf(inline)] } : { packages: 'external' }),
     legalComments: 'none',
     charset: 'ascii',
     // Smaller to read and all ASCII; identifiers keep their names, for stack traces.
@@ -65,6 +65,29 @@ function packagesOutsideOf(inline) {
         const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
         return inline.includes(name) ? undefined : { path: args.path, external: true };
       });
+    },
+  };
+}
+
+/**
+ * An esbuild plugin giving the modules of pkg each of builtins as an object that requires it on first
+ * use: ws requires tls, https and zlib as it loads, and uses them only for wss:// URLs and compressed
+ * messages, neither of which podvisor's exec and port-forward make.
+ */
+function builtinsOnFirstUse(pkg, builtins) {
+  const filter = new RegExp(`^(node:)?(${builtins.join('|')})$`);
+  return {
+    name: 'builtins-on-first-use',
+    setup(b) {
+      b.onResolve({ filter }, (args) =>
+        args.importer.includes(`/node_modules/${pkg}/`) ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-on-first-use' } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'builtin-on-first-use' }, (args) => ({
+        contents:
+          `let loaded; const load = () => (loaded ??= require('node:${args.path}'));\n` +
+          'module.exports = new Proxy({}, { get: (_, key) => load()[key], has: (_, key) => key in load() });\n',
+        loader: 'js',
+      }));
     },
   };
 }

@@ -1,7 +1,8 @@
 // The client bundle (dist/bundle/client.cjs): the executable runs `--version` and the commands that
 // only talk to an agent from it and everything else from the full bundle; it names the same commands
 // the full CLI has and prints what they print; and a client command loads none of the heavy modules
-// (yaml, gRPC, prom-client, child_process, the agent's), watched from a preloaded script.
+// (yaml, gRPC, prom-client, child_process, the agent's; exec not even TLS or zlib), watched from a
+// preloaded script.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -122,12 +123,17 @@ test('client commands run from the client bundle and load none of the heavy modu
         `${args.join(' ')} loaded heavy built-ins`,
       );
     }
-    // exec holds ws in the bundle: Node's TLS and zlib come with it, no package file.
+    // exec holds ws in the bundle, no package file; ws's TLS, HTTPS and zlib wait for a use exec never makes.
     const e = runWatched(dir, ['exec', 'web', '--root-dir', join(dir, 'root'), '--', 'true']);
     assert.equal(e.status, 1, e.stderr);
     assert.deepEqual(
       e.files.filter((f) => f.includes('node_modules')),
       [],
+    );
+    assert.deepEqual(
+      e.builtins.filter((m) => ['NativeModule tls', 'NativeModule https', 'NativeModule zlib'].includes(m)),
+      [],
+      'exec loaded TLS or zlib',
     );
     const v = runWatched(dir, ['--version']);
     assert.equal(v.status, 0);
