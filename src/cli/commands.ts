@@ -44,6 +44,9 @@ export const commands: Command[] = [
   lazyCommand('exec', 'Run a command in a container of a pod run by the agent', () => import('./exec.js').then((m) => m.execCommand)),
   lazyCommand('port-forward', 'Forward local ports to a pod run by the agent', () => import('./port-forward.js').then((m) => m.portForwardCommand)),
   lazyCommand('top', 'Show the CPU and memory use of pods run by the agent', () => import('./top.js').then((m) => m.topCommand)),
+  lazyCommand('doctor', 'Check the host for the container runtime: what is missing and how to fix it', () =>
+    import('./doctor.js').then((m) => m.doctorCommand),
+  ),
   lazyCommand('agent', 'Run the node agent: static pods, pods applied with up -d, the kubelet HTTP API', () =>
     import('./agent.js').then((m) => m.agentCommand),
   ),

@@ -144,7 +144,7 @@ test('a failed sync is retried after the error back-off', async () => {
     await waitFor('first sync', () => calls >= 1);
     await clock.advance(9_000);
     assert.equal(calls, 1, 'no retry before the 10 s error back-off');
-    assert.equal(containerStatus(h, pod, 'app'), undefined);
+    assert.deepEqual(containerStatus(h, pod, 'app')?.state, { waiting: { reason: 'ContainerCreating' } }, 'Pending, waiting for its sandbox');
     await clock.advance(1_000);
     await waitFor(
       () => `app running: ${describe(h, pod)}`,

@@ -209,6 +209,12 @@ export class CriRuntimeClient implements RuntimeService {
     this.capabilities = capabilitiesFromInfo({ ...(res.info ?? {}) });
   }
 
+  /** CRI Status with verbose=true: the runtime's info map (containerd: its CRI `config` as JSON). */
+  async statusInfo(): Promise<Record<string, string>> {
+    const res = await this.rt('Status', { verbose: true });
+    return { ...(res.info ?? {}) };
+  }
+
   /** CRI Status: the runtime's conditions (RuntimeReady, NetworkReady). */
   async status(): Promise<RuntimeCondition[]> {
     const res = await this.rt('Status', { verbose: false });
