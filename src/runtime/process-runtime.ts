@@ -5,6 +5,7 @@ export { validateForProcessRuntime } from './process/validation.js';
 export { detectRuntimeHost, unhonouredFields, unhonouredWarnings, type RuntimeHost, type Unhonoured } from './process/capabilities.js';
 export { processState } from './process/adopt.js';
 export { defaultRuntimeEndpoint, lockHolder, runtimeStateDir } from './process/state.js';
+export { rootDirSocketProblem, UNIX_SOCKET_PATH_MAX } from './process/socket-paths.js';
 
 /** The runtime service (`podvisor runtime serve`), loaded only by the command that serves it. */
 export const loadProcessRuntimeService = (): Promise<typeof import('./process/service.js')> => import('./process/service.js');
