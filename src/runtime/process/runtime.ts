@@ -455,7 +455,8 @@ export class ProcessRuntime implements RuntimeService {
       running: this.acceptsExecs(c),
       // An interactive exec is held as ExecSync's; whether its pipes are closed is not known here, so
       // whatever still holds them stays the container's.
-      trackGroup: (pgid) => this.addExecGroup(c, pgid, 'after-spawn'),
+      spawnPlan: (file, args) => this.spawnPlan(c, file, args),
+      trackGroup: (pgid, join) => this.addExecGroup(c, pgid, join ?? 'after-spawn'),
       untrackGroup: (pgid) => this.forgetExecGroup(c, pgid, false),
     };
   }
