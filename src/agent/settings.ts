@@ -9,7 +9,7 @@ import { parseIpv4, parseIpv4Range } from '../kubeapi/service-allocator.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../kubelet/admission.js';
 import { parseEvictionHard, type DiskThresholds } from '../kubelet/disk-pressure.js';
 import { criTarget } from '../runtime/cri/proto.js';
-import { defaultRuntimeEndpoint } from '../runtime/process-runtime.js';
+import { defaultRuntimeEndpoint, rootDirSocketProblem } from '../runtime/process-runtime.js';
 import { defaultRootDir } from '../runtime/root-dir.js';
 import { parseGoDuration } from '../util/go-duration.js';
 
@@ -152,6 +152,11 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
   const runtime = runtimeSetting(flags);
   const rootFlag = flags['root-dir'];
   const rootDir = rootFlag ? resolve(place.cwd, String(rootFlag)) : defaultRootDir(place.env);
+  const socketProblem = rootDirSocketProblem(rootDir);
+  if (socketProblem)
+    throw rootFlag
+      ? invalid(rootFlag, 'root-dir', socketProblem)
+      : new InvalidSettingError(`${socketProblem} (the default root dir ${rootDir}: give --root-dir)`);
   const endpointFlag = flags['container-runtime-endpoint'];
   const runtimeEndpoint = endpointFlag ? String(endpointFlag) : runtime === 'containerd' ? DEFAULT_CONTAINER_RUNTIME_ENDPOINT : defaultRuntimeEndpoint(rootDir);
   try {

@@ -60,6 +60,11 @@ export const runtimeCommand = defineCommand({
     const logger = streamLogger(lossyLogStream(io.stderr), parsed.flags['log-level'] as 'info');
     const { AlreadyServingError, startProcessRuntimeService } = await (await import('../runtime/process-runtime.js')).loadProcessRuntimeService();
     const { criTarget } = await import('../runtime/cri/proto.js');
+    const socketProblem = (await import('../runtime/process-runtime.js')).rootDirSocketProblem(rootDir);
+    if (socketProblem) {
+      io.stderr.write(`error: invalid argument "${rootDir}" for "--root-dir" flag: ${socketProblem}\nSee 'podvisor runtime --help' for usage.\n`);
+      return 2;
+    }
     if (listen) {
       try {
         criTarget(listen);

@@ -16,6 +16,7 @@ import { EvictionManager } from '../../src/kubelet/eviction-manager.js';
 import { binarySI, evictionMessage, rankForEviction, type EvictionCandidate } from '../../src/kubelet/eviction-ranking.js';
 import type { PodDiskUsage } from '../../src/kubelet/pod-disk-usage.js';
 import { EventStore } from '../../src/events/store.js';
+import { agentSettingsOf } from '../../src/agent/settings.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { eventsOf, newHarness, sh, statusOf, waitFor } from './harness.js';
@@ -256,4 +257,19 @@ test("a finished pod's containers and logs are reclaimed before any pod is evict
   } finally {
     await h.close();
   }
+});
+
+test("--eviction-pressure-transition-period: a Go duration carried with the thresholds; a bad one refused in the flag parser's words", () => {
+  const place = { env: { HOME: '/tmp' }, cwd: '/tmp' };
+  assert.deepEqual(agentSettingsOf({ 'root-dir': '/tmp/r', 'eviction-pressure-transition-period': '30s' }, place).evictionHard, {
+    pressureTransitionPeriodMs: 30_000,
+  });
+  assert.deepEqual(
+    agentSettingsOf({ 'root-dir': '/tmp/r', 'eviction-hard': 'nodefs.available<1Gi', 'eviction-pressure-transition-period': '1m' }, place).evictionHard,
+    { available: { bytes: 1024 ** 3 }, pressureTransitionPeriodMs: 60_000 },
+  );
+  assert.throws(
+    () => agentSettingsOf({ 'root-dir': '/tmp/r', 'eviction-pressure-transition-period': 'soon' }, place),
+    /^InvalidSettingError: invalid argument "soon" for "--eviction-pressure-transition-period" flag: time: invalid duration "soon"$/,
+  );
 });

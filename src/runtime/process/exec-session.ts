@@ -11,8 +11,7 @@ import type { ContainerProcessInfo } from '../cri.js';
 import type { ExecSession } from '../streams.js';
 import { DEFAULT_PATH, hostIdentity, spawnTarget, type HostIdentity } from './identity.js';
 import { describeSpawnError } from './start-error.js';
-import { checkCommand } from './cgroup-join.js';
-import { nsenterArgv } from './pod-netns.js';
+import type { SpawnPlan } from './cgroup-join.js';
 
 export interface ExecStreams {
   stdin: boolean;
@@ -25,10 +24,16 @@ export interface ExecStreams {
 /** The context of a container of this process's runtime, where an exec can be started beside it. */
 export interface ContainerProcessContext extends ContainerProcessInfo {
   running: boolean;
-  /** The pod's network namespace (a pod network), which the command joins through nsenter. */
-  netns?: { name: string; nsenter: string };
-  /** Registers an exec's process group: killed with the container (at once if it is not running). */
-  trackGroup(pgid: number): void;
+  /**
+   * How to spawn a command inside the container's cgroup from its first instruction, where the
+   * container has one (cgroup-join.ts); throws as spawn would for a command that cannot be run.
+   */
+  spawnPlan?(file: string, args: string[]): SpawnPlan;
+  /**
+   * Registers an exec's process group: killed with the container (at once if it is not running).
+   * 'before-exec': its command joined the cgroup itself; 'after-spawn' (the default): moved now.
+   */
+  trackGroup(pgid: number, join?: SpawnPlan['join']): void;
   untrackGroup(pgid: number): void;
 }
 
@@ -81,23 +86,31 @@ export function startExecSession(ctx: ContainerProcessContext, cmd: string[], st
       ...(ctx.groups ? { groups: ctx.groups } : {}),
     };
     target = spawnTarget(cmd[0], cmd.slice(1), id, host, { PATH: DEFAULT_PATH, ...ctx.env }, ctx.cwd);
-    if (ctx.netns) {
-      // A command nsenter could not exec fails here, with the words spawning it directly would give.
-      try {
-        checkCommand(cmd[0], ctx.env.PATH ?? DEFAULT_PATH, ctx.cwd, id, host);
-      } catch (err) {
-        const exit = describeSpawnError(err as NodeJS.ErrnoException, cmd[0], ctx.cwd).then((m) =>
-          Promise.reject(new Error(`failed to exec in container: ${m}`)),
-        );
-        return { resize() {}, kill() {}, exit };
-      }
-      target = nsenterArgv(ctx.netns.name, target, ctx.netns.nsenter);
-    }
   } catch (err) {
     return { resize() {}, kill() {}, exit: Promise.reject(new Error(`failed to exec in container: ${(err as Error).message}`)) };
   }
+  // In the container's cgroup before the command runs, where it has one: a child it forks and
+  // detaches at once (setsid) is the container's all the same. The plan also enters the pod's
+  // network namespace where the pod has one.
+  let join: SpawnPlan['join'] = 'after-spawn';
+  if (ctx.spawnPlan) {
+    try {
+      const plan = ctx.spawnPlan(cmd[0], cmd.slice(1));
+      target = plan;
+      join = plan.join;
+    } catch (err) {
+      // The command cannot be run: the same error as its spawn would have given.
+      const exit = describeSpawnError(err as NodeJS.ErrnoException, cmd[0], ctx.cwd).then((m) =>
+        Promise.reject(new Error(`failed to exec in container: ${m}`)),
+      );
+      return { resize() {}, kill() {}, exit };
+    }
+  }
   // With a terminal, `script` holds its master side: stdin and output are pipes to it either way.
+  // `script` itself runs outside the cgroup until it is moved after spawn; the command on the
+  // terminal still joins before it runs.
   const terminal = streams.tty ? onTerminal(target.file, target.args) : undefined;
+  if (terminal) join = 'after-spawn';
   const run = terminal ?? target;
   const child = spawn(run.file, run.args, {
     cwd: ctx.cwd,
@@ -110,7 +123,7 @@ export function startExecSession(ctx: ContainerProcessContext, cmd: string[], st
   });
   if (terminal && !streams.stdin) child.stdin?.end();
   const pgid = child.pid;
-  if (pgid !== undefined) ctx.trackGroup(pgid);
+  if (pgid !== undefined) ctx.trackGroup(pgid, join);
   const exit = new Promise<number>((resolve, reject) => {
     child.once('error', (err: NodeJS.ErrnoException) => {
       if (pgid !== undefined) return; // a failed kill; the exit still follows

@@ -492,14 +492,13 @@ export class ProcessRuntime implements RuntimeService {
   containerProcess(containerId: string): ContainerProcessContext | undefined {
     const c = this.containers.get(containerId);
     if (!c) return undefined;
-    const netns = this.netnsOf(c);
     return {
       ...this.processInfo(c),
-      ...(netns ? { netns: { name: netns, nsenter: this.nsenter() } } : {}),
       running: this.acceptsExecs(c),
       // An interactive exec is held as ExecSync's; whether its pipes are closed is not known here, so
       // whatever still holds them stays the container's.
-      trackGroup: (pgid) => this.addExecGroup(c, pgid, 'after-spawn'),
+      spawnPlan: (file, args) => this.spawnPlan(c, file, args),
+      trackGroup: (pgid, join) => this.addExecGroup(c, pgid, join ?? 'after-spawn'),
       untrackGroup: (pgid) => this.forgetExecGroup(c, pgid, false),
     };
   }

@@ -32,8 +32,7 @@ export interface ProcessStreaming {
   close(): Promise<void>;
 }
 
-/** The streaming server's socket in the runtime service's state dir (mode 0700, the socket 0600). */
-export const STREAMING_SOCKET = 'streaming.sock';
+export { STREAMING_SOCKET } from './socket-paths.js';
 
 const PORT_FORWARD_UNSUPPORTED =
   'PortForward is not served by the process runtime: its pods share the host network, so their ports are reached on 127.0.0.1 directly';
