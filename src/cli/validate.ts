@@ -6,6 +6,7 @@ import { defaultNodeName, loadManifests, validateModes, type LoadedManifests, ty
 import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
 import { validateForProcessRuntime } from '../runtime/process-runtime.js';
 import { qualifiedName } from '../config/object-kinds.js';
+import { sharedPortWarnings } from '../controllers/replica-ports.js';
 
 /** The -f/--validate flags every command that reads manifests shares. */
 export const manifestFlags: FlagSpec[] = [
@@ -97,6 +98,7 @@ export const validateCommand = defineCommand({
     });
     if (typeof loaded === 'number') return loaded;
     if (parsed.flags.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
+    if (parsed.flags.runtime !== 'containerd') for (const w of sharedPortWarnings(loaded.objects)) io.stderr.write(`Warning: ${w}\n`);
     const output = parsed.flags.output as OutputFormat | undefined;
     if (output) {
       io.stdout.write(formatObjects([...loaded.configMaps, ...loaded.secrets, ...loaded.objects, ...loaded.pods], output));
