@@ -91,20 +91,94 @@ export function apiGroup(index: ResourceIndex, group: string): unknown {
   return g && { kind: 'APIGroup', apiVersion: 'v1', ...(groupDoc(g) as object) };
 }
 
-function protoString(field: number, s: string | Buffer): Buffer {
+/** A length-delimited protobuf field (wire type 2). */
+function protoField(field: number, s: string | Buffer): Buffer {
   const b = typeof s === 'string' ? Buffer.from(s) : s;
-  // Lengths here stay below 128, so one varint byte suffices.
-  return Buffer.concat([Buffer.from([(field << 3) | 2, b.length]), b]);
+  return Buffer.concat([varint((field << 3) | 2), varint(b.length), b]);
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  let v = n;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  out.push(v);
+  return Buffer.from(out);
+}
+
+/** The PATCH operation of each served kind's item path, with its group/version/kind and its dryRun parameter. */
+interface PatchPath {
+  path: string;
+  gvk: { group: string; version: string; kind: string };
+}
+
+function patchPaths(index: ResourceIndex): PatchPath[] {
+  return index.table
+    .filter((def) => def.verbs.includes('patch'))
+    .map((def) => {
+      const prefix = def.group ? `/apis/${def.group}/${def.version}` : `/api/${def.version}`;
+      return {
+        path: `${prefix}${def.namespaced ? '/namespaces/{namespace}' : ''}/${def.resource}/{name}`,
+        gvk: { group: def.group, version: def.version, kind: def.kind },
+      };
+    });
 }
 
 /**
- * openapi_v2.Document{swagger:"2.0", info:{title, version}} in protobuf, with no definitions: kubectl
- * finds no schema for v1/Pod, skips client-side validation and uses its built-in strategic-merge
- * metadata. Served as application/octet-stream, as kube-apiserver serves it.
+ * The OpenAPI v2 document, as kube-apiserver serves it in protobuf (gnostic's openapi_v2.Document) and
+ * JSON, reduced to what clients read from it: `info`, and for each kind the PATCH operation of its
+ * item path with the `x-kubernetes-group-version-kind` extension and the `dryRun` query parameter,
+ * which kubectl 1.20's `--dry-run=server` looks for before it sends one. No definitions: kubectl
+ * finds no schema for a kind, skips client-side validation and uses its built-in strategic-merge
+ * metadata.
  */
-export const openapiV2Protobuf: Buffer = Buffer.concat([
-  protoString(1, '2.0'),
-  protoString(2, Buffer.concat([protoString(1, 'Kubernetes'), protoString(2, serverVersion.gitVersion)])),
-]);
-
-export const openapiV2JSON = { swagger: '2.0', info: { title: 'Kubernetes', version: serverVersion.gitVersion }, paths: {}, definitions: {} };
+export function openapiV2(index: ResourceIndex): { protobuf: Buffer; json: unknown } {
+  const paths = patchPaths(index);
+  const gvkYaml = (g: PatchPath['gvk']) => `group: ${JSON.stringify(g.group)}\nkind: ${g.kind}\nversion: ${g.version}\n`;
+  // Document{1 swagger, 2 info{1 title, 2 version}, 8 paths{2 path NamedPathItem{1 name, 2 PathItem{8 patch
+  // Operation{8 parameters ParametersItem{1 Parameter{2 NonBodyParameter{3 QueryParameterSubSchema{2 in,
+  // 4 name, 6 type}}}}, 13 vendor_extension NamedAny{1 name, 2 Any{2 yaml}}}}}}}.
+  const dryRunParam = protoField(1, protoField(2, protoField(3, Buffer.concat([protoField(2, 'query'), protoField(4, 'dryRun'), protoField(6, 'string')]))));
+  const pathItems = paths.map((p) =>
+    protoField(
+      2,
+      Buffer.concat([
+        protoField(1, p.path),
+        protoField(
+          2,
+          protoField(
+            8,
+            Buffer.concat([
+              protoField(8, dryRunParam),
+              protoField(13, Buffer.concat([protoField(1, 'x-kubernetes-group-version-kind'), protoField(2, protoField(2, gvkYaml(p.gvk)))])),
+            ]),
+          ),
+        ),
+      ]),
+    ),
+  );
+  const protobuf = Buffer.concat([
+    protoField(1, '2.0'),
+    protoField(2, Buffer.concat([protoField(1, 'Kubernetes'), protoField(2, serverVersion.gitVersion)])),
+    protoField(8, Buffer.concat(pathItems)),
+  ]);
+  const json = {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: serverVersion.gitVersion },
+    paths: Object.fromEntries(
+      paths.map((p) => [
+        p.path,
+        {
+          patch: {
+            parameters: [{ uniqueItems: true, type: 'string', name: 'dryRun', in: 'query' }],
+            'x-kubernetes-group-version-kind': p.gvk,
+          },
+        },
+      ]),
+    ),
+    definitions: {},
+  };
+  return { protobuf, json };
+}

@@ -94,8 +94,14 @@ test('activeDeadlineSeconds set by an update of a running pod is enforced: conta
 
 test('activeDeadlineSeconds: containers killed, pod Failed with DeadlineExceeded', async () => {
   const h = await newHarness();
-  const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 5 });
+  const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 5, terminationGracePeriodSeconds: 5 });
   await withPods(h, [pod], async () => {
+    // Running (its TERM trap set) well before the deadline, so that the kill finds the trap: a kill
+    // that lands while the container is still starting ends it before its program runs.
+    await waitFor(
+      () => `app running: ${describe(h, pod)}`,
+      () => containerStatus(h, pod, 'app')?.state?.running !== undefined,
+    );
     // Failed is reported at once; the container's end follows once it is killed.
     await waitFor(
       () => `the pod Failed with app terminated: ${describe(h, pod)}`,
