@@ -147,6 +147,8 @@ test('run -f of a Deployment with its ConfigMap and Service: rolled out, then to
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stderr, /^configmap\/web-config created\nservice\/web created\ndeployment\.apps\/web created\n/m);
     assert.match(ok.stderr, /^deployment\.apps\/web: deployment "web" successfully rolled out\n/m);
+    // Said once: the progress line during the settle hold does not repeat it.
+    assert.equal(ok.stderr.split('successfully rolled out').length - 1, 1, ok.stderr);
     assert.match(ok.stderr, /^stopping 2 pods gracefully\nall pods stopped\n/m);
     const rows = ok.stdout.trim().split('\n');
     assert.equal(rows.length, 3, ok.stdout);
