@@ -62,6 +62,12 @@ export function workloadStateLine(o: WorkloadState): string {
   }
 }
 
+/** A pod's last state once deleted, as the kubelet left it: its containers' ends, not "Terminating". */
+function asStopped(p: Pod): Pod {
+  const { deletionTimestamp: _deleted, deletionGracePeriodSeconds: _grace, ...metadata } = p.metadata ?? {};
+  return { apiVersion: 'v1', kind: 'Pod', ...p, metadata };
+}
+
 export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: LoadedManifests, rootDir: string, forMs: number | undefined): Promise<number> {
   const output = parsed.flags.output as ObjectFormat | undefined;
   let started = false;
@@ -73,6 +79,8 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
   }
   if (started) io.stderr.write(`started the podvisor agent for ${rootDir} (log: ${rootDir}/agent.log)\n`);
   const stop = new AbortController();
+  // The watch on the pods ends after the teardown, not at `stop`.
+  const podsStop = new AbortController();
   let why = '';
   const stopWith = (reason: string) => {
     if (stop.signal.aborted) return;
@@ -118,6 +126,8 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
       if (jobsDone && podsDone) stopWith('everything has finished');
     };
 
+    // The pods' last state, kept through the teardown (the watch on them outlives `stop`): the final table shows them stopped.
+    const lastSeen = new Map<string, Pod>();
     const table = new EventStreamFormatter();
     const watches: Promise<void>[] = [
       follow<Event>(
@@ -135,6 +145,8 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
         '/api/v1/pods?watch=1',
         (l) => {
           const uid = l.object.metadata?.uid ?? '';
+          lastSeen.set(uid, l.object);
+          if (stop.signal.aborted) return;
           if (l.type === 'DELETED') return void pods.delete(uid);
           if (!isOurs(l.object)) return;
           pods.set(uid, l.object);
@@ -142,7 +154,7 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
           say(uid, `pod/${name}: ${phase || 'Pending'}, ready ${ready}, restarts ${restarts!.split(' ')[0]}`);
           checkFinished();
         },
-        stop.signal,
+        podsStop.signal,
       ),
     ];
     watches.push(
@@ -191,14 +203,18 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
     const running = state.pods.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
     io.stderr.write(`${why}: stopping ${running.length} pod${running.length === 1 ? '' : 's'} gracefully\n`);
     await tearDown(rootDir, loaded, applied.objects, state.pods, io, { quiet: true });
+    podsStop.abort();
     io.stderr.write('all pods stopped\n');
-    io.stderr.write(`\n${formatPodTable(state.pods, { now: Date.now() })}`);
+    // As `up` of pods alone: the table shows the pods as they are now, stopped; the exit code and -o keep the state before.
+    const stopped = state.pods.map((p) => asStopped(lastSeen.get(p.metadata?.uid ?? '') ?? p));
+    io.stderr.write(`\n${formatPodTable(stopped, { now: Date.now() })}`);
     if (output) io.stdout.write(formatObject(toV1List([...state.pods, ...events]), output));
     // As for pods: 1 when a Job failed or a pod of the manifests did.
     const jobFailed = [...workloads.values()].some((o) => finishedCondition(o)?.type === 'Failed');
     const podFailed = state.pods.some((p) => p.status?.phase === 'Failed' && loaded.pods.some((b) => b.metadata?.name === p.metadata?.name));
     return err || jobFailed || podFailed ? 1 : 0;
   } finally {
+    podsStop.abort();
     forTimer?.cancel();
     io.signal?.removeEventListener('abort', onSignal);
     if (started) await stopAgent(rootDir).catch((e: Error) => io.stderr.write(`error: ${e.message}\n`));

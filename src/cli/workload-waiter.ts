@@ -168,7 +168,10 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       .filter((r) => pending.has(keyOf(r.kind, r.ns, r.name)))
       .map((r) => {
         const o = latest.get(keyOf(r.kind, r.ns, r.name));
-        return o ? rolloutStatus(o).text : `${qualifiedName(r.object)}: not found`;
+        if (!o) return `${qualifiedName(r.object)}: not found`;
+        const status = rolloutStatus(o);
+        // Rolled out but still in its settle hold: onMet says "successfully rolled out" once it holds.
+        return status.state === 'done' ? `${qualifiedName(r.object)}: rolled out, checking that it holds for ${settleMsOf(o) / 1000}s...` : status.text;
       });
     io.stderr.write(`${oneTerminalLine(waiting.join('; '), width)}\n`);
   }, opts.progressEveryMs ?? 5000);

@@ -2,7 +2,8 @@
 // Services beside pods (every error at once, exit 2), `run -f` of a Job (exit 0 when Complete, 1 with
 // the failed pod's reason and log tail when Failed) and of a Deployment (rolled out, or failing at
 // once when its pod crash-loops), the agent started for the run and stopped after; `up -d` then
-// `get deploy|rs|jobs|all` as kubectl prints them, and kubectl's rollout commands against that agent.
+// `get deploy|rs|jobs|all` as kubectl prints them, and kubectl's rollout commands against that agent;
+// `up` of a Deployment, its final table showing the pods stopped.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -147,6 +148,8 @@ test('run -f of a Deployment with its ConfigMap and Service: rolled out, then to
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stderr, /^configmap\/web-config created\nservice\/web created\ndeployment\.apps\/web created\n/m);
     assert.match(ok.stderr, /^deployment\.apps\/web: deployment "web" successfully rolled out\n/m);
+    // Said once: the progress line during the settle hold does not repeat it.
+    assert.equal(ok.stderr.split('successfully rolled out').length - 1, 1, ok.stderr);
     assert.match(ok.stderr, /^stopping 2 pods gracefully\nall pods stopped\n/m);
     const rows = ok.stdout.trim().split('\n');
     assert.equal(rows.length, 3, ok.stdout);
@@ -215,6 +218,21 @@ test('up -d of a Deployment and a Job, then get deploy|rs|jobs|all as kubectl pr
     await s.tmp.remove();
   }
   assert.equal(existsSync(join(s.root, 'podvisor.sock')) && lockOwner(s.root) !== undefined, false);
+});
+
+test('up of a Deployment until --for: the final table shows the pods stopped, not the Running they were before the teardown', async () => {
+  const s = await scratch({ 'web.yaml': deployment('web', 'sleep 300', 1) });
+  try {
+    const up = await s.cli('up', '-f', s.file('web.yaml'), '--for', '15s');
+    assert.equal(up.code, 0, up.stderr);
+    assert.match(up.stderr, /^pod\/web-\S+: Running, ready 1\/1, restarts 0\n/m);
+    assert.match(up.stderr, /^--for=15s elapsed: stopping 1 pod gracefully\nall pods stopped\n/m);
+    const table = up.stderr.slice(up.stderr.indexOf('all pods stopped\n'));
+    assert.match(table, /\nNAME +READY +STATUS +RESTARTS +AGE\nweb-[a-z0-9]+-[a-z0-9]{5} +0\/1 +Error +0 +\d+s\n$/);
+  } finally {
+    await stopRuntimeServices(s.tmp.path);
+    await s.tmp.remove();
+  }
 });
 
 test('up of a Job and a pod: a state line per Job and pod change, ends once both have finished, -o json a List of the Pods then the Events; a failed Job exits 1', async () => {
