@@ -195,7 +195,32 @@ export class ObjectStore implements ObjectsBackend {
     return this.items.get(this.key(kind, namespace, name));
   }
 
-  async create(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
+  /**
+   * The writes of one kind, one at a time: each reads the stored object, checks its resourceVersion
+   * and stores the result before the next reads (etcd's compare-and-swap). Without it a write whose
+   * file write is still under way could be overwritten by one that read the object before it.
+   */
+  private readonly writing = new Map<string, Promise<unknown>>();
+
+  private oneAtATime<T>(kind: string, write: () => Promise<T>): Promise<T> {
+    const before = this.writing.get(kind) ?? Promise.resolve();
+    const result = before.then(write, write);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writing.set(kind, settled);
+    void settled.then(() => {
+      if (this.writing.get(kind) === settled) this.writing.delete(kind);
+    });
+    return result;
+  }
+
+  create(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
+    return this.oneAtATime(kind, () => this.createNow(kind, raw, opts));
+  }
+
+  private async createNow(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
     const strategy = this.strategy(kind);
     const uid = randomUUID();
     const obj = this.decode(kind, raw, opts, (o) => {
@@ -221,7 +246,11 @@ export class ObjectStore implements ObjectsBackend {
     return obj;
   }
 
-  async update(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
+  update(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
+    return this.oneAtATime(kind, () => this.updateNow(kind, raw, opts));
+  }
+
+  private async updateNow(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
     const sentRV = (raw as KubeObject | undefined)?.metadata?.resourceVersion;
     let obj = this.decode(kind, raw, opts);
     const { namespace = '', name } = obj.metadata;
@@ -262,7 +291,11 @@ export class ObjectStore implements ObjectsBackend {
   }
 
   /** The status subresource: the stored object with the status sent, everything else kept. */
-  async updateStatus(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
+  updateStatus(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
+    return this.oneAtATime(kind, () => this.updateStatusNow(kind, raw, opts));
+  }
+
+  private async updateStatusNow(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
     const strategy = this.strategy(kind);
     const sent = raw as KubeObject & { status?: unknown };
     const ns = strategy.namespaced ? sent.metadata?.namespace || defaultNamespace : '';
@@ -293,7 +326,11 @@ export class ObjectStore implements ObjectsBackend {
    * `orphan`, `foregroundDeletion`) — marks it with a deletionTimestamp and keeps it until an update
    * removes the last of them (the generic registry's graceful deletion and finalizers).
    */
-  async delete(kind: string, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject> {
+  delete(kind: string, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject> {
+    return this.oneAtATime(kind, () => this.deleteNow(kind, namespace, name, opts));
+  }
+
+  private async deleteNow(kind: string, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     const current = this.items.get(this.key(kind, namespace, name));
     const strategy = this.strategy(kind);
     if (!current) throw notFound(strategy.resource, name);

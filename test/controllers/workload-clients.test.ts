@@ -1,7 +1,7 @@
 // The workload kinds through the official client libraries against a real `podvisor agent`:
 // @kubernetes/client-node (AppsV1Api: a Deployment created, scaled through its scale subresource,
 // rolled to a new template; BatchV1Api: a Job to Complete) and Debian's python3-kubernetes (the same
-// kinds listed and read, a StatefulSet created with two ordinals).
+// kinds listed and read, a StatefulSet created and scaled at once).
 
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -129,7 +129,7 @@ describe('workload kinds through the official clients', () => {
   });
 
   test(
-    'python3-kubernetes: workloads listed and read; a StatefulSet created, its two ordinals Ready',
+    'python3-kubernetes: workloads listed and read; a StatefulSet created and scaled at once',
     { skip: python ? false : 'python3-kubernetes is not installed' },
     async () => {
       const script = join(dir.path, 'workloads.py');
@@ -147,13 +147,15 @@ print("web replicas", d.spec.replicas, d.status.available_replicas)
 sts = client.V1StatefulSet(
     metadata=client.V1ObjectMeta(name="db"),
     spec=client.V1StatefulSetSpec(
-        service_name="db", replicas=2,
+        service_name="db", replicas=1,
         selector=client.V1LabelSelector(match_labels={"app": "db"}),
         template=client.V1PodTemplateSpec(
             metadata=client.V1ObjectMeta(labels={"app": "db"}),
             spec=client.V1PodSpec(termination_grace_period_seconds=1, containers=[
                 client.V1Container(name="db", image="busybox", command=["sleep", "3600"])]))))
 apps.create_namespaced_stateful_set("default", sts)
+# Scaled at once, while the controller writes the new set's first status.
+apps.patch_namespaced_stateful_set_scale("db", "default", {"spec": {"replicas": 2}})
 deadline = time.time() + 120
 while time.time() < deadline:
     s = apps.read_namespaced_stateful_set_status("db", "default").status
