@@ -5,6 +5,7 @@
 
 import { groupVersionOf, type ResourceDef, type Verb } from './resource-def.js';
 import type { GroupVersions, ResourceIndex } from './resource-table.js';
+import { lengthDelimited } from '../util/protobuf-wire.js';
 
 export const serverVersion = {
   major: '1',
@@ -91,23 +92,6 @@ export function apiGroup(index: ResourceIndex, group: string): unknown {
   return g && { kind: 'APIGroup', apiVersion: 'v1', ...(groupDoc(g) as object) };
 }
 
-/** A length-delimited protobuf field (wire type 2). */
-function protoField(field: number, s: string | Buffer): Buffer {
-  const b = typeof s === 'string' ? Buffer.from(s) : s;
-  return Buffer.concat([varint((field << 3) | 2), varint(b.length), b]);
-}
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  let v = n;
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80);
-    v >>>= 7;
-  }
-  out.push(v);
-  return Buffer.from(out);
-}
-
 /** The PATCH operation of each served kind's item path, with its group/version/kind and its dryRun parameter. */
 interface PatchPath {
   path: string;
@@ -140,19 +124,25 @@ export function openapiV2(index: ResourceIndex): { protobuf: Buffer; json: unkno
   // Document{1 swagger, 2 info{1 title, 2 version}, 8 paths{2 path NamedPathItem{1 name, 2 PathItem{8 patch
   // Operation{8 parameters ParametersItem{1 Parameter{2 NonBodyParameter{3 QueryParameterSubSchema{2 in,
   // 4 name, 6 type}}}}, 13 vendor_extension NamedAny{1 name, 2 Any{2 yaml}}}}}}}.
-  const dryRunParam = protoField(1, protoField(2, protoField(3, Buffer.concat([protoField(2, 'query'), protoField(4, 'dryRun'), protoField(6, 'string')]))));
+  const dryRunParam = lengthDelimited(
+    1,
+    lengthDelimited(2, lengthDelimited(3, Buffer.concat([lengthDelimited(2, 'query'), lengthDelimited(4, 'dryRun'), lengthDelimited(6, 'string')]))),
+  );
   const pathItems = paths.map((p) =>
-    protoField(
+    lengthDelimited(
       2,
       Buffer.concat([
-        protoField(1, p.path),
-        protoField(
+        lengthDelimited(1, p.path),
+        lengthDelimited(
           2,
-          protoField(
+          lengthDelimited(
             8,
             Buffer.concat([
-              protoField(8, dryRunParam),
-              protoField(13, Buffer.concat([protoField(1, 'x-kubernetes-group-version-kind'), protoField(2, protoField(2, gvkYaml(p.gvk)))])),
+              lengthDelimited(8, dryRunParam),
+              lengthDelimited(
+                13,
+                Buffer.concat([lengthDelimited(1, 'x-kubernetes-group-version-kind'), lengthDelimited(2, lengthDelimited(2, gvkYaml(p.gvk)))]),
+              ),
             ]),
           ),
         ),
@@ -160,9 +150,9 @@ export function openapiV2(index: ResourceIndex): { protobuf: Buffer; json: unkno
     ),
   );
   const protobuf = Buffer.concat([
-    protoField(1, '2.0'),
-    protoField(2, Buffer.concat([protoField(1, 'Kubernetes'), protoField(2, serverVersion.gitVersion)])),
-    protoField(8, Buffer.concat(pathItems)),
+    lengthDelimited(1, '2.0'),
+    lengthDelimited(2, Buffer.concat([lengthDelimited(1, 'Kubernetes'), lengthDelimited(2, serverVersion.gitVersion)])),
+    lengthDelimited(8, Buffer.concat(pathItems)),
   ]);
   const json = {
     swagger: '2.0',

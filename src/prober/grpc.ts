@@ -16,6 +16,7 @@ import { dialHost, joinHostPort, type ActionOutcome } from './probe.js';
 import { formatGoDuration, goQuote } from '../util/go-format.js';
 import { grpcCodeName } from '../util/grpc-codes.js';
 import { setLongTimeout, sleepLong } from '../util/timer.js';
+import { lengthDelimited } from '../util/protobuf-wire.js';
 
 const CHECK_PATH = '/grpc.health.v1.Health/Check';
 
@@ -58,21 +59,11 @@ function frame(message: Buffer): Buffer {
   return Buffer.concat([prefix, message]);
 }
 
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return Buffer.from(out);
-}
-
 /** HealthCheckRequest{service}: field 1, a string, left out when empty (proto3). */
 export function encodeCheckRequest(service: string): Buffer {
   if (service === '') return Buffer.alloc(0);
   const bytes = Buffer.from(service, 'utf8');
-  return Buffer.concat([Buffer.from([0x0a]), varint(bytes.length), bytes]);
+  return lengthDelimited(1, bytes);
 }
 
 /** HealthCheckResponse.status (field 1, an enum), its name; 0 (UNKNOWN) when absent. Throws on a malformed message. */
