@@ -234,7 +234,8 @@ export class ObjectStore implements ObjectsBackend {
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (strategy.statusSubresource) {
       obj.metadata.generation = 1;
-      delete (obj as { status?: unknown }).status;
+      if (strategy.initialStatus) (obj as { status?: unknown }).status = strategy.initialStatus();
+      else delete (obj as { status?: unknown }).status;
     }
     // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, undefined);

@@ -67,7 +67,13 @@ function workload<T>(
   kind: keyof typeof kindTypes,
   resource: string,
   apiVersion: string,
-  rules: { defaults(o: T): T; validate(o: T): FieldError[]; validateUpdate(next: T, old: T): FieldError[] },
+  rules: {
+    defaults(o: T): T;
+    validate(o: T): FieldError[];
+    validateUpdate(next: T, old: T): FieldError[];
+    /** The status a new object is stored with (its v1 type's fields without omitempty, at zero). */
+    initialStatus: Record<string, number>;
+  },
 ): ObjectStrategy {
   return {
     kind,
@@ -79,6 +85,7 @@ function workload<T>(
     defaults: (o) => rules.defaults(o as T) as KubeObject,
     validate: (o) => rules.validate(o as T),
     validateUpdate: (next, old) => rules.validateUpdate(next as T, old as T),
+    initialStatus: () => ({ ...rules.initialStatus }),
   };
 }
 
@@ -86,30 +93,35 @@ export const deploymentStrategy = workload<Deployment>('Deployment', 'deployment
   defaults: defaultDeployment,
   validate: validateDeployment,
   validateUpdate: validateDeploymentUpdate,
+  initialStatus: {},
 });
 export const replicaSetStrategy = workload<ReplicaSet>('ReplicaSet', 'replicasets', 'apps/v1', {
   defaults: defaultReplicaSet,
   validate: validateReplicaSet,
   validateUpdate: validateReplicaSetUpdate,
+  initialStatus: { replicas: 0 },
 });
 export const statefulSetStrategy = workload<StatefulSet>('StatefulSet', 'statefulsets', 'apps/v1', {
   defaults: defaultStatefulSet,
   validate: validateStatefulSet,
   validateUpdate: validateStatefulSetUpdate,
+  initialStatus: { replicas: 0, availableReplicas: 0 },
 });
 export const daemonSetStrategy = workload<DaemonSet>('DaemonSet', 'daemonsets', 'apps/v1', {
   defaults: defaultDaemonSet,
   validate: validateDaemonSet,
   validateUpdate: validateDaemonSetUpdate,
+  initialStatus: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
 });
 export const jobStrategy: ObjectStrategy = {
-  ...workload<Job>('Job', 'jobs', 'batch/v1', { defaults: defaultJob, validate: validateJob, validateUpdate: validateJobUpdate }),
+  ...workload<Job>('Job', 'jobs', 'batch/v1', { defaults: defaultJob, validate: validateJob, validateUpdate: validateJobUpdate, initialStatus: {} }),
   prepareForCreate: (o) => withGeneratedSelector(o as Job) as KubeObject,
 };
 export const cronJobStrategy = workload<CronJob>('CronJob', 'cronjobs', 'batch/v1', {
   defaults: defaultCronJob,
   validate: validateCronJob,
   validateUpdate: () => [],
+  initialStatus: {},
 });
 
 export const controllerRevisionStrategy: ObjectStrategy = {
