@@ -73,7 +73,8 @@ test('probes: a readiness probe failing, Ready, failing below its threshold, rec
     async () => (await items('web')).some((e) => e.result === 'Failure' && all0.length > 0 && e.time > all0.at(-1)!.time),
     30_000,
   );
-  // While it fails below its threshold, probes says where it stands.
+  // While it fails, probes says where it stands (on a loaded machine the threshold may be reached
+  // before the command reads).
   const r = await cli('probes', 'web', '--probe', 'readiness');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^TIME +CONTAINER +PROBE +RESULT +LATENCY +STREAK +EFFECT +OUTPUT\n/);
@@ -81,7 +82,7 @@ test('probes: a readiness probe failing, Ready, failing below its threshold, rec
   assert.match(r.stdout, /app +readiness +Success +\d+ms +1\/1 +Ready +fine\n/);
   assert.match(
     r.stdout,
-    /app readiness (failing [12]\/3 since \d+s: still Ready, NotReady (at the next failure|after 2 more failures)|failing 3\/3 since \d+s: NotReady)\n/,
+    /app readiness (failing [12]\/3 since \d+s: still Ready, NotReady (at the next failure|after 2 more failures)|failing \d+\/3 since \d+s: NotReady)\n/,
   );
   writeFileSync(flag, '');
   await waitFor('readiness passing again', async () => {
