@@ -13,6 +13,7 @@ import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { UsageCollector } from './usage.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
+import { OneAtATime } from '../util/one-at-a-time.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
@@ -28,6 +29,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   readonly nodeName: string;
   readonly objects: ObjectStore;
   private readonly d: AgentBackendDeps;
+  private readonly podWrites = new OneAtATime();
 
   constructor(deps: AgentBackendDeps) {
     super(deps.streams, deps.usage);
@@ -62,7 +64,17 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     return this.d.registry.add(pod, { source: 'api', from: 'api' });
   }
 
-  async updatePod(raw: Pod, opts: CreateOptions = {}): Promise<Pod> {
+  /**
+   * Updates of one pod, one at a time: each reads the stored pod, checks its resourceVersion and
+   * stores the result before the next reads, so two writes sent together cannot both pass the check
+   * against the same version and the first be lost.
+   */
+  updatePod(raw: Pod, opts: CreateOptions = {}): Promise<Pod> {
+    const ns = raw.metadata?.namespace || 'default';
+    return this.podWrites.run(`${ns}/${raw.metadata?.name ?? ''}`, () => this.updatePodNow(raw, opts));
+  }
+
+  private async updatePodNow(raw: Pod, opts: CreateOptions): Promise<Pod> {
     const ns = raw.metadata?.namespace || 'default';
     const name = raw.metadata?.name ?? '';
     const current = this.d.registry.get(ns, name);

@@ -29,6 +29,7 @@ import type { ServiceForEnv } from '../kuberuntime/envvars.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../http/status.js';
 import { syncDir, writeFileAtomic } from '../util/atomic-write.js';
 import { storing } from './storage-full.js';
+import { OneAtATime } from '../util/one-at-a-time.js';
 
 /** A stored object: name and namespace always set ('' for cluster-scoped kinds). */
 type Stored = KubeObject & { metadata: WritableObjectMeta & { name: string } };
@@ -200,20 +201,10 @@ export class ObjectStore implements ObjectsBackend {
    * and stores the result before the next reads (etcd's compare-and-swap). Without it a write whose
    * file write is still under way could be overwritten by one that read the object before it.
    */
-  private readonly writing = new Map<string, Promise<unknown>>();
+  private readonly writes = new OneAtATime();
 
   private oneAtATime<T>(kind: string, write: () => Promise<T>): Promise<T> {
-    const before = this.writing.get(kind) ?? Promise.resolve();
-    const result = before.then(write, write);
-    const settled = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.writing.set(kind, settled);
-    void settled.then(() => {
-      if (this.writing.get(kind) === settled) this.writing.delete(kind);
-    });
-    return result;
+    return this.writes.run(kind, write);
   }
 
   create(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {

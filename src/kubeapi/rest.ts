@@ -55,6 +55,13 @@ function randomSuffix(): string {
   return s;
 }
 
+/**
+ * Times a patch that names no resourceVersion is applied before its conflict is returned: each
+ * attempt loses only to a write stored after it read, so with writes of one object one at a time
+ * it loses at most as many times as writes were sent with it (the apiserver retries until it wins).
+ */
+const maxPatchAttempts = 100;
+
 /** The request body as an object (YAML for apply patches and a YAML Content-Type); undefined when empty. */
 async function readObject(req: IncomingMessage, yaml = false): Promise<unknown> {
   const body = (await readBody(req)).toString('utf8');
@@ -286,17 +293,25 @@ export class RestHandler {
     const { type, patch } = await readPatch(r.req);
     if (type === 'apply' && !r.query.get('fieldManager'))
       throw badRequest('PATCH requests with apply-patch content type must have a fieldManager query parameter');
-    const current = r.storage.get(r.namespace ?? '', name) as Obj | undefined;
-    if (!current) {
-      // Server-side apply of an object that does not exist creates it.
-      if (type === 'apply' && create) return { object: await create(checkBody(def, patch, r.namespace ?? '', name)), created: true };
-      throw notFound(def.resource, name, def.group);
-    }
-    const next = checkBody(def, applyPatch(type, current, patch, def.mergeSchema ?? objectMetaMergeSchema), r.namespace ?? '', name);
-    // A patch applies to the current object unless it names the version it was made against.
     const patchRV = (patch as KubeObject | undefined)?.metadata?.resourceVersion;
-    next.metadata.resourceVersion = typeof patchRV === 'string' ? patchRV : current.metadata.resourceVersion;
-    return { object: await write(next), created: false };
+    for (let attempt = 1; ; attempt++) {
+      const current = r.storage.get(r.namespace ?? '', name) as Obj | undefined;
+      if (!current) {
+        // Server-side apply of an object that does not exist creates it.
+        if (type === 'apply' && create) return { object: await create(checkBody(def, patch, r.namespace ?? '', name)), created: true };
+        throw notFound(def.resource, name, def.group);
+      }
+      const next = checkBody(def, applyPatch(type, current, patch, def.mergeSchema ?? objectMetaMergeSchema), r.namespace ?? '', name);
+      // A patch applies to the current object unless it names the version it was made against.
+      next.metadata.resourceVersion = typeof patchRV === 'string' ? patchRV : current.metadata.resourceVersion;
+      try {
+        return { object: await write(next), created: false };
+      } catch (err) {
+        // Another write stored a newer version after this patch read it: the patch is applied again
+        // to that one, as the apiserver's patcher does, unless the patch named its version.
+        if (typeof patchRV === 'string' || attempt >= maxPatchAttempts || (err as { code?: number }).code !== 409) throw err;
+      }
+    }
   }
 
   private async patch(r: RestRequest, name: string): Promise<void> {
