@@ -63,10 +63,14 @@ async function startAgent(): Promise<CliProcess> {
   return p;
 }
 
+/** The log of the agent stopped last (for the messages of assertions after a restart). */
+let stoppedLog = '';
+
 async function stopAgent(): Promise<void> {
   if (!agent) return;
   if (agent.child.exitCode === null) agent.child.kill('SIGTERM');
   await agent.exited;
+  stoppedLog = agent.stderr();
   agent = undefined;
 }
 
@@ -228,7 +232,11 @@ test('the namespaces and IPs survive an agent restart: the runtime service keeps
   for (const ip of firstIPs.values()) assert.ok((await curl(`http://${ip}:8080/`)).startsWith('web-'));
   agent = await startAgent();
   const ready = await bothReady();
-  assert.deepEqual(new Map(ready.map((p) => [p.name, p.ip])), firstIPs, 'the same pods at the same IPs');
+  assert.deepEqual(
+    new Map(ready.map((p) => [p.name, p.ip])),
+    firstIPs,
+    `the same pods at the same IPs\n--- the agent before the restart:\n${stoppedLog}\n--- after:\n${agent.stderr()}`,
+  );
   assert.ok(ready.every((p) => p.restarts === 0));
 });
 
