@@ -1,18 +1,22 @@
 // The service proxy alone in its process, as the agent holds it: ServiceProxy over an object store
 // holding one Service (an echo port and a sink port) whose Endpoints name the bench's endpoint
 // process, so connections to <clusterIP>:<port> cross a process boundary each way as they do on a host.
+// In the iptables mode the proxy writes the DNAT rules and the kernel carries the connections.
 
 import { connect } from 'node:net';
 import { ObjectStore } from '../../src/agent/object-store.js';
-import { defaultServiceNetwork, ServiceAllocator } from '../../src/kubeapi/service-allocator.js';
+import { defaultServiceNetwork, parseIpv4Range, ServiceAllocator } from '../../src/kubeapi/service-allocator.js';
 import { objectStrategies, serviceStrategy } from '../../src/kubeapi/strategies.js';
-import { ServiceProxy } from '../../src/proxy/service-proxy.js';
+import { ServiceProxy, type ProxyMode } from '../../src/proxy/service-proxy.js';
 import { RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
 import { serve } from '../lib/child-server.js';
 import type { ProxyEndpointsStart } from './proxy-endpoints.js';
 
-export type ProxyHostParams = ProxyEndpointsStart;
+export interface ProxyHostParams extends ProxyEndpointsStart {
+  /** iptables: the kernel DNATs the ClusterIP ports (as root), on a range and chain of the bench's own. */
+  mode: ProxyMode;
+}
 
 export interface ProxyHostStart {
   clusterIP: string;
@@ -38,10 +42,12 @@ async function until(cond: () => Promise<boolean>): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const objects = new ObjectStore({ kinds: [...objectStrategies, serviceStrategy(new ServiceAllocator(defaultServiceNetwork()))] });
-  const proxy = new ServiceProxy({ objects, clock: new RealClock(), logger: streamLogger(process.stderr, 'error') });
+  let proxy: ServiceProxy | undefined;
 
   async function start(p: ProxyHostParams): Promise<ProxyHostStart> {
+    const network = p.mode === 'iptables' ? { ...defaultServiceNetwork(), clusterIPRange: parseIpv4Range('127.98.0.0/24') } : defaultServiceNetwork();
+    const objects = new ObjectStore({ kinds: [...objectStrategies, serviceStrategy(new ServiceAllocator(network))] });
+    proxy = new ServiceProxy({ objects, clock: new RealClock(), logger: streamLogger(process.stderr, 'error'), mode: p.mode, natChain: 'PODVISOR-BENCH' });
     proxy.start();
     const svc = (await objects.create('Service', {
       metadata: { name: 'bench', namespace: 'default' },
@@ -66,10 +72,12 @@ async function main(): Promise<void> {
     });
     while (proxy.listening().length < 2) await new Promise((r) => setTimeout(r, 5));
     for (const port of Object.values(servicePorts)) await until(() => accepts(svc.spec.clusterIP, port));
+    await proxy.natSettled();
+    if (p.mode === 'iptables' && !proxy.natActive()) throw new Error('the iptables mode did not start (root and iptables are needed)');
     return { clusterIP: svc.spec.clusterIP, echoPort: servicePorts.echo, sinkPort: servicePorts.sink };
   }
 
-  const close = async () => proxy.stop();
+  const close = async () => proxy?.stop();
   serve({ start, stop: close }, close);
 }
 
