@@ -93,7 +93,8 @@ export const agentFlagSpecs: FlagSpec[] = [
     name: 'proxy-mode',
     type: 'string',
     valueName: 'MODE',
-    usage: "The service proxy: userspace (default; every connection through the agent) or iptables (as root: the kernel DNATs the host's connections to ClusterIPs, as kube-proxy's iptables mode).",
+    usage:
+      "The service proxy: userspace (default; every connection through the agent) or iptables (as root: the kernel DNATs the host's connections to ClusterIPs, as kube-proxy's iptables mode).",
   },
   {
     name: 'container-runtime-endpoint',
