@@ -1,11 +1,13 @@
 // The service proxy's iptables mode on the real kernel (as root, where iptables is; skipped
 // elsewhere): connections from the host to a ClusterIP port reach the Ready endpoints directly (the
 // endpoint sees the client's own port, not the proxy's), spread over them and follow readiness;
-// stopping removes the chain. The rules' text is checked everywhere.
+// stopping removes the chain; `podvisor agent --proxy-mode=iptables` writes the chain and removes it
+// when it stops. The rules' text and the flag's check run everywhere.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { ObjectStore } from '../../src/agent/object-store.js';
 import { defaultServiceNetwork, parseIpv4Range, ServiceAllocator } from '../../src/kubeapi/service-allocator.js';
@@ -14,6 +16,7 @@ import { natRestoreInput } from '../../src/proxy/nat-rules.js';
 import { ServiceProxy } from '../../src/proxy/service-proxy.js';
 import { RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
+import { runCli, startCli, tempDir } from '../fixtures/cli/cli-process.js';
 import { waitFor } from '../fixtures/wait.js';
 
 function iptablesWorks(): boolean {
@@ -123,5 +126,37 @@ test(
     proxy.stop();
     const rules = execFileSync('iptables', ['-w', '-t', 'nat', '-S'], { encoding: 'utf8' });
     assert.ok(!rules.includes(chain), `the chain and its jump are gone:\n${rules}`);
+  },
+);
+
+test('podvisor agent --proxy-mode takes userspace or iptables; another value is a usage error', async () => {
+  const dir = await tempDir();
+  try {
+    const r = await runCli(['agent', '--root-dir', join(dir.path, 'root'), '--proxy-mode=kernel']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /invalid argument "kernel" for "--proxy-mode" flag: must be userspace or iptables/);
+  } finally {
+    await dir.remove();
+  }
+});
+
+test(
+  'podvisor agent --proxy-mode=iptables jumps to its chain from OUTPUT and removes both when it stops',
+  { skip: !iptablesWorks() && 'needs root and iptables' },
+  async () => {
+    const dir = await tempDir();
+    const range = `127.233.${process.pid % 250}.0/24`;
+    const agent = startCli(['agent', '--root-dir', join(dir.path, 'root'), '--proxy-mode=iptables', `--service-cluster-ip-range=${range}`]);
+    try {
+      await agent.waitFor('stderr', /ClusterIP ports DNATed by the kernel/, 60_000);
+      assert.match(execFileSync('iptables', ['-w', '-t', 'nat', '-S', 'OUTPUT'], { encoding: 'utf8' }), /-A OUTPUT -j PODVISOR-SERVICES/);
+      agent.child.kill('SIGTERM');
+      await agent.exited;
+      assert.doesNotMatch(execFileSync('iptables', ['-w', '-t', 'nat', '-S'], { encoding: 'utf8' }), /PODVISOR-SERVICES/, 'the jump and the chain are gone');
+    } finally {
+      if (agent.child.exitCode === null) agent.child.kill('SIGKILL');
+      await agent.exited;
+      await dir.remove();
+    }
   },
 );
