@@ -46,7 +46,7 @@ export class NatTable {
   set(ports: readonly NatServicePort[]): Promise<void> {
     this.wanted = ports;
     if (!this.started) return Promise.resolve();
-    this.writing ??= this.flush().finally(() => (this.writing = undefined));
+    this.writing ??= this.flush();
     return this.writing;
   }
 
@@ -64,7 +64,9 @@ export class NatTable {
     this.removeSync();
   }
 
+  /** Writes what was last set until nothing newer is left; ends (clearing `writing`) in the same turn as its last check. */
   private async flush(): Promise<void> {
+    await Promise.resolve();
     while (this.wanted && this.started) {
       const ports = this.wanted;
       this.wanted = undefined;
@@ -74,6 +76,7 @@ export class NatTable {
         this.logger.warn('The service proxy cannot write its nat rules', { chain: this.chain, err: (err as Error).message });
       }
     }
+    this.writing = undefined;
   }
 
   private restore(input: string): Promise<void> {
