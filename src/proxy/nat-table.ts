@@ -1,12 +1,13 @@
 // Keeps the kernel's nat table in step with the service proxy (its iptables mode, opt-in, as
-// root): a chain of DNAT rules (nat-rules.ts) jumped to from OUTPUT, so connections the host
-// makes to a ClusterIP go straight to a Ready endpoint without passing through the agent. Writes are
-// one at a time, the latest wins; stop (and the agent's exit) remove the jump and the chain.
+// root): a chain of DNAT rules (nat-rules.ts) jumped to from OUTPUT and PREROUTING, so connections
+// the host and pods make to a ClusterIP go straight to a Ready endpoint without passing through the
+// agent, and a masquerade chain from POSTROUTING. Writes are one at a time, the latest wins; stop
+// (and the agent's exit) remove the jumps and the chains.
 
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Logger } from '../util/logger.js';
-import { natRestoreInput, type NatServicePort } from './nat-rules.js';
+import { natChains, natRestoreInput, type NatServicePort } from './nat-rules.js';
 
 const run = promisify(execFile);
 
@@ -25,14 +26,16 @@ export class NatTable {
     readonly chain = defaultNatChain,
   ) {}
 
-  /** Creates the (empty) chain and its jump from OUTPUT; throws when iptables cannot. */
+  /** Creates the (empty) chains and their jumps from OUTPUT, PREROUTING and POSTROUTING; throws when iptables cannot. */
   async start(): Promise<void> {
     await this.restore(natRestoreInput(this.chain, []));
-    const present = await run('iptables', ['-w', '-t', 'nat', '-C', 'OUTPUT', '-j', this.chain]).then(
-      () => true,
-      () => false,
-    );
-    if (!present) await run('iptables', ['-w', '-t', 'nat', '-I', 'OUTPUT', '1', '-j', this.chain]);
+    for (const [from, to] of this.jumps()) {
+      const present = await run('iptables', ['-w', '-t', 'nat', '-C', from, '-j', to]).then(
+        () => true,
+        () => false,
+      );
+      if (!present) await run('iptables', ['-w', '-t', 'nat', '-I', from, '1', '-j', to]);
+    }
     if (this.stopped) {
       this.removeSync();
       return;
@@ -55,7 +58,7 @@ export class NatTable {
     while (this.writing) await this.writing;
   }
 
-  /** Removes the jump and the chain. */
+  /** Removes the jumps and the chains. */
   stop(): void {
     this.stopped = true;
     if (!this.started) return;
@@ -86,14 +89,26 @@ export class NatTable {
     });
   }
 
+  /** The built-in chains and the chain of ours each jumps to. */
+  private jumps(): Array<[string, string]> {
+    return [
+      ['OUTPUT', this.chain],
+      ['PREROUTING', this.chain],
+      ['POSTROUTING', `${this.chain}-POST`],
+    ];
+  }
+
   private removeSync(): void {
-    for (const args of [
-      ['-w', '-t', 'nat', '-D', 'OUTPUT', '-j', this.chain],
-      ['-w', '-t', 'nat', '-F', this.chain],
-      ['-w', '-t', 'nat', '-X', this.chain],
-    ])
+    const commands = [
+      ...this.jumps().map(([from, to]) => ['-D', from, '-j', to]),
+      ...natChains(this.chain).flatMap((c) => [
+        ['-F', c],
+        ['-X', c],
+      ]),
+    ];
+    for (const args of commands)
       try {
-        execFileSync('iptables', args, { stdio: 'ignore' });
+        execFileSync('iptables', ['-w', '-t', 'nat', ...args], { stdio: 'ignore' });
       } catch {
         // already gone
       }

@@ -1,8 +1,8 @@
 // The service proxy's iptables mode on the real kernel (as root, where iptables is; skipped
 // elsewhere): connections from the host to a ClusterIP port reach the Ready endpoints directly (the
 // endpoint sees the client's own port, not the proxy's), spread over them and follow readiness;
-// stopping removes the chain; `podvisor agent --proxy-mode=iptables` writes the chain and removes it
-// when it stops. The rules' text and the flag's check run everywhere.
+// stopping removes the chains (the agent's own chains: nat-pods.test.ts). The rules' text and the
+// flag's check run everywhere.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,7 +16,7 @@ import { natRestoreInput } from '../../src/proxy/nat-rules.js';
 import { ServiceProxy } from '../../src/proxy/service-proxy.js';
 import { RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
-import { runCli, startCli, tempDir } from '../fixtures/cli/cli-process.js';
+import { runCli, tempDir } from '../fixtures/cli/cli-process.js';
 import { waitFor } from '../fixtures/wait.js';
 
 function iptablesWorks(): boolean {
@@ -29,7 +29,7 @@ function iptablesWorks(): boolean {
   }
 }
 
-test('the DNAT rules spread a port over its endpoints; a loopback ClusterIP only to loopback endpoints', () => {
+test('the DNAT rules spread a port over its endpoints, mark what pods send for masquerade, and keep loopback endpoints to the host', () => {
   const text = natRestoreInput('CH', [
     {
       clusterIP: '127.99.0.5',
@@ -44,14 +44,19 @@ test('the DNAT rules spread a port over its endpoints; a loopback ClusterIP only
     { clusterIP: '127.99.0.6', port: 80, protocol: 'TCP', endpoints: [{ ip: '10.88.0.4', port: 80 }] },
     { clusterIP: '10.96.0.7', port: 443, protocol: 'TCP', endpoints: [{ ip: '10.88.0.4', port: 8443 }] },
     { clusterIP: '10.96.0.8', port: 443, protocol: 'TCP', endpoints: [] },
+    { clusterIP: '10.96.0.9', port: 53, protocol: 'TCP', endpoints: [{ ip: '127.0.0.1', port: 5353 }] },
   ]);
   assert.deepEqual(text.split('\n'), [
     '*nat',
     ':CH - [0:0]',
+    ':CH-POST - [0:0]',
     '-A CH -d 127.99.0.5/32 -p tcp -m tcp --dport 80 -m statistic --mode random --probability 0.3333333333 -j DNAT --to-destination 127.0.0.1:8001',
     '-A CH -d 127.99.0.5/32 -p tcp -m tcp --dport 80 -m statistic --mode random --probability 0.5000000000 -j DNAT --to-destination 127.0.0.1:8002',
     '-A CH -d 127.99.0.5/32 -p tcp -m tcp --dport 80 -j DNAT --to-destination 127.0.0.1:8003',
+    '-A CH -d 10.96.0.7/32 -p tcp -m tcp --dport 443 ! -s 127.0.0.0/8 -j MARK --set-xmark 0x4000/0x4000',
     '-A CH -d 10.96.0.7/32 -p tcp -m tcp --dport 443 -j DNAT --to-destination 10.88.0.4:8443',
+    '-A CH -d 10.96.0.9/32 -p tcp -m tcp --dport 53 -m addrtype --src-type LOCAL -j DNAT --to-destination 127.0.0.1:5353',
+    '-A CH-POST -m mark --mark 0x4000/0x4000 -j MASQUERADE',
     'COMMIT',
     '',
   ]);
@@ -139,24 +144,3 @@ test('podvisor agent --proxy-mode takes userspace or iptables; another value is 
     await dir.remove();
   }
 });
-
-test(
-  'podvisor agent --proxy-mode=iptables jumps to its chain from OUTPUT and removes both when it stops',
-  { skip: !iptablesWorks() && 'needs root and iptables' },
-  async () => {
-    const dir = await tempDir();
-    const range = `127.233.${process.pid % 250}.0/24`;
-    const agent = startCli(['agent', '--root-dir', join(dir.path, 'root'), '--proxy-mode=iptables', `--service-cluster-ip-range=${range}`]);
-    try {
-      await agent.waitFor('stderr', /ClusterIP ports DNATed by the kernel/, 60_000);
-      assert.match(execFileSync('iptables', ['-w', '-t', 'nat', '-S', 'OUTPUT'], { encoding: 'utf8' }), /-A OUTPUT -j PODVISOR-SERVICES/);
-      agent.child.kill('SIGTERM');
-      await agent.exited;
-      assert.doesNotMatch(execFileSync('iptables', ['-w', '-t', 'nat', '-S'], { encoding: 'utf8' }), /PODVISOR-SERVICES/, 'the jump and the chain are gone');
-    } finally {
-      if (agent.child.exitCode === null) agent.child.kill('SIGKILL');
-      await agent.exited;
-      await dir.remove();
-    }
-  },
-);
