@@ -94,7 +94,7 @@ export const agentFlagSpecs: FlagSpec[] = [
     type: 'string',
     valueName: 'MODE',
     usage:
-      "The service proxy: userspace (default; every connection through the agent) or iptables (as root: the kernel DNATs the host's connections to ClusterIPs, as kube-proxy's iptables mode).",
+      "The service proxy: userspace (default; every connection through the agent) or iptables (as root: the kernel DNATs connections from the host and from pods to ClusterIPs, as kube-proxy's iptables mode).",
   },
   {
     name: 'container-runtime-endpoint',

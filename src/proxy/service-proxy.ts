@@ -4,9 +4,10 @@
 // LoadBalancer Services, forwarding each connection (TCP) or flow (UDP) to a Ready endpoint, round
 // robin. No root is needed: the default ClusterIP range lies inside 127.0.0.0/8, which Linux routes
 // to the loopback as a whole. Upstream: pkg/proxy/userspace (proxier.go, roundrobin.go). In the
-// iptables mode (opt-in, as root) the kernel also DNATs the host's TCP connections to a ClusterIP
-// port straight to a Ready endpoint (nat-table.ts, as pkg/proxy/iptables); the listeners stay, for
-// NodePorts, LoadBalancer addresses, UDP, ClientIP affinity and the ports the kernel path cannot take.
+// iptables mode (opt-in, as root) the kernel also DNATs TCP connections from the host and from pods
+// to a ClusterIP port straight to a Ready endpoint (nat-table.ts, as pkg/proxy/iptables); the
+// listeners stay, for NodePorts, LoadBalancer addresses, UDP, ClientIP affinity and the ports the
+// kernel path cannot take.
 
 import type { ServiceLike, ServicePortLike } from '../api/validation/service.js';
 import type { KubeObject, ObjectsBackend, Storage, Watch, WatchEvent } from '../kubeapi/backend.js';
