@@ -26,6 +26,7 @@ import { StandaloneAgent } from './standalone-agent.js';
 import type { DiskThresholds } from '../kubelet/disk-pressure.js';
 import { startReadinessNotifier, type StopNotifier } from './systemd-notify.js';
 import { defaultServiceNetwork, parseIpv4Range } from '../kubeapi/service-allocator.js';
+import type { ProxyMode } from '../proxy/service-proxy.js';
 
 export interface StandaloneAgentConfig {
   rootDir: string;
@@ -54,6 +55,8 @@ export interface StandaloneAgentConfig {
   serviceClusterIPRange?: string;
   /** --nodeport-addresses (default 127.0.0.1). */
   nodePortAddresses?: string[];
+  /** --proxy-mode (default userspace). */
+  proxyMode?: ProxyMode;
 }
 
 export interface StandaloneAgentIO {
@@ -86,6 +89,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     ...(cfg.evictionHard ? { evictionHard: cfg.evictionHard } : {}),
     serviceNetwork: { ...defaultServiceNetwork(), ...(cfg.serviceClusterIPRange ? { clusterIPRange: parseIpv4Range(cfg.serviceClusterIPRange) } : {}) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
+    ...(cfg.proxyMode ? { proxyMode: cfg.proxyMode } : {}),
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
       staticPodURL: cfg.manifestURL ?? '',

@@ -12,6 +12,7 @@ import { criTarget } from '../runtime/cri/proto.js';
 import { defaultRuntimeEndpoint, rootDirSocketProblem } from '../runtime/process-runtime.js';
 import { defaultRootDir } from '../runtime/root-dir.js';
 import { parseGoDuration } from '../util/go-duration.js';
+import type { ProxyMode } from '../proxy/service-proxy.js';
 
 export const supportedRuntimes = ['process', 'containerd'];
 
@@ -50,6 +51,8 @@ export interface AgentSettings {
   serviceClusterIPRange?: string;
   /** --nodeport-addresses: where NodePorts listen (default 127.0.0.1). */
   nodePortAddresses?: string[];
+  /** --proxy-mode: userspace (default) or iptables. */
+  proxyMode?: ProxyMode;
 }
 
 /** Where relative paths and the default root dir are resolved. */
@@ -144,6 +147,11 @@ function serviceSettings(flags: FlagValues, settings: AgentSettings): void {
     const bad = list.find((a) => parseIpv4(a) === undefined);
     if (bad !== undefined) throw invalid(addrs, 'nodeport-addresses', `${bad} is not an IPv4 address`);
     settings.nodePortAddresses = list;
+  }
+  const mode = flags['proxy-mode'];
+  if (mode !== undefined && mode !== '') {
+    if (mode !== 'userspace' && mode !== 'iptables') throw invalid(mode, 'proxy-mode', 'must be userspace or iptables');
+    settings.proxyMode = mode;
   }
 }
 

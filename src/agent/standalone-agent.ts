@@ -23,7 +23,7 @@ import { ObjectStore, objectStoreDir } from './object-store.js';
 import { objectStrategies, serviceStrategy } from '../kubeapi/strategies.js';
 import { defaultServiceNetwork, ServiceAllocator, type ServiceNetwork } from '../kubeapi/service-allocator.js';
 import { EndpointsController } from '../controllers/endpoints/controller.js';
-import { ServiceProxy } from '../proxy/service-proxy.js';
+import { ServiceProxy, type ProxyMode } from '../proxy/service-proxy.js';
 import { ClusterDNS, resolvConfNameservers } from '../dns/server.js';
 import { routeServiceRange, type ServiceRoute } from '../proxy/service-route.js';
 import { ServiceURLWatch } from '../proxy/service-urls.js';
@@ -65,6 +65,8 @@ export interface StandaloneAgentOptions {
   serviceNetwork?: ServiceNetwork;
   /** Where NodePort Services listen (default 127.0.0.1). */
   nodePortAddresses?: string[];
+  /** The service proxy's mode (default userspace). */
+  proxyMode?: ProxyMode;
 }
 
 export class StandaloneAgent implements KubeletView {
@@ -157,6 +159,7 @@ export class StandaloneAgent implements KubeletView {
       clock: opts.clock,
       logger: opts.logger,
       ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
+      ...(opts.proxyMode ? { mode: opts.proxyMode } : {}),
     });
     this.serviceURLs = new ServiceURLWatch(objects, opts.nodePortAddresses ?? ['127.0.0.1'], (namespace, name, urls) =>
       opts.logger.info('Service reachable', { service: `${namespace}/${name}`, urls: urls.join(' ') }),

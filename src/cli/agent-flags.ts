@@ -90,6 +90,13 @@ export const agentFlagSpecs: FlagSpec[] = [
     usage: 'Comma-separated IPv4 addresses NodePort Services listen on (default 127.0.0.1; 0.0.0.0 for every interface).',
   },
   {
+    name: 'proxy-mode',
+    type: 'string',
+    valueName: 'MODE',
+    usage:
+      "The service proxy: userspace (default; every connection through the agent) or iptables (as root: the kernel DNATs connections from the host and from pods to ClusterIPs, as kube-proxy's iptables mode).",
+  },
+  {
     name: 'container-runtime-endpoint',
     type: 'string',
     valueName: 'ENDPOINT',

@@ -155,6 +155,7 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
       version: podvisorVersion(),
       ...(settings.serviceClusterIPRange ? { serviceClusterIPRange: settings.serviceClusterIPRange } : {}),
       ...(settings.nodePortAddresses ? { nodePortAddresses: settings.nodePortAddresses } : {}),
+      ...(settings.proxyMode ? { proxyMode: settings.proxyMode } : {}),
       runtimeConfig: {
         containerRuntime: settings.runtime,
         containerRuntimeEndpoint: settings.runtimeEndpoint,

@@ -3,13 +3,19 @@
 // <clusterIP>:<port>, on each NodePort address for NodePorts, and on the LoadBalancer address for
 // LoadBalancer Services, forwarding each connection (TCP) or flow (UDP) to a Ready endpoint, round
 // robin. No root is needed: the default ClusterIP range lies inside 127.0.0.0/8, which Linux routes
-// to the loopback as a whole. Upstream: pkg/proxy/userspace (proxier.go, roundrobin.go).
+// to the loopback as a whole. Upstream: pkg/proxy/userspace (proxier.go, roundrobin.go). In the
+// iptables mode (opt-in, as root) the kernel also DNATs TCP connections from the host and from pods
+// to a ClusterIP port straight to a Ready endpoint (nat-table.ts, as pkg/proxy/iptables); the
+// listeners stay, for NodePorts, LoadBalancer addresses, UDP, ClientIP affinity and the ports the
+// kernel path cannot take.
 
 import type { ServiceLike, ServicePortLike } from '../api/validation/service.js';
 import type { KubeObject, ObjectsBackend, Storage, Watch, WatchEvent } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { RoundRobin, type Endpoint } from './balancer.js';
+import type { NatServicePort } from './nat-rules.js';
+import { NatTable } from './nat-table.js';
 import { TcpListener } from './tcp-listener.js';
 import { UdpListener } from './udp-listener.js';
 
@@ -19,7 +25,14 @@ export interface ServiceProxyDeps {
   logger: Logger;
   /** Where NodePorts listen (default 127.0.0.1). */
   nodePortAddresses?: readonly string[];
+  /** userspace (default): every connection through the agent; iptables: ClusterIP ports DNATed by the kernel too. */
+  mode?: ProxyMode;
+  /** The nat chain of the iptables mode (default PODVISOR-SERVICES). */
+  natChain?: string;
 }
+
+export const proxyModes = ['userspace', 'iptables'] as const;
+export type ProxyMode = (typeof proxyModes)[number];
 
 interface EndpointsObject extends KubeObject {
   subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }>;
@@ -64,6 +77,8 @@ export class ServiceProxy {
   private readonly listeners = new Map<string, Listening>();
   private readonly watches: Watch[] = [];
   private readonly nodePortAddresses: readonly string[];
+  private nat: NatTable | undefined;
+  private natStarted: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ServiceProxyDeps) {
     this.nodePortAddresses = deps.nodePortAddresses ?? ['127.0.0.1'];
@@ -75,6 +90,16 @@ export class ServiceProxy {
       if (!s?.watch) throw new Error(`service proxy: the object store does not keep ${kind}`);
       return s;
     };
+    if (this.deps.mode === 'iptables') {
+      const nat = (this.nat = new NatTable(this.deps.logger, this.deps.natChain));
+      this.natStarted = nat.start().then(
+        () => this.deps.logger.info('Service proxy: ClusterIP ports DNATed by the kernel', { chain: nat.chain }),
+        (err: Error) => {
+          this.nat = undefined;
+          this.deps.logger.warn('Service proxy: the iptables mode is off, every connection goes through the agent', { err: err.message });
+        },
+      );
+    }
     this.watches.push(
       storage('Endpoints').watch!('', (ev) => this.onEndpoints(ev as WatchEvent<EndpointsObject>)),
       storage('Service').watch!('', (ev) => this.onService(ev as WatchEvent<ServiceLike & KubeObject>)),
@@ -85,6 +110,19 @@ export class ServiceProxy {
     for (const w of this.watches.splice(0)) w.stop();
     for (const l of this.listeners.values()) l.listener.close();
     this.listeners.clear();
+    this.nat?.stop();
+    this.nat = undefined;
+  }
+
+  /** Settles once the kernel's rules (iptables mode) hold the Services and Endpoints seen so far. */
+  async natSettled(): Promise<void> {
+    await this.natStarted;
+    await this.nat?.settled();
+  }
+
+  /** Whether the iptables mode's rules are in place. */
+  natActive(): boolean {
+    return this.nat !== undefined;
   }
 
   /** Where the proxy listens now, as `PROTO address:port` (for status and tests). */
@@ -117,6 +155,20 @@ export class ServiceProxy {
   private syncEndpoints(svcKey: string): void {
     const svc = this.services.get(svcKey);
     for (const p of svc?.spec?.ports ?? []) this.balancer(portKeyOf(svcKey, p)).setEndpoints(readyEndpoints(this.endpoints.get(svcKey), p));
+    if (this.nat) void this.nat.set(this.natPorts());
+  }
+
+  /** The ClusterIP ports the kernel path takes: TCP, without ClientIP affinity, with their Ready endpoints. */
+  private natPorts(): NatServicePort[] {
+    const out: NatServicePort[] = [];
+    for (const [key, svc] of this.services) {
+      const spec = svc.spec ?? {};
+      if (spec.type === 'ExternalName' || !spec.clusterIP || spec.clusterIP === 'None' || spec.sessionAffinity === 'ClientIP') continue;
+      for (const p of spec.ports ?? [])
+        if ((p.protocol ?? 'TCP') === 'TCP')
+          out.push({ clusterIP: spec.clusterIP, port: p.port, protocol: 'TCP', endpoints: readyEndpoints(this.endpoints.get(key), p) });
+    }
+    return out;
   }
 
   private sync(svcKey: string): void {

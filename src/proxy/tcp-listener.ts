@@ -1,12 +1,21 @@
 // One TCP address a service port answers on (its ClusterIP, a NodePort, the LoadBalancer address):
 // each accepted connection is forwarded to an endpoint the balancer chooses, the next one tried when
-// a connect fails (as kube-proxy's userspace proxier retries), both directions piped with half-close.
+// a connect fails (as kube-proxy's userspace proxier retries), both directions relayed with half-close.
 
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Endpoint, RoundRobin } from './balancer.js';
+import { adoptWithOnread, RelayDirection } from './tcp-relay.js';
 
 /** Endpoints tried for one connection before it is dropped. */
 const maxTries = 4;
+
+interface Relay {
+  client: Socket;
+  /** Client to endpoint. */
+  up: RelayDirection;
+  /** Endpoint to client. */
+  down: RelayDirection;
+}
 
 export class TcpListener {
   private readonly server: Server;
@@ -17,7 +26,7 @@ export class TcpListener {
     readonly port: number,
     private readonly balancer: () => RoundRobin,
   ) {
-    this.server = createServer({ allowHalfOpen: true, noDelay: true }, (client) => this.accept(client));
+    this.server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => this.accept(client));
   }
 
   listen(): Promise<void> {
@@ -40,33 +49,45 @@ export class TcpListener {
     s.once('close', () => this.sockets.delete(s));
   }
 
-  private accept(client: Socket): void {
+  private accept(accepted: Socket): void {
+    const up = new RelayDirection();
+    const down = new RelayDirection();
+    let client = adoptWithOnread(accepted, up.onread);
+    if (!client) {
+      client = accepted;
+      client.pause();
+      client.on('data', (chunk: Buffer) => up.pass(chunk));
+    }
     this.track(client);
     client.on('error', () => client.destroy());
-    client.pause();
-    this.dial(client, []);
+    this.dial({ client, up, down }, []);
   }
 
-  private dial(client: Socket, tried: Endpoint[]): void {
+  private dial(relay: Relay, tried: Endpoint[]): void {
+    const { client, up, down } = relay;
     const endpoint = tried.length < maxTries ? this.balancer().choose(client.remoteAddress ?? '', tried) : undefined;
     if (!endpoint) {
       client.destroy();
       return;
     }
-    const upstream = connect({ host: endpoint.ip, port: endpoint.port, allowHalfOpen: true, noDelay: true });
+    const upstream = connect({ host: endpoint.ip, port: endpoint.port, allowHalfOpen: true, noDelay: true, onread: down.onread });
     this.track(upstream);
     const failed = () => {
       upstream.destroy();
-      if (!client.destroyed) this.dial(client, [...tried, endpoint]);
+      if (!client.destroyed) this.dial(relay, [...tried, endpoint]);
     };
     upstream.once('error', failed);
     upstream.once('connect', () => {
       upstream.off('error', failed);
+      if (client.destroyed) {
+        upstream.destroy();
+        return;
+      }
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
-      client.pipe(upstream);
-      upstream.pipe(client);
+      up.connect(client, upstream);
+      down.connect(upstream, client);
       client.resume();
     });
   }
