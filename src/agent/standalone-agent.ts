@@ -37,6 +37,12 @@ import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 
+/**
+ * While the runtime pushes container events, how often housekeeping still asks it for its version:
+ * the kubelet's runtime status check, for a runtime that hangs with its event stream open.
+ */
+export const RUNTIME_CHECK_MS = 30_000;
+
 export interface StandaloneAgentOptions {
   rootDir: string;
   nodeName: string;
@@ -92,6 +98,8 @@ export class StandaloneAgent implements KubeletView {
   private lastHousekeeping: number;
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
+  /** When the runtime last answered housekeeping's version call. */
+  private lastRuntimeAnswer = -Infinity;
   /** Logs each Service's URLs once it has Ready endpoints (startServiceNetwork). */
   private readonly serviceURLs: ServiceURLWatch;
   /** How ClusterIPs are reached (startServiceNetwork). */
@@ -222,9 +230,20 @@ export class StandaloneAgent implements KubeletView {
   }
 
   /**
-   * Starts housekeeping: every period, the runtime is asked for its version. An answer marks the sync
-   * loop healthy; no answer has the runtime service started again (restartRuntime) and, once it
-   * answers, every pod synced, so what changed meanwhile (a container that exited) is found.
+   * Whether housekeeping asks the runtime for its version: always while its container event stream is
+   * not connected (a runtime that stopped ends the stream, so that is noticed at the next period) or
+   * it was found down, else once per RUNTIME_CHECK_MS (a runtime that hangs with the stream open).
+   */
+  private runtimeMayBeDown(): boolean {
+    if (this.runtimeDown || this.runtime.containerEventsConnection() === undefined) return true;
+    return this.opts.clock.now() - this.lastRuntimeAnswer >= RUNTIME_CHECK_MS;
+  }
+
+  /**
+   * Starts housekeeping: every period, the runtime is asked for its version (runtimeMayBeDown). An
+   * answer, or a connected event stream, marks the sync loop healthy; no answer has the runtime service
+   * started again (restartRuntime) and, once it answers, every pod synced, so what changed meanwhile
+   * (a container that exited) is found.
    */
   startHousekeeping(): void {
     if (this.housekeepingTimer) return;
@@ -233,7 +252,10 @@ export class StandaloneAgent implements KubeletView {
       if (busy) return;
       busy = true;
       try {
-        await this.runtime.version();
+        if (this.runtimeMayBeDown()) {
+          await this.runtime.version();
+          this.lastRuntimeAnswer = this.opts.clock.now();
+        }
         if (this.runtimeDown) {
           this.runtimeDown = false;
           this.opts.logger.info('Container runtime answers again: syncing every pod');

@@ -40,12 +40,15 @@ export async function cleanupOrphanedPodDirs(opts: OrphanedPodDirsOptions): Prom
     ...(await entries(sandboxes)).map((name) => ({ uid: name, path: join(sandboxes, name) })),
     ...(await entries(logs)).map((name) => ({ uid: uidOfLogDir(name), path: join(logs, name) })),
   ];
-  if (candidates.length === 0) return [];
-  const active = new Set(opts.knownPodUids());
-  for (const sb of await opts.runtime.listPodSandbox()) active.add(sb.metadata.uid);
+  const known = new Set(opts.knownPodUids());
+  const unknown = candidates.filter((c) => !known.has(c.uid));
+  // The runtime is asked only about directories no known pod holds: a node whose directories all
+  // belong to its pods makes no runtime call here (an idle node's housekeeping stays local).
+  if (unknown.length === 0) return [];
+  const withSandbox = new Set((await opts.runtime.listPodSandbox()).map((sb) => sb.metadata.uid));
   const removed: string[] = [];
-  for (const c of candidates) {
-    if (active.has(c.uid)) continue;
+  for (const c of unknown) {
+    if (withSandbox.has(c.uid)) continue;
     await removeUnder(opts.rootDir, c.path);
     removed.push(c.path);
   }
