@@ -15,7 +15,7 @@ import { Router } from '../http/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { cleanupOrphanedPodDirs } from '../kuberuntime/orphaned-pod-dirs.js';
+import { OrphanedPodDirs } from '../kuberuntime/orphaned-pod-dirs.js';
 import { startWorkloadControllers, type WorkloadControllers } from '../controllers/workload-controllers.js';
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
@@ -98,6 +98,8 @@ export class StandaloneAgent implements KubeletView {
   private lastHousekeeping: number;
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
+  /** Housekeeping's sweep of the directories of pods that are gone. */
+  private orphanedPodDirs?: OrphanedPodDirs;
   /** When the runtime last answered housekeeping's version call. */
   private lastRuntimeAnswer = -Infinity;
   /** Logs each Service's URLs once it has Ready endpoints (startServiceNetwork). */
@@ -280,7 +282,10 @@ export class StandaloneAgent implements KubeletView {
   /** The directories of pods that are gone (the kubelet's cleanupOrphanedPodDirs and log GC). */
   private async collectOrphanedPodDirs(): Promise<void> {
     try {
-      const removed = await cleanupOrphanedPodDirs({ rootDir: this.opts.rootDir, runtime: this.runtime, knownPodUids: () => this.registry.podUids() });
+      this.orphanedPodDirs ??= new OrphanedPodDirs({ rootDir: this.opts.rootDir, runtime: this.runtime, knownPodUids: () => this.registry.podUids() }, () =>
+        this.opts.clock.now(),
+      );
+      const removed = await this.orphanedPodDirs.sweep();
       if (removed.length > 0) this.opts.logger.debug('Removed the directories of pods that are gone', { count: removed.length });
     } catch (err) {
       this.opts.logger.warn('Failed to remove the directories of pods that are gone', { err: String(err) });
