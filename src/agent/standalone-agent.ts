@@ -15,7 +15,7 @@ import { Router } from '../http/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/status.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { cleanupOrphanedPodDirs } from '../kuberuntime/orphaned-pod-dirs.js';
+import { OrphanedPodDirs } from '../kuberuntime/orphaned-pod-dirs.js';
 import { startWorkloadControllers, type WorkloadControllers } from '../controllers/workload-controllers.js';
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
@@ -36,6 +36,12 @@ import { agentStatusDocument } from './status-document.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
+
+/**
+ * While the runtime pushes container events, how often housekeeping still asks it for its version:
+ * the kubelet's runtime status check, for a runtime that hangs with its event stream open.
+ */
+export const RUNTIME_CHECK_MS = 30_000;
 
 export interface StandaloneAgentOptions {
   rootDir: string;
@@ -94,6 +100,10 @@ export class StandaloneAgent implements KubeletView {
   private lastHousekeeping: number;
   private housekeepingTimer?: NodeJS.Timeout;
   private runtimeDown = false;
+  /** Housekeeping's sweep of the directories of pods that are gone. */
+  private orphanedPodDirs?: OrphanedPodDirs;
+  /** When the runtime last answered housekeeping's version call. */
+  private lastRuntimeAnswer = -Infinity;
   /** Logs each Service's URLs once it has Ready endpoints (startServiceNetwork). */
   private readonly serviceURLs: ServiceURLWatch;
   /** How ClusterIPs are reached (startServiceNetwork). */
@@ -225,9 +235,20 @@ export class StandaloneAgent implements KubeletView {
   }
 
   /**
-   * Starts housekeeping: every period, the runtime is asked for its version. An answer marks the sync
-   * loop healthy; no answer has the runtime service started again (restartRuntime) and, once it
-   * answers, every pod synced, so what changed meanwhile (a container that exited) is found.
+   * Whether housekeeping asks the runtime for its version: always while its container event stream is
+   * not connected (a runtime that stopped ends the stream, so that is noticed at the next period) or
+   * it was found down, else once per RUNTIME_CHECK_MS (a runtime that hangs with the stream open).
+   */
+  private runtimeMayBeDown(): boolean {
+    if (this.runtimeDown || this.runtime.containerEventsConnection() === undefined) return true;
+    return this.opts.clock.now() - this.lastRuntimeAnswer >= RUNTIME_CHECK_MS;
+  }
+
+  /**
+   * Starts housekeeping: every period, the runtime is asked for its version (runtimeMayBeDown). An
+   * answer, or a connected event stream, marks the sync loop healthy; no answer has the runtime service
+   * started again (restartRuntime) and, once it answers, every pod synced, so what changed meanwhile
+   * (a container that exited) is found.
    */
   startHousekeeping(): void {
     if (this.housekeepingTimer) return;
@@ -236,7 +257,10 @@ export class StandaloneAgent implements KubeletView {
       if (busy) return;
       busy = true;
       try {
-        await this.runtime.version();
+        if (this.runtimeMayBeDown()) {
+          await this.runtime.version();
+          this.lastRuntimeAnswer = this.opts.clock.now();
+        }
         if (this.runtimeDown) {
           this.runtimeDown = false;
           this.opts.logger.info('Container runtime answers again: syncing every pod');
@@ -261,7 +285,10 @@ export class StandaloneAgent implements KubeletView {
   /** The directories of pods that are gone (the kubelet's cleanupOrphanedPodDirs and log GC). */
   private async collectOrphanedPodDirs(): Promise<void> {
     try {
-      const removed = await cleanupOrphanedPodDirs({ rootDir: this.opts.rootDir, runtime: this.runtime, knownPodUids: () => this.registry.podUids() });
+      this.orphanedPodDirs ??= new OrphanedPodDirs({ rootDir: this.opts.rootDir, runtime: this.runtime, knownPodUids: () => this.registry.podUids() }, () =>
+        this.opts.clock.now(),
+      );
+      const removed = await this.orphanedPodDirs.sweep();
       if (removed.length > 0) this.opts.logger.debug('Removed the directories of pods that are gone', { count: removed.length });
     } catch (err) {
       this.opts.logger.warn('Failed to remove the directories of pods that are gone', { err: String(err) });

@@ -26,6 +26,7 @@ import { formatPod, podRef } from '../kuberuntime/format.js';
 import { LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
 import { Relister } from './pleg.js';
+import { PodReadsCache } from './pod-reads-cache.js';
 import { newPodRuntimeSupport, type PodRuntimeSupport } from '../kuberuntime/runtime-support.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
@@ -97,9 +98,12 @@ export class PodKubelet implements Kubelet {
   /** The eviction manager, when the root dir's file system is observed. */
   private readonly eviction?: EvictionManager;
   private closed = false;
+  /** What the pod workers read of the runtime, kept between changes the runtime pushes. */
+  private readonly podReads: PodReadsCache;
 
   constructor(opts: PodKubeletOptions) {
     this.opts = opts;
+    this.podReads = new PodReadsCache(opts.runtime);
     this.hostIP = opts.hostIP ?? '127.0.0.1';
     this.nodeAllocatable = opts.nodeAllocatable ?? { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
     this.backoff = newCrashLoopBackoff(opts.clock, opts.crashLoopBackOffMaxSeconds);
@@ -141,9 +145,15 @@ export class PodKubelet implements Kubelet {
       this.unsubscribe.push(() => void eviction.stop());
     }
     // A CRI runtime need not push container events: relisting finds every change within a period.
-    const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => this.workerBySandbox.get(id)?.trigger());
+    const relister = new Relister(opts.runtime, opts.clock, opts.logger, (id) => {
+      this.podReads.invalidate(id);
+      this.workerBySandbox.get(id)?.trigger();
+    });
     relister.start();
-    this.unsubscribe.push(() => relister.stop());
+    this.unsubscribe.push(
+      () => relister.stop(),
+      () => this.podReads.close(),
+    );
 
     // §7.1: runtime changes and probe results become syncs of the pod concerned.
     this.unsubscribe.push(
@@ -232,7 +242,7 @@ export class PodKubelet implements Kubelet {
     this.statusManager.setPod(pod);
     const o = this.opts;
     const worker: PodWorker = new PodWorker(pod, {
-      runtime: o.runtime,
+      runtime: this.podReads.runtime,
       clock: o.clock,
       logger: o.logger,
       recorder: this.events,
