@@ -5,7 +5,7 @@
 // the failed pods' reasons and log tails, then delete what was applied and wait until its pods are gone.
 
 import type { Pod } from '../api/types.js';
-import type { PodWaitMode } from '../kubelet/wait-engine.js';
+import { containerExit, type PodWaitMode } from '../kubelet/wait-engine.js';
 import type { LoadedManifests } from '../config/load.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import { formatPodTable } from '../printers/tables.js';
@@ -123,6 +123,8 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
   if (started) io.stderr.write(`started the podvisor agent for ${rootDir} for this run (log: ${rootDir}/agent.log)\n`);
   const startedAt = Date.now();
   let logs: PodLogFollower | undefined;
+  /** The exit code of the container --exit-code-from names, as its end was seen (a restarted one's first end). */
+  let exitSeen: number | undefined;
   try {
     // What was applied goes to stderr: stdout holds the pods (or the List of -o json|yaml).
     const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace', namespaces: 'create' });
@@ -139,15 +141,31 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
         reachability.signal,
       );
       const watching = reachable.watching.catch(() => undefined);
-      // The pod --exit-code-from names is waited for until it has finished, whatever --wait says.
-      const isExitPod = (p: { ns: string; name: string }) => opts.exitTarget?.kind === 'Pod' && p.ns === opts.exitTarget.ns && p.name === opts.exitTarget.name;
+      // The pod --exit-code-from names is waited for until it (or its named container) has
+      // finished, whatever --wait says; when that wait ends, the others end with it.
+      const target = opts.exitTarget;
+      const isExitPod = (p: { ns: string; name: string }) => target?.kind === 'Pod' && p.ns === target.ns && p.name === target.name;
+      const exitEnded = new AbortController();
+      const endWithExit = () => exitEnded.abort();
+      const cut = { signal: exitEnded.signal, by: target?.container ? `container ${target.container} of pod/${target.name}` : `pod/${target?.name ?? ''}` };
+      const exitPods = applied.pods.filter((p) => isExitPod(p));
       const waited = await Promise.all([
-        waitForPods(
-          rootDir,
-          applied.pods.filter((p) => isExitPod(p)),
-          { target: { kind: 'mode', mode: 'completed' }, timeoutMs: opts.timeoutMs, timeoutText: opts.timeoutText },
-          io,
-        ),
+        exitPods.length === 0
+          ? 0
+          : waitForPods(
+              rootDir,
+              exitPods,
+              {
+                target: target?.container ? { kind: 'exit', container: target.container } : { kind: 'mode', mode: 'completed' },
+                timeoutMs: opts.timeoutMs,
+                timeoutText: opts.timeoutText,
+                ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
+                onUpdate: (pod) => {
+                  if (exitSeen === undefined && target?.container) exitSeen = containerExit(pod, pod.status, target.container);
+                },
+              },
+              io,
+            ).finally(endWithExit),
         waitForPods(
           rootDir,
           applied.pods.filter((p) => !isExitPod(p)),
@@ -156,6 +174,7 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
             timeoutMs: opts.timeoutMs,
             timeoutText: opts.timeoutText,
             ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
+            ...(exitPods.length ? { cut } : {}),
           },
           io,
         ),
@@ -167,6 +186,7 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
             timeoutText: opts.timeoutText,
             ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
             onMet: (ref, text) => io.stderr.write(`${qualifiedName(ref.object)}: ${text}\n`),
+            ...(exitPods.length ? { cut } : {}),
           },
           io,
         ),
@@ -198,6 +218,7 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
     if (code === 0) io.stderr.write(`all ${applied.objects.length + applied.pods.length} objects ok\n`);
     await tearDown(rootDir, loaded, applied.objects, state.pods, io);
     if (opts.exitTarget && applied.code === 0) {
+      if (exitSeen !== undefined) return exitSeen;
       const exit = exitCodeOf(opts.exitTarget, state.pods);
       if (typeof exit === 'number') return exit;
       io.stderr.write(`error: ${exit.error}\n`);
