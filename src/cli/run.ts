@@ -140,7 +140,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
   const started = await startAgentFor(manifests, io, settings, 'run');
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
-  const stopOutput = parsed.flags.logs === true ? streamContainerOutput(agent, output === 'json' || output === 'yaml' ? io.stderr : io.stdout) : undefined;
+  const containerOutput = parsed.flags.logs === true ? streamContainerOutput(agent, output === 'json' || output === 'yaml' ? io.stderr : io.stdout) : undefined;
 
   const interrupted = new AbortController();
   const unwatch = watchShutdownSignals(io, {
@@ -174,6 +174,8 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
       },
     });
 
+    // Every line the containers wrote before the wait ended comes before the table.
+    await containerOutput?.drain();
     const resultByUid = new Map(report.results.map((r) => [r.pod.metadata?.uid ?? '', r]));
     // The exit pod as its named container ended (since restarted under restartPolicy Always).
     const pods = kubelet.pods().map((p) => podWithStatus(p, resultByUid.get(p.metadata?.uid ?? '')?.endStatus ?? kubelet.getPodStatus(p.metadata?.uid ?? '')));
@@ -223,7 +225,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
     }
     return report.results.every((r) => r.ok) ? 0 : 1;
   } finally {
-    stopOutput?.();
+    containerOutput?.stop();
     unwatch();
     await agent.close();
   }
