@@ -1,6 +1,7 @@
 // `run -f` of manifests holding Services or workloads (Deployments, ReplicaSets, StatefulSets,
-// DaemonSets, Jobs, CronJobs): these need the agent's controllers, so they run through the agent of
-// the root dir (started for the run when none serves it, and stopped after): apply everything, wait
+// DaemonSets, Jobs, CronJobs), which need the agent's controllers, or of any manifests when an agent
+// serves the root dir: they run through the agent of the root dir (started for the run when none
+// serves it, and stopped after): apply everything, wait
 // (each pod as run waits, each workload rolled out or complete), print the pods and what failed with
 // the failed pods' reasons and log tails, then delete what was applied and wait until its pods are gone.
 
@@ -215,7 +216,8 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
       const shown = await Promise.all(outcomes.map((o) => (o.ok ? o.pod : withLogTails(o.pod, readLog))));
       io.stdout.write(formatObject(toV1List([...state.objects, ...shown]), opts.output));
     } else if (state.pods.length) io.stdout.write(formatPodTable(state.pods, { wide: opts.output === 'wide', now: Date.now() }));
-    if (code === 0) io.stderr.write(`all ${applied.objects.length + applied.pods.length} objects ok\n`);
+    const count = applied.objects.length + applied.pods.length;
+    if (code === 0) io.stderr.write(count === 1 ? '1 object ok\n' : `all ${count} objects ok\n`);
     await tearDown(rootDir, loaded, applied.objects, state.pods, io);
     if (opts.exitTarget && applied.code === 0) {
       if (exitSeen !== undefined) return exitSeen;

@@ -124,7 +124,9 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
   const exitFrom = parsed.flags['exit-code-from'] === undefined ? undefined : String(parsed.flags['exit-code-from']);
   const exitTarget = exitFrom === undefined ? undefined : (await import('./exit-target.js')).resolveExitTarget(exitFrom, manifests);
   if (exitTarget && 'error' in exitTarget) return usageFailure(io, exitTarget.error, 'run');
-  if (needsAgentAPI(manifests)) {
+  // Workloads need the agent's controllers; bare pods go to the agent too when one serves the root
+  // dir (the services `up -d` started), as compose runs a one-off beside the project's services.
+  if (needsAgentAPI(manifests) || (await (await import('./agent-client.js')).agentRunning(settings.rootDir))) {
     const { runThroughAgent } = await import('./run-workloads.js');
     return runThroughAgent(parsed, io, manifests, settings.rootDir, {
       wait: wait === 'auto' || wait === 'running' || wait === 'ready' || wait === 'completed' ? wait : 'auto',
