@@ -175,7 +175,9 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
   const progress = setInterval(() => {
     const waiting = [...pending].map((k) => {
       const pod = latest.get(k);
-      return `${k.split('/')[1]} (${pod ? pendingText(pod, opts.target) : 'not found'})`;
+      // A pod in its settle hold has met the target: the line says so, not what it had before.
+      const holding = pod && settling.has(k) ? `${targetText(opts.target, pod)}, checking that it holds for ${settleMsOf(opts.target, pod) / 1000}s` : undefined;
+      return `${k.split('/')[1]} (${holding ?? (pod ? pendingText(pod, opts.target) : 'not found')})`;
     });
     io.stderr.write(
       `${oneTerminalLine(`waiting for ${waiting.length} pod${waiting.length === 1 ? '' : 's'} to be ${targetText(opts.target)}: ${waiting.join(', ')}`, width)}\n`,
