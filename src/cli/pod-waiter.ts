@@ -176,7 +176,8 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
     const waiting = [...pending].map((k) => {
       const pod = latest.get(k);
       // A pod in its settle hold has met the target: the line says so, not what it had before.
-      const holding = pod && settling.has(k) ? `${targetText(opts.target, pod)}, checking that it holds for ${settleMsOf(opts.target, pod) / 1000}s` : undefined;
+      const holding =
+        pod && settling.has(k) ? `${targetText(opts.target, pod)}, checking that it holds for ${settleMsOf(opts.target, pod) / 1000}s` : undefined;
       return `${k.split('/')[1]} (${holding ?? (pod ? pendingText(pod, opts.target) : 'not found')})`;
     });
     io.stderr.write(
