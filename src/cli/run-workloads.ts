@@ -115,13 +115,18 @@ export async function tearDown(
 /** `run` through the agent of the root dir; resolves to the exit code (0 all made it, 1 any failed, 2 invalid). */
 export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: LoadedManifests, rootDir: string, opts: AgentRunOptions): Promise<number> {
   let started = false;
+  const agentArgs = agentArgsFrom(parsed);
   try {
-    started = (await ensureAgent(rootDir, agentArgsFrom(parsed))).started;
+    started = (await ensureAgent(rootDir, agentArgs)).started;
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
   if (started) io.stderr.write(`started the podvisor agent for ${rootDir} for this run (log: ${rootDir}/agent.log)\n`);
+  else if (agentArgs.length)
+    io.stderr.write(
+      `warning: the agent for ${rootDir} already runs: ${agentArgs.join(' ')} ${agentArgs.length === 1 ? 'applies' : 'apply'} only to an agent run starts (podvisor agent status shows how it runs)\n`,
+    );
   const startedAt = Date.now();
   let logs: PodLogFollower | undefined;
   /** The exit code of the container --exit-code-from names, as its end was seen (a restarted one's first end). */
