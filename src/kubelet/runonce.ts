@@ -251,8 +251,9 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
     // The exit pod ended the run: what this pod has reached is its result.
     const onCut = () => {
       const status = kubelet.getPodStatus(uid);
-      if (observe(status) || settled) return finish({ ok: true });
-      finish({ ok: false, error: `${pendingReason(pod, status, wait)} when ${ends.cut?.by ?? 'the run'} ended` });
+      // Holding its condition (in the settle check) counts; a status observe decides on is its result.
+      if (observe(status)) finish({ ok: true });
+      else finish({ ok: false, error: `${pendingReason(pod, status, wait)} when ${ends.cut?.by ?? 'the run'} ended` });
     };
     const unwatchEvents = failFast
       ? opts.events?.onEvent((ev) => {
