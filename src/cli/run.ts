@@ -60,9 +60,10 @@ function runDefinition(knobs: HiddenKnobs = {}) {
       'Except under --wait=running, a pod that cannot succeed fails at once: CrashLoopBackOff, a\n' +
       'container config error, a container that cannot start, a sandbox that cannot be created. While\n' +
       'waiting, a progress line per awaited pod goes to stderr every 5s. Then print the pods and a summary of what failed, with the message, last probe results and\n' +
-      'last log lines of failed containers (with --junit, also as a JUnit XML report), and stop running pods gracefully.\n\n' +
+      'last log lines of failed containers (with --junit, also as a JUnit XML report), and stop running pods gracefully.\n' +
+      'Where an agent serves the root dir (up -d started one), the pods go through it and are deleted after.\n\n' +
       'Exit status: 0 when every pod reached the condition (for completed: Succeeded), 1 when any pod\n' +
-      'failed or was rejected, 2 for invalid input.',
+      "failed or was rejected (with --exit-code-from, that container's exit code), 2 for invalid input.",
     examples: [
       'podvisor run -f ci/services.yaml -f ci/test.yaml --exit-code-from e2e --logs',
       'podvisor run -f ci/ --wait=ready --timeout=2m',
