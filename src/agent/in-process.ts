@@ -9,7 +9,7 @@ import type { PodKubelet } from '../kubelet/kubelet.js';
 import { podRef } from '../kuberuntime/format.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { RuntimeService } from '../runtime/cri.js';
-import { followContainerOutput, type OutputListener } from '../runtime/logs/follow.js';
+import { followContainerOutput, type ContainerOutputFollow, type OutputListener } from '../runtime/logs/follow.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
 import { stopPodSandboxesSync } from '../runtime/cri/stop-sync.js';
 import { defaultRuntimeEndpoint, detectRuntimeHost, lockHolder, processState, runtimeStateDir, unhonouredFields } from '../runtime/process-runtime.js';
@@ -30,8 +30,8 @@ export interface InProcessAgent {
   rootDir: string;
   /** Last lines of a container instance's log (by its `process://` id, else by the log layout). */
   readLogTail(pod: Pod, status: ContainerStatus, containerId: string | undefined, lines: number): Promise<string[]>;
-  /** Container output as it reaches the logs, one call per CRI record; returns the unsubscribe function. */
-  onContainerOutput(listener: OutputListener): () => void;
+  /** Container output as it reaches the logs, one call per CRI record; drain() hands on what is written so far, stop() unsubscribes. */
+  onContainerOutput(listener: OutputListener): ContainerOutputFollow;
   /** The last resort of an exit without a graceful stop: SIGKILLs this agent's containers synchronously. */
   killAllSync(): void;
   /**

@@ -50,7 +50,7 @@ async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   if (parsed.flags.agent !== true) {
     if (await agentRunning(rootDir)) {
       io.stderr.write(
-        `the podvisor agent for ${rootDir} keeps running (static pods and its API stay up); stop it with "podvisor agent stop --root-dir ${rootDir}" or "podvisor down --all --agent"\n`,
+        `the podvisor agent for ${rootDir} keeps running (static pods and its API stay up); stop it with "podvisor agent stop --root-dir ${rootDir}" or "podvisor down --all --agent --root-dir ${rootDir}"\n`,
       );
     }
     return code;

@@ -1,9 +1,10 @@
-// `run --exit-code-from` of manifests with workloads (compose's meaning): the pod or Job whose container
-// exit code becomes the command's — `POD[/CONTAINER]` a pod of the manifests, `job/NAME[/CONTAINER]`
-// (or a bare name that is a Job's) the Job's last finished pod —, and which of the agent's pods a run
-// owns (its bare pods and those its workloads' controllers made), for `--logs`.
+// `run --exit-code-from` (compose's meaning): the pod or Job whose container exit code becomes the
+// command's — `POD[/CONTAINER]` a pod of the manifests, `job/NAME[/CONTAINER]` (or a bare name that
+// is a Job's) the Job's last finished pod —, and which of the agent's pods a run owns (its bare pods
+// and those its workloads' controllers made), for `--logs`.
 
 import type { Pod } from '../api/types.js';
+import { containerExitCode } from '../kubelet/wait-engine.js';
 import type { LoadedManifests } from '../config/load.js';
 import type { AppliedRef } from './object-paths.js';
 
@@ -21,14 +22,25 @@ export function resolveExitTarget(spec: string, loaded: LoadedManifests): ExitTa
   const [name = '', container] = (jobPrefix ? spec.slice(jobPrefix[0].length) : spec).split('/', 2);
   const withContainer = (t: ExitTarget): ExitTarget => (container ? { ...t, container } : t);
   const job = loaded.objects.find((o) => o.kind === 'Job' && o.metadata?.name === name);
-  if (jobPrefix) {
-    if (!job) return { error: `--exit-code-from: no Job "${name}" in the manifests` };
-    return withContainer({ kind: 'Job', ns: job.metadata?.namespace ?? 'default', name });
-  }
+  const jobTarget = () => {
+    const containers = (job as { spec?: { template?: { spec?: { containers?: { name: string }[] } } } } | undefined)?.spec?.template?.spec?.containers ?? [];
+    const missing = noSuchContainer(`job.batch/${name}`, containers, container);
+    return missing ?? withContainer({ kind: 'Job', ns: job!.metadata?.namespace ?? 'default', name });
+  };
+  if (jobPrefix) return job ? jobTarget() : { error: `--exit-code-from: no Job "${name}" in the manifests` };
   const pod = loaded.pods.find((p) => p.metadata?.name === name);
-  if (pod) return withContainer({ kind: 'Pod', ns: pod.metadata?.namespace ?? 'default', name });
-  if (job) return withContainer({ kind: 'Job', ns: job.metadata?.namespace ?? 'default', name });
-  return { error: `--exit-code-from: no pod or Job "${name}" in the manifests` };
+  if (pod)
+    return (
+      noSuchContainer(`pod/${name}`, pod.spec?.containers ?? [], container) ?? withContainer({ kind: 'Pod', ns: pod.metadata?.namespace ?? 'default', name })
+    );
+  if (job) return jobTarget();
+  return { error: `--exit-code-from: no ${loaded.objects.length ? 'pod or Job' : 'pod'} "${name}" in the manifests` };
+}
+
+/** The error for a container that is not one of the regular containers (init containers end before the pod runs). */
+function noSuchContainer(what: string, containers: readonly { name: string }[], container: string | undefined): { error: string } | undefined {
+  if (container === undefined || containers.some((c) => c.name === container)) return undefined;
+  return { error: `--exit-code-from: ${what} has no container "${container}" (its containers: ${containers.map((c) => c.name).join(', ')})` };
 }
 
 const controllerOf = (p: Pod) => (p.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
@@ -54,7 +66,7 @@ export function exitCodeOf(target: ExitTarget, pods: readonly Pod[]): number | {
   if (!pod) return { error: `--exit-code-from: ${what} ${target.kind === 'Job' ? 'has no finished pod' : 'is gone'}` };
   const name = target.container ?? pod.spec?.containers[0]?.name;
   const cs = pod.status?.containerStatuses?.find((c) => c.name === name);
-  const code = cs?.state?.terminated?.exitCode;
+  const code = containerExitCode(pod.status, name ?? '');
   if (code !== undefined) return code;
   return { error: `--exit-code-from: container ${name ?? ''} of pod/${pod.metadata?.name ?? ''} did not finish${cs ? '' : ' (no such container)'}` };
 }

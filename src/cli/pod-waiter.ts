@@ -5,6 +5,7 @@
 
 import type { ContainerStatus, Event, Pod } from '../api/types.js';
 import {
+  explainsWait,
   instancesKey,
   oneTerminalLine,
   pendingText,
@@ -34,6 +35,16 @@ export interface PodWaitOptions {
   progressEveryMs?: number;
   /** Told of each pod as it meets the target (`podvisor wait` prints `pod/NAME condition met`). */
   onMet?: (name: string) => void;
+  /** Told of every state of a waited pod the watch brings, in order. */
+  onUpdate?: (pod: Pod) => void;
+  /** Ends the wait early (run --exit-code-from: the exit pod has ended): each pod is judged by what it has reached. */
+  cut?: WaitCut;
+}
+
+/** Ends a wait before its objects have decided; `by` names what ended it (`pod/test`). */
+export interface WaitCut {
+  signal: AbortSignal;
+  by: string;
 }
 
 /** The last log lines of the container instance a summary names, through the pods/log API. */
@@ -125,8 +136,10 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
         const present = new Map(items.map((p) => [keyOf(p.metadata?.namespace, p.metadata?.name), p]));
         for (const k of [...pending]) {
           const pod = present.get(k);
-          if (pod) latest.set(k, pod);
-          else if (latest.has(k)) gone(k, latest.get(k)!);
+          if (pod) {
+            latest.set(k, pod);
+            opts.onUpdate?.(pod);
+          } else if (latest.has(k)) gone(k, latest.get(k)!);
         }
         initialDone = true;
         for (const k of [...pending]) if (!latest.has(k)) judge(k);
@@ -136,7 +149,10 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
         const key = keyOf(pod.metadata?.namespace, pod.metadata?.name);
         if (!pending.has(key)) return;
         if (type === 'DELETED') gone(key, pod);
-        else latest.set(key, pod);
+        else {
+          latest.set(key, pod);
+          opts.onUpdate?.(pod);
+        }
         settleAll();
       },
     },
@@ -147,7 +163,7 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
     '/api/v1/events?watch=1',
     (l) => {
       const uid = l.object.involvedObject?.uid;
-      if (!uid || l.type === 'DELETED' || l.object.type !== 'Warning') return;
+      if (!uid || l.type === 'DELETED' || !explainsWait(l.object)) return;
       const list = eventsOf.get(uid) ?? [];
       if (list.push(l.object) > 20) list.shift();
       eventsOf.set(uid, list);
@@ -159,13 +175,36 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
   const progress = setInterval(() => {
     const waiting = [...pending].map((k) => {
       const pod = latest.get(k);
-      return `${k.split('/')[1]} (${pod ? pendingText(pod, opts.target) : 'not found'})`;
+      // A pod in its settle hold has met the target: the line says so, not what it had before.
+      const holding =
+        pod && settling.has(k) ? `${targetText(opts.target, pod)}, checking that it holds for ${settleMsOf(opts.target, pod) / 1000}s` : undefined;
+      return `${k.split('/')[1]} (${holding ?? (pod ? pendingText(pod, opts.target) : 'not found')})`;
     });
     io.stderr.write(
       `${oneTerminalLine(`waiting for ${waiting.length} pod${waiting.length === 1 ? '' : 's'} to be ${targetText(opts.target)}: ${waiting.join(', ')}`, width)}\n`,
     );
   }, opts.progressEveryMs ?? 5000);
+  let cutShort = false;
+  const onCut = () => {
+    cutShort = true;
+    finish();
+  };
+  if (opts.cut?.signal.aborted) onCut();
+  else opts.cut?.signal.addEventListener('abort', onCut, { once: true });
   const end = await awaitWatchedWait({ finished, finish, watches: [podWatch, eventWatch], timeoutMs: opts.timeoutMs, signal: io.signal, progress, stop });
+  opts.cut?.signal.removeEventListener('abort', onCut);
+  if (end === 'met' && cutShort) {
+    for (const k of pending) {
+      const pod = latest.get(k);
+      const d = pod ? decide(pod, eventsOf.get(pod.metadata?.uid ?? '') ?? []) : 'wait';
+      if (d === 'done') opts.onMet?.(pod?.metadata?.name ?? '');
+      else
+        failed.set(k, {
+          pod: pod ?? { metadata: { name: k.split('/')[1]!, namespace: k.split('/')[0]! } },
+          error: typeof d === 'object' ? d.fail : `${pod ? pendingText(pod, opts.target) : 'not found'} when ${opts.cut!.by} ended`,
+        });
+    }
+  }
   if (typeof end === 'object') {
     io.stderr.write(`error: ${end.error.message}\n`);
     return 1;

@@ -1,11 +1,12 @@
 // `run -f` of manifests holding Services or workloads (Deployments, ReplicaSets, StatefulSets,
-// DaemonSets, Jobs, CronJobs): these need the agent's controllers, so they run through the agent of
-// the root dir (started for the run when none serves it, and stopped after): apply everything, wait
+// DaemonSets, Jobs, CronJobs), which need the agent's controllers, or of any manifests when an agent
+// serves the root dir: they run through the agent of the root dir (started for the run when none
+// serves it, and stopped after): apply everything, wait
 // (each pod as run waits, each workload rolled out or complete), print the pods and what failed with
 // the failed pods' reasons and log tails, then delete what was applied and wait until its pods are gone.
 
 import type { Pod } from '../api/types.js';
-import type { PodWaitMode } from '../kubelet/wait-engine.js';
+import { containerExit, type PodWaitMode } from '../kubelet/wait-engine.js';
 import type { LoadedManifests } from '../config/load.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import { formatPodTable } from '../printers/tables.js';
@@ -114,15 +115,22 @@ export async function tearDown(
 /** `run` through the agent of the root dir; resolves to the exit code (0 all made it, 1 any failed, 2 invalid). */
 export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: LoadedManifests, rootDir: string, opts: AgentRunOptions): Promise<number> {
   let started = false;
+  const agentArgs = agentArgsFrom(parsed);
   try {
-    started = (await ensureAgent(rootDir, agentArgsFrom(parsed))).started;
+    started = (await ensureAgent(rootDir, agentArgs)).started;
   } catch (err) {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
   if (started) io.stderr.write(`started the podvisor agent for ${rootDir} for this run (log: ${rootDir}/agent.log)\n`);
+  else if (agentArgs.length)
+    io.stderr.write(
+      `warning: the agent for ${rootDir} already runs: ${agentArgs.join(' ')} ${agentArgs.length === 1 ? 'applies' : 'apply'} only to an agent run starts (podvisor agent status shows how it runs)\n`,
+    );
   const startedAt = Date.now();
   let logs: PodLogFollower | undefined;
+  /** The exit code of the container --exit-code-from names, as its end was seen (a restarted one's first end). */
+  let exitSeen: number | undefined;
   try {
     // What was applied goes to stderr: stdout holds the pods (or the List of -o json|yaml).
     const applied = await applyObjects(rootDir, loaded, { stdout: io.stderr, stderr: io.stderr }, { immutable: 'replace', namespaces: 'create' });
@@ -139,15 +147,31 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
         reachability.signal,
       );
       const watching = reachable.watching.catch(() => undefined);
-      // The pod --exit-code-from names is waited for until it has finished, whatever --wait says.
-      const isExitPod = (p: { ns: string; name: string }) => opts.exitTarget?.kind === 'Pod' && p.ns === opts.exitTarget.ns && p.name === opts.exitTarget.name;
+      // The pod --exit-code-from names is waited for until it (or its named container) has
+      // finished, whatever --wait says; when that wait ends, the others end with it.
+      const target = opts.exitTarget;
+      const isExitPod = (p: { ns: string; name: string }) => target?.kind === 'Pod' && p.ns === target.ns && p.name === target.name;
+      const exitEnded = new AbortController();
+      const endWithExit = () => exitEnded.abort();
+      const cut = { signal: exitEnded.signal, by: target?.container ? `container ${target.container} of pod/${target.name}` : `pod/${target?.name ?? ''}` };
+      const exitPods = applied.pods.filter((p) => isExitPod(p));
       const waited = await Promise.all([
-        waitForPods(
-          rootDir,
-          applied.pods.filter((p) => isExitPod(p)),
-          { target: { kind: 'mode', mode: 'completed' }, timeoutMs: opts.timeoutMs, timeoutText: opts.timeoutText },
-          io,
-        ),
+        exitPods.length === 0
+          ? 0
+          : waitForPods(
+              rootDir,
+              exitPods,
+              {
+                target: target?.container ? { kind: 'exit', container: target.container } : { kind: 'mode', mode: 'completed' },
+                timeoutMs: opts.timeoutMs,
+                timeoutText: opts.timeoutText,
+                ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
+                onUpdate: (pod) => {
+                  if (exitSeen === undefined && target?.container) exitSeen = containerExit(pod, pod.status, target.container);
+                },
+              },
+              io,
+            ).finally(endWithExit),
         waitForPods(
           rootDir,
           applied.pods.filter((p) => !isExitPod(p)),
@@ -156,6 +180,7 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
             timeoutMs: opts.timeoutMs,
             timeoutText: opts.timeoutText,
             ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
+            ...(exitPods.length ? { cut } : {}),
           },
           io,
         ),
@@ -167,6 +192,7 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
             timeoutText: opts.timeoutText,
             ...(opts.progressEveryMs ? { progressEveryMs: opts.progressEveryMs } : {}),
             onMet: (ref, text) => io.stderr.write(`${qualifiedName(ref.object)}: ${text}\n`),
+            ...(exitPods.length ? { cut } : {}),
           },
           io,
         ),
@@ -195,9 +221,11 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
       const shown = await Promise.all(outcomes.map((o) => (o.ok ? o.pod : withLogTails(o.pod, readLog))));
       io.stdout.write(formatObject(toV1List([...state.objects, ...shown]), opts.output));
     } else if (state.pods.length) io.stdout.write(formatPodTable(state.pods, { wide: opts.output === 'wide', now: Date.now() }));
-    if (code === 0) io.stderr.write(`all ${applied.objects.length + applied.pods.length} objects ok\n`);
+    const count = applied.objects.length + applied.pods.length;
+    if (code === 0) io.stderr.write(count === 1 ? '1 object ok\n' : `all ${count} objects ok\n`);
     await tearDown(rootDir, loaded, applied.objects, state.pods, io);
     if (opts.exitTarget && applied.code === 0) {
+      if (exitSeen !== undefined) return exitSeen;
       const exit = exitCodeOf(opts.exitTarget, state.pods);
       if (typeof exit === 'number') return exit;
       io.stderr.write(`error: ${exit.error}\n`);

@@ -25,10 +25,10 @@ function isTerminal(phase: string | undefined): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
-const waitedForText: Record<PodWait, string> = { running: 'running', ready: 'ready', completed: 'succeeded' };
+const waitedForText: Record<PodWait | 'finished', string> = { running: 'running', ready: 'ready', completed: 'succeeded', finished: 'finished' };
 
-/** `running`, or for pods waited for different things `1 succeeded, 2 ready`. */
-function reachedText(waits: readonly (PodWait | undefined)[]): string {
+/** `running`, or for pods waited for different things `1 succeeded, 2 ready` (`finished`: --exit-code-from's container ended). */
+function reachedText(waits: readonly (PodWait | 'finished' | undefined)[]): string {
   const counts = new Map<string, number>();
   for (const w of waits) if (w) counts.set(waitedForText[w], (counts.get(waitedForText[w]) ?? 0) + 1);
   if (counts.size <= 1) return [...counts.keys()][0] ?? 'running';
@@ -60,9 +60,10 @@ function runDefinition(knobs: HiddenKnobs = {}) {
       'Except under --wait=running, a pod that cannot succeed fails at once: CrashLoopBackOff, a\n' +
       'container config error, a container that cannot start, a sandbox that cannot be created. While\n' +
       'waiting, a progress line per awaited pod goes to stderr every 5s. Then print the pods and a summary of what failed, with the message, last probe results and\n' +
-      'last log lines of failed containers (with --junit, also as a JUnit XML report), and stop running pods gracefully.\n\n' +
+      'last log lines of failed containers (with --junit, also as a JUnit XML report), and stop running pods gracefully.\n' +
+      'Where an agent serves the root dir (up -d started one), the pods go through it and are deleted after.\n\n' +
       'Exit status: 0 when every pod reached the condition (for completed: Succeeded), 1 when any pod\n' +
-      'failed or was rejected, 2 for invalid input.',
+      "failed or was rejected (with --exit-code-from, that container's exit code), 2 for invalid input.",
     examples: [
       'podvisor run -f ci/services.yaml -f ci/test.yaml --exit-code-from e2e --logs',
       'podvisor run -f ci/ --wait=ready --timeout=2m',
@@ -90,7 +91,7 @@ function runDefinition(knobs: HiddenKnobs = {}) {
         type: 'string',
         valueName: 'POD[/CONTAINER]',
         usage:
-          "Wait for this pod to finish and exit with its container's exit code (the first container unless named); the other pods are then stopped. job/NAME[/CONTAINER] (or a Job's bare name): the Job's outcome, as the exit code of its Succeeded pod, else of its last Failed one.",
+          "Exit with this container's exit code, as compose does. POD: wait for the pod to finish, the code of its first container; POD/CONTAINER: wait for that container to end (under restartPolicy Always its first end; under OnFailure an exit 0, or its last code once in CrashLoopBackOff), then stop the rest. Either way the other pods' waits end with it and everything is stopped. job/NAME[/CONTAINER] (or a Job's bare name): the Job's outcome, as the exit code of its Succeeded pod, else of its last Failed one.",
       },
       {
         name: 'logs',
@@ -119,13 +120,14 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
     throw err;
   }
 
-  const [exitPod, exitContainer] = String(parsed.flags['exit-code-from'] ?? '').split('/', 2);
   const manifests = await loadForAgent(files, parsed, io, settings);
   if (typeof manifests === 'number') return manifests;
-  if (needsAgentAPI(manifests)) {
-    const { resolveExitTarget } = await import('./exit-target.js');
-    const exitTarget = exitPod ? resolveExitTarget(String(parsed.flags['exit-code-from']), manifests) : undefined;
-    if (exitTarget && 'error' in exitTarget) return usageFailure(io, exitTarget.error, 'run');
+  const exitFrom = parsed.flags['exit-code-from'] === undefined ? undefined : String(parsed.flags['exit-code-from']);
+  const exitTarget = exitFrom === undefined ? undefined : (await import('./exit-target.js')).resolveExitTarget(exitFrom, manifests);
+  if (exitTarget && 'error' in exitTarget) return usageFailure(io, exitTarget.error, 'run');
+  // Workloads need the agent's controllers; bare pods go to the agent too when one serves the root
+  // dir (the services `up -d` started), as compose runs a one-off beside the project's services.
+  if (needsAgentAPI(manifests) || (await (await import('./agent-client.js')).agentRunning(settings.rootDir))) {
     const { runThroughAgent } = await import('./run-workloads.js');
     return runThroughAgent(parsed, io, manifests, settings.rootDir, {
       wait: wait === 'auto' || wait === 'running' || wait === 'ready' || wait === 'completed' ? wait : 'auto',
@@ -141,11 +143,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
   const started = await startAgentFor(manifests, io, settings, 'run');
   if (typeof started === 'number') return started;
   const { agent, loaded } = started;
-  if (exitPod && !loaded.pods.some((p) => p.metadata?.name === exitPod)) {
-    await agent.close();
-    return usageFailure(io, `--exit-code-from: no pod "${exitPod}" in the manifests`, 'run');
-  }
-  const stopOutput = parsed.flags.logs === true ? streamContainerOutput(agent, output === 'json' || output === 'yaml' ? io.stderr : io.stdout) : undefined;
+  const containerOutput = parsed.flags.logs === true ? streamContainerOutput(agent, output === 'json' || output === 'yaml' ? io.stderr : io.stdout) : undefined;
 
   const interrupted = new AbortController();
   const unwatch = watchShutdownSignals(io, {
@@ -163,7 +161,14 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
       ...(retryDelayMs !== undefined ? { retryDelayMs } : {}),
       ...(timeoutMs ? { timeoutMs, timeoutText: String(parsed.flags.timeout) } : {}),
       signal: interrupted.signal,
-      ...(exitPod ? { waitOverride: (pod) => (pod.metadata?.name === exitPod ? 'completed' : undefined) } : {}),
+      ...(exitTarget
+        ? {
+            exitFrom: {
+              pod: (pod: Pod) => pod.metadata?.name === exitTarget.name && (pod.metadata?.namespace ?? 'default') === exitTarget.ns,
+              ...(exitTarget.container ? { container: exitTarget.container } : {}),
+            },
+          }
+        : {}),
       events: kubelet.events,
       ...(progressEveryMs !== undefined ? { progressEveryMs } : {}),
       onProgress: (lines) => {
@@ -172,15 +177,19 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
       },
     });
 
+    // Every line the containers wrote before the wait ended comes before the table.
+    await containerOutput?.drain();
     const resultByUid = new Map(report.results.map((r) => [r.pod.metadata?.uid ?? '', r]));
-    const pods = kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? '')));
+    // The exit pod as its named container ended (since restarted under restartPolicy Always).
+    const pods = kubelet.pods().map((p) => podWithStatus(p, resultByUid.get(p.metadata?.uid ?? '')?.endStatus ?? kubelet.getPodStatus(p.metadata?.uid ?? '')));
     const summaryPods = pods.map((pod) => {
       const r = resultByUid.get(pod.metadata?.uid ?? '');
       return { pod, ok: r?.ok ?? false, ...(r?.error ? { error: r.error } : {}) };
     });
     const readLog: ContainerLogReader = (pod, cs, id) => agent.readLogTail(pod, cs, id, summaryLogLines);
     const probes: PodProbeResults = (pod) => kubelet.probeManager.history?.entries(pod.metadata?.uid ?? '') ?? [];
-    const summary = await formatRunSummary(summaryPods, reachedText(report.results.map((r) => r.waitedFor)), readLog, probes);
+    const reached = report.results.map((r) => (r.endStatus && r.ok ? 'finished' : r.waitedFor));
+    const summary = await formatRunSummary(summaryPods, reachedText(reached), readLog, probes);
     if (parsed.flags.junit) {
       const { writeJUnitReport } = await import('../printers/junit.js');
       await writeJUnitReport(String(parsed.flags.junit), {
@@ -210,24 +219,19 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
     } else {
       await kubelet.terminateAll();
     }
-    if (exitPod) return exitCodeOf(pods, exitPod, exitContainer, io);
+    if (exitTarget) {
+      const r = report.results.find((x) => x.pod.metadata?.name === exitTarget.name && (x.pod.metadata?.namespace ?? 'default') === exitTarget.ns);
+      if (r?.exitCode !== undefined) return r.exitCode;
+      const name = exitTarget.container ?? r?.pod.spec?.containers[0]?.name ?? '';
+      io.stderr.write(`error: --exit-code-from: container ${name} of pod/${exitTarget.name} did not finish${r?.rejected ? ' (the pod was rejected)' : ''}\n`);
+      return 1;
+    }
     return report.results.every((r) => r.ok) ? 0 : 1;
   } finally {
-    stopOutput?.();
+    containerOutput?.stop();
     unwatch();
     await agent.close();
   }
-}
-
-/** --exit-code-from: the exit code of the named (or first) container of the pod; 1 when it never ended. */
-function exitCodeOf(pods: readonly Pod[], podName: string, container: string | undefined, io: CommandIO): number {
-  const pod = pods.find((p) => p.metadata?.name === podName);
-  const name = container ?? pod?.spec?.containers[0]?.name;
-  const cs = pod?.status?.containerStatuses?.find((c) => c.name === name);
-  const code = cs?.state?.terminated?.exitCode;
-  if (code !== undefined) return code;
-  io.stderr.write(`error: --exit-code-from: container ${name ?? ''} of pod/${podName} did not finish${cs ? '' : ' (no such container)'}\n`);
-  return 1;
 }
 
 const visible = runDefinition();

@@ -118,7 +118,8 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   unsubscribe.push(
     notifySystemd(io.env.NOTIFY_SOCKET, loaded.pods, () => kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? ''))), clock),
   );
-  if (parsed.flags.logs === true) unsubscribe.push(streamContainerOutput(agent, output ? io.stderr : io.stdout));
+  const containerOutput = parsed.flags.logs === true ? streamContainerOutput(agent, output ? io.stderr : io.stdout) : undefined;
+  if (containerOutput) unsubscribe.push(() => containerOutput.stop());
 
   // The statuses as they were when stopping began, and whether the List went out already.
   let snapshot: Pod[] | undefined;
@@ -162,6 +163,8 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
 
     const why = await stopRequested;
     takeSnapshot();
+    // What the containers wrote before the stop comes before the words about it.
+    await containerOutput?.drain();
     const running = kubelet.pods().filter((p) => {
       const phase = kubelet.getPodStatus(p.metadata?.uid ?? '')?.phase;
       return phase !== 'Succeeded' && phase !== 'Failed';
@@ -175,6 +178,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
       io.stderr.write(`error: stopping pods: ${(err as Error).message}\n`);
       code = 1;
     }
+    await containerOutput?.drain();
     const final = takeSnapshot();
     // The table shows the pods as they are now, stopped; the exit code and -o keep the state before stopping.
     const stopped = kubelet.pods().map((p) => podWithStatus(p, kubelet.getPodStatus(p.metadata?.uid ?? '')));

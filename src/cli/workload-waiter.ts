@@ -9,7 +9,7 @@ import { cannotSucceed, instancesKey, oneTerminalLine, progressWidth, rolloutSta
 import { formatRunSummary } from '../printers/run-summary.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import type { CommandIO } from './args.js';
-import { logReader } from './pod-waiter.js';
+import { logReader, type WaitCut } from './pod-waiter.js';
 import { awaitWatchedWait, followWatch as follow } from './pod-watch.js';
 import { setLongTimeout } from '../util/timer.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
@@ -20,6 +20,8 @@ export interface WorkloadWaitOptions {
   progressEveryMs?: number;
   /** Told of each workload once it is rolled out or complete (`deployment "web" successfully rolled out`). */
   onMet?: (ref: AppliedRef, text: string) => void;
+  /** Ends the wait early (run --exit-code-from: the exit pod has ended): each workload is judged by what it has reached. */
+  cut?: WaitCut;
 }
 
 type Stored = WorkloadObject & {
@@ -175,7 +177,25 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       });
     io.stderr.write(`${oneTerminalLine(waiting.join('; '), width)}\n`);
   }, opts.progressEveryMs ?? 5000);
+  let cutShort = false;
+  const onCut = () => {
+    cutShort = true;
+    resolveFinished();
+  };
+  if (opts.cut?.signal.aborted) onCut();
+  else opts.cut?.signal.addEventListener('abort', onCut, { once: true });
   const end = await awaitWatchedWait({ finished, finish: resolveFinished, watches, timeoutMs: opts.timeoutMs, signal: io.signal, progress, stop });
+  opts.cut?.signal.removeEventListener('abort', onCut);
+  if (end === 'met' && cutShort) {
+    for (const ref of targets) {
+      const key = keyOf(ref.kind, ref.ns, ref.name);
+      if (!pending.has(key)) continue;
+      const o = latest.get(key);
+      const status = o ? rolloutStatus(o) : undefined;
+      if (status?.state === 'done') opts.onMet?.(ref, status.text);
+      else failed.set(key, { ref, error: `${status ? status.text.replace(/\.\.\.$/, '') : 'not found'} when ${opts.cut!.by} ended` });
+    }
+  }
   if (typeof end === 'object') {
     io.stderr.write(`error: ${end.error.message}\n`);
     return 1;

@@ -10,7 +10,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { formatPod } from '../kuberuntime/format.js';
 import type { Kubelet } from './types.js';
-import { allContainersRunning, cannotSucceed, resolvePodMode, type WaitEvent } from './wait-engine.js';
+import { allContainersRunning, cannotSucceed, containerExit, containerExitCode, explainsWait, resolvePodMode, type WaitEvent } from './wait-engine.js';
 
 export { allContainersRunning, cannotSucceed };
 
@@ -100,8 +100,18 @@ export interface RunOnceOptions {
   /** Called every progressEveryMs while pods are awaited, with a line per awaited pod. */
   onProgress?: (lines: string[]) => void;
   progressEveryMs?: number;
-  /** What a given pod is waited for instead of `wait` (run --exit-code-from waits for its pod to finish). */
-  waitOverride?: (pod: Pod) => PodWait | undefined;
+  /**
+   * `run --exit-code-from`: the pod whose end ends the run, waited for until it has finished (with a
+   * container named, until that container has: see containerExit) whatever `wait` says; its result
+   * carries the container's exit code (the first container's unless named). When its wait ends, the
+   * waits of the other pods end too, each judged by what it has reached at that moment.
+   */
+  exitFrom?: ExitFrom;
+}
+
+export interface ExitFrom {
+  pod: (pod: Pod) => boolean;
+  container?: string;
 }
 
 /** `auto`'s stability window for running pods, in initial retry delays. */
@@ -120,6 +130,13 @@ export interface PodRunResult {
   rejected?: { reason: string; message: string };
   /** Why the pod failed; absent when ok. */
   error?: string;
+  /** The exit pod's (RunOnceOptions.exitFrom) container exit code, when it has one. */
+  exitCode?: number;
+  /**
+   * The exit pod's status when its named container's end was seen: under restartPolicy Always the
+   * kubelet has restarted it since, and this is the run that counted.
+   */
+  endStatus?: PodStatus;
 }
 
 export interface RunOnceReport {
@@ -182,6 +199,14 @@ function uidOf(kubelet: Kubelet, pod: Pod): string {
   return known?.metadata?.uid ?? '';
 }
 
+/** How one pod's wait may end besides its condition: as the exit pod, or cut short when the exit pod's ends. */
+interface PodWaitEnds {
+  /** This is the exit pod: the container whose exit code its result carries (named: whose end ends the wait). */
+  exitContainer?: { name: string; named: boolean };
+  /** Aborted when the exit pod's wait has ended; `by` names it in the result. */
+  cut?: { signal: AbortSignal; by: string };
+}
+
 /**
  * Waits for one started pod.
  *
@@ -193,7 +218,7 @@ function uidOf(kubelet: Kubelet, pod: Pod): string {
  * bounds the wait where the kubelet would give up, and --timeout bounds it overall. Terminal phases
  * decide at once.
  */
-function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOptions, wait: PodWait): Promise<PodRunResult> {
+function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOptions, wait: PodWait, ends: PodWaitEnds = {}): Promise<PodRunResult> {
   const clock = opts.clock;
   // The kubelet's rule (`running`) keeps its schedule and waits out anything; the other conditions
   // fail a pod that cannot succeed at once, and a pod meant to finish is awaited until the timeout.
@@ -215,12 +240,20 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
   let settleTimer: Timer | undefined;
   let settleKey: string | undefined;
   let settled = false;
+  let exitSeen: { code: number; status: PodStatus } | undefined;
   const timeoutError = () => `timeout error: pod "${formatPod(pod)}" ${notReachedText[wait]} after ${retries} retries`;
 
   return new Promise<PodRunResult>((resolve) => {
     const onAbort = () => {
       observe(kubelet.getPodStatus(uid));
       finish({ ok: false, error: `interrupted while waiting for pod "${formatPod(pod)}" to be ${conditionText[wait]}` });
+    };
+    // The exit pod ended the run: what this pod has reached is its result.
+    const onCut = () => {
+      const status = kubelet.getPodStatus(uid);
+      // Holding its condition (in the settle check) counts; a status observe decides on is its result.
+      if (observe(status)) finish({ ok: true });
+      else finish({ ok: false, error: `${pendingReason(pod, status, wait)} when ${ends.cut?.by ?? 'the run'} ended` });
     };
     const unwatchEvents = failFast
       ? opts.events?.onEvent((ev) => {
@@ -237,12 +270,14 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
       if (settled) return;
       settled = true;
       opts.signal?.removeEventListener('abort', onAbort);
+      ends.cut?.signal.removeEventListener('abort', onCut);
       unsubscribe();
       unwatchEvents?.();
       retryTimer?.cancel();
       deadlineTimer?.cancel();
       settleTimer?.cancel();
-      resolve({ pod, waitedFor: wait, ...r });
+      const exitCode = ends.exitContainer ? (exitSeen?.code ?? containerExitCode(kubelet.getPodStatus(uid), ends.exitContainer.name)) : undefined;
+      resolve({ pod, waitedFor: wait, ...r, ...(exitCode !== undefined ? { exitCode } : {}), ...(exitSeen ? { endStatus: exitSeen.status } : {}) });
     };
     const settle = () => {
       settleTimer = undefined;
@@ -254,6 +289,13 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
     };
     /** Looks at one status; returns true while a settle check is pending. */
     const observe = (status: PodStatus | undefined): boolean => {
+      const named = ends.exitContainer?.named ? ends.exitContainer.name : undefined;
+      const exited = named ? containerExit(pod, status, named) : undefined;
+      if (named && exited !== undefined) {
+        exitSeen = { code: exited, status: status! };
+        finish(exited === 0 ? { ok: true } : { ok: false, error: `container ${named} exited with code ${exited}` });
+        return false;
+      }
       const terminal = decideTerminal(pod, status);
       if (terminal) {
         finish(terminal);
@@ -305,6 +347,7 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
     }
     if (opts.signal?.aborted) queueMicrotask(onAbort);
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
+    ends.cut?.signal.addEventListener('abort', onCut, { once: true });
     retry();
   });
 }
@@ -313,9 +356,17 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
 export async function runOnce(kubelet: Kubelet, pods: readonly Pod[], opts: RunOnceOptions): Promise<RunOnceReport> {
   const logger = opts.logger ?? silentLogger;
   const pending: Promise<PodRunResult>[] = [];
-  const awaited = new Map<string, { pod: Pod; wait: PodWait }>();
+  const awaited = new Map<string, Awaited>();
   // Each awaited pod listens on the signal once, by design: not a leak however many pods there are.
   if (opts.signal) setMaxListeners(getMaxListeners(opts.signal) + pods.length, opts.signal);
+  const exitPod = opts.exitFrom ? pods.find((p) => opts.exitFrom!.pod(p)) : undefined;
+  const exitName = opts.exitFrom?.container ?? exitPod?.spec?.containers[0]?.name ?? '';
+  const exitEnded = new AbortController();
+  setMaxListeners(pods.length + 1, exitEnded.signal);
+  const cut = {
+    signal: exitEnded.signal,
+    by: opts.exitFrom?.container ? `container ${exitName} of pod/${exitPod?.metadata?.name ?? ''}` : `pod/${exitPod?.metadata?.name ?? ''}`,
+  };
   for (const pod of pods) {
     const admit = kubelet.admit(pod);
     if (!admit.admit) {
@@ -330,11 +381,14 @@ export async function runOnce(kubelet: Kubelet, pods: readonly Pod[], opts: RunO
     kubelet.startPod(pod);
     const uid = uidOf(kubelet, pod);
     logger.info('pod started', { pod: formatPod(pod) });
-    const wait = opts.waitOverride?.(pod) ?? resolveWait(pod, opts.wait);
-    awaited.set(uid, { pod, wait });
+    const isExitPod = pod === exitPod;
+    const wait = isExitPod ? 'completed' : resolveWait(pod, opts.wait);
+    awaited.set(uid, { pod, wait, ...(isExitPod && opts.exitFrom?.container ? { container: exitName } : {}) });
+    const ends: PodWaitEnds = isExitPod ? { exitContainer: { name: exitName, named: !!opts.exitFrom?.container } } : exitPod ? { cut } : {};
     pending.push(
-      waitForPod(kubelet, pod, uid, opts, wait).then((r) => {
+      waitForPod(kubelet, pod, uid, opts, wait, ends).then((r) => {
         awaited.delete(uid);
+        if (isExitPod) exitEnded.abort();
         return r;
       }),
     );
@@ -348,22 +402,40 @@ export async function runOnce(kubelet: Kubelet, pods: readonly Pod[], opts: RunO
   return failed.length ? { results, error: `error running pods: [${failed.join(' ')}]` } : { results };
 }
 
+/** A pod still awaited: its condition, and for the exit pod the container whose end it waits for. */
+interface Awaited {
+  pod: Pod;
+  wait: PodWait;
+  container?: string;
+}
+
+/** Where the container --exit-code-from names stands, for progress lines. */
+function exitPendingReason(status: PodStatus | undefined, container: string): string {
+  const cs = status?.containerStatuses?.find((c) => c.name === container);
+  if (!cs) return status ? (status.phase ?? 'Pending') : 'not started yet';
+  const t = cs.state?.terminated;
+  return t ? `exited with code ${t.exitCode}, to be restarted` : describeContainer(cs);
+}
+
 /** The periodic progress report: one line per pod still awaited (at most 10, then a count). */
-function startProgress(kubelet: Kubelet, awaited: Map<string, { pod: Pod; wait: PodWait }>, opts: RunOnceOptions): Timer {
+function startProgress(kubelet: Kubelet, awaited: Map<string, Awaited>, opts: RunOnceOptions): Timer {
   const every = opts.progressEveryMs ?? runOnceProgressEveryMs;
   const shown = 10;
   let timer: Timer;
   // The latest Warning event of each pod says why it is not there yet better than its status can.
   const lastWarning = new Map<string, string>();
   const unwatch = opts.events?.onEvent((ev) => {
-    if (ev.type === 'Warning' && ev.involvedObject.uid)
-      lastWarning.set(ev.involvedObject.uid, `${ev.reason ?? ''}: ${(ev.message ?? '').trim().split('\n')[0]}`);
+    if (explainsWait(ev) && ev.involvedObject.uid) lastWarning.set(ev.involvedObject.uid, `${ev.reason ?? ''}: ${(ev.message ?? '').trim().split('\n')[0]}`);
   });
   const tick = () => {
     if (awaited.size > 0) {
-      const lines = [...awaited.entries()].slice(0, shown).map(([uid, { pod, wait }]) => {
+      const lines = [...awaited.entries()].slice(0, shown).map(([uid, { pod, wait, container }]) => {
         const warning = lastWarning.get(uid);
-        return `waiting for pod/${pod.metadata?.name ?? ''} to be ${conditionText[wait]}: ${pendingReason(pod, kubelet.getPodStatus(uid), wait)}${warning ? ` (last warning: ${warning})` : ''}`;
+        const status = kubelet.getPodStatus(uid);
+        const what = container
+          ? `container ${container} of pod/${pod.metadata?.name ?? ''} to finish: ${exitPendingReason(status, container)}`
+          : `pod/${pod.metadata?.name ?? ''} to be ${conditionText[wait]}: ${pendingReason(pod, status, wait)}`;
+        return `waiting for ${what}${warning ? ` (last warning: ${warning})` : ''}`;
       });
       if (awaited.size > shown) lines.push(`… and ${awaited.size - shown} more pods`);
       opts.onProgress!(lines);

@@ -26,12 +26,16 @@ export type ObjectWait<T = unknown> = (obj: T, events: readonly WaitEvent[]) => 
 /** podvisor's own conditions (run's --wait): the kubelet's run-once rule and what each pod means. */
 export type PodWaitMode = 'auto' | 'running' | 'ready' | 'completed';
 
-/** What `--for` asks: a podvisor mode, a condition, a JSONPath value, or the object's deletion. */
+/**
+ * What `--for` asks: a podvisor mode, a condition, a JSONPath value, or the object's deletion; or,
+ * for `run --exit-code-from POD/CONTAINER`, the end of one container (see containerExit).
+ */
 export type WaitTarget =
   | { kind: 'mode'; mode: PodWaitMode }
   | { kind: 'condition'; type: string; status: string }
   | { kind: 'jsonpath'; path: string; value?: string }
-  | { kind: 'delete' };
+  | { kind: 'delete' }
+  | { kind: 'exit'; container: string };
 
 const modes: readonly string[] = ['auto', 'running', 'ready', 'completed'];
 
@@ -61,6 +65,17 @@ export function resolvePodMode(pod: Pod, mode: PodWaitMode): Exclude<PodWaitMode
   if (policy === 'Never' || policy === 'OnFailure') return 'completed';
   const probed = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always')];
   return probed.some((c) => c.readinessProbe) ? 'ready' : 'running';
+}
+
+/**
+ * Warning events that say nothing of why a pod is not there yet (the fallback from cluster DNS to the
+ * host's resolv.conf changes nothing of its start): left out of progress lines and failure reports.
+ */
+const notAnObstacle = new Set(['MissingClusterDNS']);
+
+/** Whether a Warning event may tell why a pod is still awaited. */
+export function explainsWait(ev: WaitEvent): boolean {
+  return ev.type === 'Warning' && !notAnObstacle.has(ev.reason ?? '');
 }
 
 /** Waiting reasons after which a container will not run as specified without a change to the pod. */
@@ -132,6 +147,31 @@ export function cannotSucceed(status: PodStatus | undefined, events: readonly Wa
   return undefined;
 }
 
+/**
+ * `run --exit-code-from POD/CONTAINER`: the exit code of a regular container once the run it made
+ * has ended for the command, else undefined. The kubelet starts a container again after it ends
+ * unless the pod's restartPolicy is Never, or OnFailure and it exited 0: those ends are final. Under
+ * OnFailure a non-zero exit is restarted, so it counts only once the kubelet backs off
+ * (CrashLoopBackOff, which fails the wait at once; the code is then containerExitCode's). Under
+ * Always every end is followed by a restart: the first end counts (the container's one run of its
+ * test), seen as its terminated state or, once restarted, as its last state.
+ */
+export function containerExit(pod: Pod, status: PodStatus | undefined, container: string): number | undefined {
+  const cs = status?.containerStatuses?.find((c) => c.name === container);
+  if (!cs) return undefined;
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  const ended = cs.state?.terminated;
+  if (ended) return policy === 'OnFailure' && ended.exitCode !== 0 ? undefined : ended.exitCode;
+  if (policy === 'Always' && cs.lastState?.terminated) return cs.lastState.terminated.exitCode;
+  return undefined;
+}
+
+/** A container's latest exit code: its terminated state's, else (restarting, in back-off) its last state's. */
+export function containerExitCode(status: PodStatus | undefined, container: string): number | undefined {
+  const cs = status?.containerStatuses?.find((c) => c.name === container);
+  return cs?.state?.terminated?.exitCode ?? cs?.lastState?.terminated?.exitCode;
+}
+
 /** True when every regular container (init containers aside) is currently Running. */
 export function allContainersRunning(pod: Pod, status: PodStatus): boolean {
   const statuses = new Map((status.containerStatuses ?? []).map((s) => [s.name, s]));
@@ -155,6 +195,8 @@ export function targetText(target: WaitTarget, pod?: Pod): string {
       return target.value === undefined ? `${target.path} to exist` : `${target.path}=${target.value}`;
     case 'delete':
       return 'deleted';
+    case 'exit':
+      return 'finished';
   }
 }
 
@@ -172,11 +214,16 @@ export function podWait(target: WaitTarget): ObjectWait<Pod> {
       if (target.value === undefined ? found.length > 0 : found.some((v) => jsonPathText(v) === target.value)) return 'done';
     }
     if (target.kind === 'condition' && conditionIs(status, target.type, target.status)) return 'done';
+    if (target.kind === 'exit') {
+      const code = containerExit(pod, status, target.container);
+      if (code !== undefined) return code === 0 ? 'done' : { fail: `container ${target.container} exited with code ${code}` };
+    }
     if (status?.phase === 'Failed') {
       const why = [status.reason, status.message].filter(Boolean).join(': ');
       return { fail: `pod failed${why ? `: ${why}` : ''}` };
     }
-    if (status?.phase === 'Succeeded') return target.kind === 'mode' ? 'done' : { fail: `pod has completed (Succeeded): it will not be ${targetText(target)}` };
+    if (status?.phase === 'Succeeded')
+      return target.kind === 'mode' || target.kind === 'exit' ? 'done' : { fail: `pod has completed (Succeeded): it will not be ${targetText(target)}` };
     const hopeless = cannotSucceed(status, events);
     if (hopeless) return { fail: `cannot become ${targetText(target, pod)}: ${hopeless}` };
     if (target.kind !== 'mode' || !status) return 'wait';
@@ -211,6 +258,13 @@ export function instancesKey(status: PodStatus | undefined): string {
 export function pendingText(pod: Pod, target: WaitTarget): string {
   const status = pod.status;
   if (!status) return 'not started yet';
+  if (target.kind === 'exit') {
+    const cs = status.containerStatuses?.find((c) => c.name === target.container);
+    const st = cs?.state;
+    if (st?.running) return `container ${target.container} running`;
+    if (st?.terminated) return `container ${target.container} exited with code ${st.terminated.exitCode}, to be restarted`;
+    if (st?.waiting?.reason && st.waiting.reason !== 'PodInitializing') return `container ${target.container} ${st.waiting.reason}`;
+  }
   for (const [list, init] of [
     [status.initContainerStatuses ?? [], true],
     [status.containerStatuses ?? [], false],

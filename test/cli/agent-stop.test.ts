@@ -1,6 +1,7 @@
 // The agent's life on the command line: `up -d --port 0` starts an agent kubectl can reach at once,
 // `down --all` says the agent keeps running and how to stop it, `agent stop` stops it (root dir free
-// for `run` again), and `down --all --agent` tears everything down, the runtime service included.
+// for `run` again), `run` beside a running agent goes through it, and `down --all --agent` tears
+// everything down, the runtime service included.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,14 @@ test('up -d --port serves kubectl; down --all says the agent keeps running; agen
 
     // The one teardown: pods and agent together.
     assert.equal((await runCli(['up', '-d', '-f', file, '--root-dir', root])).code, 0);
+    // run beside the agent: its pod goes through that agent (agent flags said to apply only to one run starts).
+    const once = join(tmp.path, 'once.yaml');
+    writeFileSync(once, manifestYaml(pod('once', [shell('main', 'echo once ran')], { restartPolicy: 'Never' })));
+    const beside = await runCli(['run', '-f', once, '--logs', '--runtime=process', '--root-dir', root]);
+    assert.equal(beside.code, 0, beside.stderr);
+    assert.match(beside.stderr, /^warning: the agent for .* already runs: --runtime=process applies only to an agent run starts/m);
+    assert.match(beside.stderr, /^pod\/once created$/m);
+    assert.match(beside.stdout, /^once\/main \| once ran$/m);
     const all = await runCli(['down', '--all', '--agent', '--root-dir', root, '--grace-period', '0']);
     assert.equal(all.code, 0, all.stderr);
     assert.match(all.stdout, /pod "web" deleted/);

@@ -1,5 +1,5 @@
 // The README's five-line CI script, run as written: services up and ready, a test pod against them
-// whose exit code is the script's, the failed container's reason and logs on failure, and everything
+// (run through the agent up -d started) whose exit code is the script's, the failed container's reason and logs on failure, and everything
 // (pods, agent, runtime service) torn down by its trap either way.
 
 import { test } from 'node:test';
@@ -83,6 +83,8 @@ test('the README CI script has five lines; it passes, then returns a failing tes
     const passed = await runScript(tmp.path, root);
     assert.equal(passed.code, 0, passed.out);
     assert.match(passed.out, /test\/main \| got pong/);
+    // run finds the agent up -d started on the same root dir and runs the test pod through it.
+    assert.match(passed.out, /^pod\/test created$/m);
     assert.match(passed.out, /tests passed/);
     assert.match(passed.out, /stopped the podvisor agent for /);
     assert.equal(lockOwner(root), undefined, 'the agent is gone');

@@ -1,11 +1,12 @@
 // The wait engine's decisions over pods and events (no process): image pull failures that cannot
-// mend fail after the first back-off, transient ones keep waiting; kubectl's --for forms; the
-// JSONPath templates `get -o jsonpath=` prints.
+// mend fail after the first back-off, transient ones keep waiting; kubectl's --for forms; the end of
+// the container `run --exit-code-from` names under each restart policy; the JSONPath templates
+// `get -o jsonpath=` prints.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from '../../src/api/types.js';
-import { oneTerminalLine, parseWaitFor, podWait, type WaitEvent } from '../../src/kubelet/wait-engine.js';
+import { containerExit, containerExitCode, explainsWait, oneTerminalLine, parseWaitFor, podWait, type WaitEvent } from '../../src/kubelet/wait-engine.js';
 import { jsonPathTemplate } from '../../src/printers/jsonpath.js';
 
 function pullingPod(reason: string, message: string): Pod {
@@ -62,6 +63,39 @@ test('kubectl --for forms: condition, jsonpath, delete; a Succeeded pod ends mod
   assert.equal(podWait(parseWaitFor('running'))(done, []), 'done');
   assert.deepEqual(podWait(parseWaitFor('condition=Ready'))(done, []), { fail: 'pod has completed (Succeeded): it will not be condition Ready=true' });
   assert.throws(() => parseWaitFor('green'), /unrecognized condition: "green"/);
+});
+
+test('--exit-code-from POD/CONTAINER: a final end under Never or OnFailure exit 0, the first end under Always; MissingClusterDNS explains no wait', () => {
+  type State = NonNullable<NonNullable<Pod['status']>['containerStatuses']>[number]['state'];
+  const pod = (policy: string, state: State, last?: State) =>
+    ({
+      metadata: { name: 't' },
+      spec: { restartPolicy: policy, containers: [{ name: 'test' }, { name: 'side' }] },
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'test', ready: false, restartCount: last ? 1 : 0, image: '', imageID: '', state, ...(last ? { lastState: last } : {}) },
+          { name: 'side', ready: true, restartCount: 0, image: '', imageID: '', state: { running: {} } },
+        ],
+      },
+    }) as Pod;
+  const ended = (exitCode: number): State => ({ terminated: { exitCode } });
+  const exit = (p: Pod) => containerExit(p, p.status, 'test');
+  assert.equal(exit(pod('Never', ended(3))), 3);
+  assert.equal(exit(pod('Never', { running: {} })), undefined);
+  assert.equal(exit(pod('OnFailure', ended(0))), 0);
+  assert.equal(exit(pod('OnFailure', ended(3))), undefined, 'the kubelet restarts it');
+  assert.equal(exit(pod('Always', ended(3))), 3);
+  assert.equal(exit(pod('Always', { running: {} }, ended(4))), 4, 'seen after its restart');
+  const crashLooping = pod('OnFailure', { waiting: { reason: 'CrashLoopBackOff' } }, ended(5));
+  assert.equal(containerExitCode(crashLooping.status, 'test'), 5);
+  const wait = podWait({ kind: 'exit', container: 'test' });
+  assert.equal(wait(pod('Never', ended(0)), []), 'done');
+  assert.deepEqual(wait(pod('Never', ended(2)), []), { fail: 'container test exited with code 2' });
+  assert.equal(wait(pod('Never', { running: {} }), []), 'wait');
+  assert.ok(typeof wait(crashLooping, []) === 'object');
+  assert.equal(explainsWait({ type: 'Warning', reason: 'MissingClusterDNS' }), false);
+  assert.equal(explainsWait({ type: 'Warning', reason: 'BackOff' }), true);
 });
 
 test('jsonpath templates as kubectl prints them; progress lines fit one terminal line', () => {
