@@ -31,8 +31,13 @@ function findKubectl(): string | undefined {
   return candidates.find((c): c is string => !!c && existsSync(c));
 }
 
-/** Each supervised process has its own argv, so a restarted one is found by its command line. */
-const commandOf = (i: number) => ['sleep', String(900_000 + i)];
+/**
+ * Each supervised process has its own argv, so a restarted one is found by its command line; the
+ * numbers start from this run's pid, so another run on the same machine (its processes, its
+ * restarts) is never taken for this one's.
+ */
+const RUN_BASE = (1000 + (process.pid % 100_000)) * 1_000_000;
+const commandOf = (i: number) => ['sleep', String(RUN_BASE + i)];
 const cmdText = (i: number) => commandOf(i).join(' ');
 
 /** Pods (processes) killed in round r: one alone, then three at once; never the same twice, so no back-off applies. */
@@ -254,7 +259,7 @@ export const pm2: Scenario = {
       `${rounds} rounds, the order of podvisor, pm2 and the floor turning each round; figures are medians over rounds, ratios medians of the per-round ratios`,
     );
     notes.add(
-      `processes: \`sleep 9000NN\` (one argv each, so a restarted one is found by its command line in /proc); pm2 ${pm2Cli?.version ?? '(skipped)'} with interpreter none, autorestart, no restart delay`,
+      `processes: \`sleep ${RUN_BASE}+i\` (one argv each, so a restarted one is found by its command line in /proc, none shared with another run); pm2 ${pm2Cli?.version ?? '(skipped)'} with interpreter none, autorestart, no restart delay`,
     );
     notes.add(
       'floor: one Node process spawning the same argvs and spawning each again on exit (restart-floor); its start and teardown add `node -e 0`, as the others are commands',

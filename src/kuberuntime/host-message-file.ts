@@ -3,7 +3,7 @@
 // PODVISOR_TERMINATION_MESSAGE_PATH, read back (or the log's tail) once it exited.
 
 import type { ContainerConfig, ContainerStatus } from '../runtime/cri.js';
-import { createFileUnder, modes, openReadUnder } from '../runtime/root-dir.js';
+import { createFileUnderSync, modes, openReadUnder } from '../runtime/root-dir.js';
 import { LABEL_POD_UID } from './container-config.js';
 import { readTerminationMessage, terminationMessageHostPath } from './termination-message.js';
 
@@ -16,7 +16,8 @@ const MESSAGE_FILE_MODE = 0o600;
 /** Creates the container instance's fresh, empty message file and names it in the config's environment. */
 export async function withHostMessageFile(rootDir: string, podUid: string, config: ContainerConfig): Promise<ContainerConfig> {
   const path = terminationMessageHostPath(rootDir, podUid, config.metadata.name, config.metadata.attempt);
-  await createFileUnder(rootDir, path, modes.private, MESSAGE_FILE_MODE);
+  // Synchronous: on every container start, and cheaper than a dozen thread-pool round trips.
+  createFileUnderSync(rootDir, path, modes.private, MESSAGE_FILE_MODE);
   const envs = config.envs.filter((e) => e.key !== TERMINATION_MESSAGE_PATH_ENV);
   envs.push({ key: TERMINATION_MESSAGE_PATH_ENV, value: path });
   return { ...config, envs };

@@ -3,7 +3,7 @@
 // anything that would leave the root dir, and every directory and file is created with an explicit
 // mode, whatever the umask, and without following a symlink planted beneath the root dir.
 
-import { constants } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { chmod, lstat, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -174,6 +174,61 @@ export async function ensureDirUnder(rootDir: string, path: string, mode: number
       if (st.isSymbolicLink()) throw new UnsafePathError(`refusing to follow the symlink ${cur} under the root dir`);
       if (!st.isDirectory()) throw new UnsafePathError(`refusing path ${path}: ${cur} is not a directory`);
     }
+  }
+}
+
+/**
+ * As ensureDirUnder, synchronously: on a container's start path, where a few local mkdir and lstat
+ * calls cost less than their thread-pool round trips (each a wait of milliseconds on a loaded host).
+ */
+export function ensureDirUnderSync(rootDir: string, path: string, mode: number): void {
+  const root = resolve(rootDir);
+  const first = mkdirSync(root, { recursive: true, mode: modes.private });
+  if (first !== undefined) chmodCreatedSync(first, root, modes.private);
+  let cur = root;
+  for (const part of componentsBelow(rootDir, path)) {
+    cur = join(cur, part);
+    try {
+      mkdirSync(cur, { mode });
+      chmodSync(cur, mode);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const st = lstatSync(cur);
+      if (st.isSymbolicLink()) throw new UnsafePathError(`refusing to follow the symlink ${cur} under the root dir`);
+      if (!st.isDirectory()) throw new UnsafePathError(`refusing path ${path}: ${cur} is not a directory`);
+    }
+  }
+}
+
+function chmodCreatedSync(first: string, last: string, mode: number): void {
+  let cur = first;
+  chmodSync(cur, mode);
+  const rel = relative(first, last);
+  if (rel === '') return;
+  for (const part of rel.split(sep)) {
+    cur = join(cur, part);
+    chmodSync(cur, mode);
+  }
+}
+
+/** As createFileUnder, synchronously (see ensureDirUnderSync). */
+export function createFileUnderSync(rootDir: string, path: string, dirMode: number, mode: number): void {
+  ensureDirUnderSync(rootDir, dirname(path), dirMode);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  let fd: number;
+  try {
+    fd = openSync(path, flags, mode);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new UnsafePathError(`refusing to follow the symlink ${path}`);
+    if (code === 'ENXIO') throw new UnsafePathError(`refusing ${path}: not a regular file`);
+    throw err;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new UnsafePathError(`refusing ${path}: not a regular file`);
+    fchmodSync(fd, mode);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import {
   UnsafePathError,
   containerLogPath,
+  createFileUnderSync,
   ensureDirUnder,
+  ensureDirUnderSync,
   modes,
   openLogFileUnder,
   pathUnder,
@@ -161,6 +163,36 @@ test('log files are never opened through a planted symlink, for writing or readi
   symlinkSync(dir, join(logDir, 'd'));
   await assert.rejects(openLogFileUnder(root, join(logDir, 'd', '0.log')), UnsafePathError);
   assert.equal(existsSync(join(dir, '0.log')), false);
+});
+
+test('the synchronous directory and file creation refuse a planted symlink, create with the modes asked for, and empty an existing file', (t) => {
+  const dir = scratch(t);
+  const root = join(dir, 'root');
+  const outside = join(dir, 'outside');
+  mkdirSync(outside);
+  ensureDirUnderSync(root, join(root, 'sandboxes', 'u1', 'containers'), modes.private);
+  assert.equal(statSync(root).mode & 0o777, modes.private);
+  assert.equal(statSync(join(root, 'sandboxes', 'u1', 'containers')).mode & 0o777, modes.private);
+  // A directory on the way that is a symlink out of the root dir: refused, nothing made beyond it.
+  symlinkSync(outside, join(root, 'sandboxes', 'u2'));
+  assert.throws(() => ensureDirUnderSync(root, join(root, 'sandboxes', 'u2', 'containers'), modes.private), UnsafePathError);
+  assert.throws(() => createFileUnderSync(root, join(root, 'sandboxes', 'u2', 'msg'), modes.private, 0o600), UnsafePathError);
+  assert.deepEqual(readdirSync(outside), []);
+  // The file itself a symlink: refused, its target untouched.
+  const target = join(outside, 'target');
+  writeFileSync(target, 'untouched');
+  const file = join(root, 'sandboxes', 'u1', 'containers', 'c', '0');
+  ensureDirUnderSync(root, join(root, 'sandboxes', 'u1', 'containers', 'c'), modes.private);
+  symlinkSync(target, file);
+  assert.throws(() => createFileUnderSync(root, file, modes.private, 0o600), UnsafePathError);
+  assert.equal(readFileSync(target, 'utf8'), 'untouched');
+  rmSync(file);
+  // A file made anew, then emptied when made again.
+  createFileUnderSync(root, file, modes.private, 0o600);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  writeFileSync(file, 'last message');
+  createFileUnderSync(root, file, modes.private, 0o600);
+  assert.equal(readFileSync(file, 'utf8'), '');
 });
 
 test('with umask 000, a real run creates the root dir and sandboxes 0700, the log tree 0755 and log files 0640', async (t) => {

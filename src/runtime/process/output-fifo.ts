@@ -12,8 +12,8 @@
 // non-blocking descriptor wrapped as a socket, so 100 containers cost no threads.
 
 import { execFile } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { closeSync, constants, mkdirSync, openSync, renameSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,8 +38,10 @@ export class FifoPool {
 
   /** Moves a fresh FIFO for each output stream into dir (created 0700). */
   async createOutputFifos(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    for (const s of OUTPUT_STREAMS) await rename(await this.take(), join(dir, s));
+    const fifos = [await this.take(), await this.take()];
+    // Synchronous: a directory and two renames, cheaper than three thread-pool round trips.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    OUTPUT_STREAMS.forEach((s, i) => renameSync(fifos[i]!, join(dir, s)));
   }
 
   private async take(): Promise<string> {

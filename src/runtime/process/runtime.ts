@@ -34,7 +34,7 @@ import {
 import { CriLineSplitter, encodeRecord, MAX_LOG_LINE_BYTES, type LogStream, type LogTag } from '../logs/cri-format.js';
 import { formatRFC3339Nano, LogTimestamps } from '../logs/timestamp.js';
 import { ContainerLogFile, DEFAULT_LOG_MAX_FILES, DEFAULT_LOG_MAX_SIZE_BYTES } from '../logs/writer.js';
-import { assertUnder, ensureDirUnder, modes, sandboxDir } from '../root-dir.js';
+import { assertUnder, ensureDirUnderSync, modes, sandboxDir } from '../root-dir.js';
 import { ContainmentHost, type Containment } from './containment.js';
 import { execInContext } from './exec.js';
 import { DEFAULT_PATH, hostIdentity, readPasswd, resolveIdentity, spawnTarget, type HostIdentity, type PasswdEntry, type ProcessIdentity } from './identity.js';
@@ -214,8 +214,9 @@ export class ProcessRuntime implements RuntimeService {
 
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
     const dir = sandboxDir(this.opts.rootDir, config.metadata.uid);
-    await ensureDirUnder(this.opts.rootDir, dir, modes.private);
-    if (config.logDirectory) await ensureDirUnder(this.opts.rootDir, config.logDirectory, modes.logDir);
+    // Synchronous, as the container's log directory below: a few local calls, no thread-pool waits.
+    ensureDirUnderSync(this.opts.rootDir, dir, modes.private);
+    if (config.logDirectory) ensureDirUnderSync(this.opts.rootDir, config.logDirectory, modes.logDir);
     const id = newId();
     this.containment.openPod(id);
     const sb: SandboxRecord = { id, config, dir, state: 'SANDBOX_READY', createdAt: this.clock.now(), containers: new Map() };
@@ -311,7 +312,7 @@ export class ProcessRuntime implements RuntimeService {
     const logPath = logDir && config.logPath ? join(logDir, config.logPath) : '';
     if (logPath) {
       assertUnder(logDir, logPath);
-      await ensureDirUnder(this.opts.rootDir, dirname(logPath), modes.logDir);
+      ensureDirUnderSync(this.opts.rootDir, dirname(logPath), modes.logDir);
     }
 
     const id = newId();

@@ -3,8 +3,8 @@
 // runtime killed at any moment finds on restart what it had and every exit it recorded.
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerConfig, ContainerStatus, PodSandboxConfig, SandboxState } from '../cri.js';
 import type { Logger } from '../../util/logger.js';
@@ -163,12 +163,19 @@ export class RuntimeStateStore {
     entry.done = this.chain(file, async () => {
       if (this.waiting.get(file) === entry) this.waiting.delete(file);
       const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+      // Synchronous: a few kilobytes to a local directory cost less than the four thread-pool round
+      // trips of the asynchronous calls, each a wait of milliseconds on a loaded host, and a
+      // container's start and exit each wait for a write or two before they are reported.
       try {
-        await writeFile(tmp, entry.data, { mode: 0o600 });
-        await rename(tmp, file);
+        writeFileSync(tmp, entry.data, { mode: 0o600 });
+        renameSync(tmp, file);
       } catch (err) {
         // A full disk leaves no partial temporary file behind; the file itself is untouched.
-        await unlink(tmp).catch(() => {});
+        try {
+          unlinkSync(tmp);
+        } catch {
+          // never made
+        }
         throw err;
       }
     });
