@@ -9,7 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, stopRuntimeServices, tempDir } from '../fixtures/cli/cli-process.js';
 
-const db = `apiVersion: apps/v1
+/** A database stand-in that says it is up and leaves a file saying so (a readiness a test pod can wait for). */
+const db = (upFile: string) => `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: db
@@ -25,7 +26,7 @@ spec:
       containers:
       - name: db
         image: busybox
-        command: ["sh", "-c", "echo db up; sleep 300"]
+        command: ["sh", "-c", "echo db up; touch ${upFile}; sleep 300"]
 `;
 const e2eJob = (script: string) => `apiVersion: batch/v1
 kind: Job
@@ -41,7 +42,8 @@ spec:
         image: busybox
         command: ["sh", "-c", ${JSON.stringify(script)}]
 `;
-const smokePod = `apiVersion: v1
+/** A test pod that waits for the database, as a CI test would, then passes. */
+const smokePod = (upFile: string) => `apiVersion: v1
 kind: Pod
 metadata:
   name: smoke
@@ -50,18 +52,18 @@ spec:
   containers:
   - name: main
     image: busybox
-    command: ["sh", "-c", "echo smoke ok"]
+    command: ["sh", "-c", "until [ -f ${upFile} ]; do sleep 0.1; done; echo smoke ok"]
 `;
 
-async function scratch(files: Record<string, string>) {
+async function scratch(files: (dir: string) => Record<string, string>) {
   const tmp = await tempDir();
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(tmp.path, name), text);
+  for (const [name, text] of Object.entries(files(tmp.path))) writeFileSync(join(tmp.path, name), text);
   const cli = (...args: string[]) => runCli([...args, '--root-dir', join(tmp.path, 'root')]);
   return { tmp, cli, file: (name: string) => join(tmp.path, name) };
 }
 
 test('run -f --exit-code-from job/e2e --logs --junit: the Job pod exit code is the command exit code, every container output prefixed, a testcase per pod', async () => {
-  const s = await scratch({ 'ci.yaml': [db, e2eJob('echo testing; echo 2 tests failed >&2; exit 3')].join('---\n') });
+  const s = await scratch((dir) => ({ 'ci.yaml': [db(join(dir, 'db-up')), e2eJob('echo testing; echo 2 tests failed >&2; exit 3')].join('---\n') }));
   try {
     const r = await s.cli('run', '-f', s.file('ci.yaml'), '--exit-code-from', 'job/e2e', '--logs', '--junit', s.file('report.xml'));
     assert.equal(r.code, 3, r.stderr);
@@ -86,7 +88,7 @@ test('run -f --exit-code-from job/e2e --logs --junit: the Job pod exit code is t
 });
 
 test('run -f --exit-code-from a pod beside a Deployment, -o json --logs: exit 0, the output on stderr, stdout only the List; a name of nothing is exit 2', async () => {
-  const s = await scratch({ 'ci.yaml': [db, smokePod].join('---\n') });
+  const s = await scratch((dir) => ({ 'ci.yaml': [db(join(dir, 'db-up')), smokePod(join(dir, 'db-up'))].join('---\n') }));
   try {
     const r = await s.cli('run', '-f', s.file('ci.yaml'), '--exit-code-from', 'smoke/main', '--logs', '-o', 'json');
     assert.equal(r.code, 0, r.stderr);
