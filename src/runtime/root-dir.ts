@@ -4,7 +4,7 @@
 // mode, whatever the umask, and without following a symlink planted beneath the root dir.
 
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
-import { chmod, lstat, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, open, rm, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -134,51 +134,10 @@ async function refuseSymlinks(rootDir: string, path: string, checkLast: boolean)
   }
 }
 
-/** Creates the root dir (0700 when this call creates it; an existing one is left as its owner set it). */
-export async function ensureRootDir(rootDir: string): Promise<void> {
-  const root = resolve(rootDir);
-  const first = await mkdir(root, { recursive: true, mode: modes.private });
-  // mkdir's mode is masked by the umask: set it explicitly on what was just created.
-  if (first !== undefined) await chmodCreated(first, root, modes.private);
-}
-
-/** chmod every directory from first (the first one mkdir created) down to last. */
-async function chmodCreated(first: string, last: string, mode: number): Promise<void> {
-  const rel = relative(first, last);
-  let cur = first;
-  await chmod(cur, mode);
-  if (rel === '') return;
-  for (const part of rel.split(sep)) {
-    cur = join(cur, part);
-    await chmod(cur, mode);
-  }
-}
-
 /**
  * Creates path (a directory under rootDir) and its missing parents below rootDir, each with mode
- * whatever the umask (`modeOf(dir)` may choose per directory), refusing symlinks on the way.
- */
-export async function ensureDirUnder(rootDir: string, path: string, mode: number | ((dir: string) => number)): Promise<void> {
-  await ensureRootDir(rootDir);
-  const parts = componentsBelow(rootDir, path);
-  let cur = resolve(rootDir);
-  for (const part of parts) {
-    cur = join(cur, part);
-    const m = typeof mode === 'function' ? mode(cur) : mode;
-    try {
-      await mkdir(cur, { mode: m });
-      await chmod(cur, m);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const st = await lstat(cur);
-      if (st.isSymbolicLink()) throw new UnsafePathError(`refusing to follow the symlink ${cur} under the root dir`);
-      if (!st.isDirectory()) throw new UnsafePathError(`refusing path ${path}: ${cur} is not a directory`);
-    }
-  }
-}
-
-/**
- * As ensureDirUnder, synchronously: on a container's start path, where a few local mkdir and lstat
+ * whatever the umask, refusing symlinks on the way; the root dir itself is made 0700 when this call
+ * creates it. Synchronous: it runs on a container's start path, where a few local mkdir and lstat
  * calls cost less than their thread-pool round trips (each a wait of milliseconds on a loaded host).
  */
 export function ensureDirUnderSync(rootDir: string, path: string, mode: number): void {
@@ -200,6 +159,7 @@ export function ensureDirUnderSync(rootDir: string, path: string, mode: number):
   }
 }
 
+/** chmod every directory from first (the first one mkdir created) down to last: mkdir's mode is masked by the umask. */
 function chmodCreatedSync(first: string, last: string, mode: number): void {
   let cur = first;
   chmodSync(cur, mode);
@@ -211,7 +171,11 @@ function chmodCreatedSync(first: string, last: string, mode: number): void {
   }
 }
 
-/** As createFileUnder, synchronously (see ensureDirUnderSync). */
+/**
+ * Creates (or empties) a regular file under rootDir with mode whatever the umask, its directories
+ * made as ensureDirUnderSync makes them; neither the file nor a directory on the way may be a
+ * symlink, and a FIFO in its place is refused rather than waited on. Synchronous, as ensureDirUnderSync.
+ */
 export function createFileUnderSync(rootDir: string, path: string, dirMode: number, mode: number): void {
   ensureDirUnderSync(rootDir, dirname(path), dirMode);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -269,22 +233,6 @@ export async function openNoFollow(path: string, mode: number = modes.logFile): 
     throw err;
   }
   return fh;
-}
-
-/**
- * Creates (or empties) a regular file under rootDir with mode whatever the umask, its directories
- * made as ensureDirUnder makes them; neither the file nor a directory on the way may be a symlink,
- * and a FIFO in its place is refused rather than waited on.
- */
-export async function createFileUnder(rootDir: string, path: string, dirMode: number, mode: number): Promise<void> {
-  await ensureDirUnder(rootDir, dirname(path), dirMode);
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-  const fh = await openRefusing(path, flags, mode);
-  try {
-    await fh.chmod(mode);
-  } finally {
-    await fh.close();
-  }
 }
 
 /**

@@ -14,7 +14,6 @@ import {
   UnsafePathError,
   containerLogPath,
   createFileUnderSync,
-  ensureDirUnder,
   ensureDirUnderSync,
   modes,
   openLogFileUnder,
@@ -134,7 +133,7 @@ test('removing a pod directory never follows a symlink planted under the root di
   assert.ok(existsSync(join(outside, 'uid1')));
   rmSync(join(root, 'sandboxes'));
   // A symlink inside the removed directory is unlinked, its target kept.
-  await ensureDirUnder(root, sandboxDir(root, 'uid2'), modes.private);
+  ensureDirUnderSync(root, sandboxDir(root, 'uid2'), modes.private);
   symlinkSync(outside, join(sandboxDir(root, 'uid2'), 'link'));
   await removeUnder(root, sandboxDir(root, 'uid2'));
   assert.equal(existsSync(sandboxDir(root, 'uid2')), false);
@@ -152,7 +151,7 @@ test('log files are never opened through a planted symlink, for writing or readi
   const target = join(dir, 'target');
   writeFileSync(target, 'untouched\n');
   const logDir = podLogDir(root, 'default', 'p', 'u1');
-  await ensureDirUnder(root, join(logDir, 'c'), modes.logDir);
+  ensureDirUnderSync(root, join(logDir, 'c'), modes.logDir);
   const log = join(logDir, containerLogPath('c', 0));
   symlinkSync(target, log);
   await assert.rejects(ContainerLogFile.open({ path: log, now: () => Date.now(), logger: silentLogger }), UnsafePathError);
