@@ -4,6 +4,7 @@
 // name, kubelet port, client-certificate identity (system:node:NAME) and process runtime service.
 
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -224,7 +225,10 @@ export class NodeFleet {
       '-out',
       csr,
     ]);
-    await runOk('openssl', ['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', join(this.cp.dir, 'ca.key'), '-CAcreateserial', '-days', '2', '-out', crt]);
+    // A serial of its own: nodes are signed at once, and -CAcreateserial's shared ca.srl is read and
+    // rewritten by each signing (one read another's half-written file).
+    const serial = `0x${randomBytes(8).toString('hex')}`;
+    await runOk('openssl', ['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', join(this.cp.dir, 'ca.key'), '-set_serial', serial, '-days', '2', '-out', crt]);
     const b64 = (f: string) => readFileSync(f).toString('base64');
     const server = /server: (\S+)/.exec(readFileSync(this.cp.adminKubeconfig, 'utf8'))![1]!;
     const file = join(dir, 'kubeconfig');
