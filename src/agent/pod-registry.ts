@@ -143,6 +143,30 @@ export class PodRegistry {
     return out;
   }
 
+  /**
+   * Resolves once the kubelet has published a status for each of the pods (by UID) that are still
+   * held, or after ms. An agent restarted on its root dir waits so, before its controllers and
+   * clients read the restored pods: an API server keeps a pod's last status across a kubelet
+   * restart, and here the pod has none until its first sync.
+   */
+  async firstStatuses(uids: readonly string[], ms: number): Promise<{ waiting: number }> {
+    const waiting = () => uids.filter((uid) => this.byUid.has(uid) && !this.opts.kubelet.getPodStatus(uid)).length;
+    if (waiting() === 0) return { waiting: 0 };
+    let done!: () => void;
+    const all = new Promise<void>((resolve) => (done = resolve));
+    const unsubscribe = this.opts.kubelet.onPodStatus(() => {
+      if (waiting() === 0) done();
+    });
+    const timer = this.opts.clock.setTimer(ms, () => done());
+    try {
+      await all;
+    } finally {
+      unsubscribe();
+      timer.cancel();
+    }
+    return { waiting: waiting() };
+  }
+
   // --- writes ---
 
   /** Takes a new pod (already defaulted and validated, with its UID): admits and starts it. 409 if the name is taken. */

@@ -68,6 +68,9 @@ export interface StandaloneAgentIO {
   clock?: Clock;
 }
 
+/** How long a restarted agent waits for its restored pods' first statuses before serving. */
+const restoredStatusWaitMs = 30_000;
+
 export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: StandaloneAgentIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
   const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, () => io.connectRuntime(log));
@@ -199,7 +202,16 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
         .add(pod, { source: 'api', from: 'api' })
         .catch((err: Error) => log.error('Failed to restore pod', { pod: pod.metadata?.name, err: err.message }));
     }
-    if (restored.length) log.info('Restored pods applied through the API', { count: restored.length });
+    if (restored.length) {
+      log.info('Restored pods applied through the API', { count: restored.length });
+      // Controllers and clients see the restored pods with a status (as an API server keeps the
+      // last one): a pod shown Pending without its IP would leave its Services' Endpoints meanwhile.
+      const { waiting } = await agent.registry.firstStatuses(
+        restored.map((p) => p.metadata?.uid ?? ''),
+        restoredStatusWaitMs,
+      );
+      if (waiting > 0) log.warn('Restored pods without a status yet; starting all the same', { count: waiting });
+    }
     gathering = undefined;
     for (const { kind, u } of initial) podConfig.apply(kind, u);
     agent.startHousekeeping();

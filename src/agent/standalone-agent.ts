@@ -163,7 +163,6 @@ export class StandaloneAgent implements KubeletView {
       objects,
     });
     this.endpointsController = new EndpointsController({ pods: this.backend, objects, logger: opts.logger });
-    this.endpointsController.start();
     this.serviceProxy = new ServiceProxy({
       objects,
       clock: opts.clock,
@@ -295,9 +294,15 @@ export class StandaloneAgent implements KubeletView {
     }
   }
 
-  /** Starts the Deployment, ReplicaSet and garbage-collector controllers over the agent's API objects and pods. */
+  /**
+   * Starts the endpoints and workload controllers over the agent's API objects and pods, once the
+   * restored pods are in the registry: started earlier, they would see Services and ReplicaSets
+   * without their pods, write empty Endpoints and create the replicas again.
+   */
   startControllers(): void {
-    this.controllers ??= startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events);
+    if (this.controllers) return;
+    this.endpointsController.start();
+    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events);
   }
 
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {

@@ -1,6 +1,8 @@
 // What a controller is given: the agent's API backend (pods and the object store's kinds), the clock,
-// the logger, its event recorder (one source component per controller), and the shared informers
-// (one per kind, started once every controller has its handlers).
+// the logger, its event recorder (one source component per controller), the shared informers (one
+// per kind, started once every controller has its handlers) and the controllers' work queues, which
+// begin only once every informer holds its initial objects (client-go's WaitForCacheSync): a
+// ReplicaSet synced before the pods are known would create its replicas again.
 
 import type { Pod } from '../api/types.js';
 import type { EventRecorder, EventRecorderFactory } from '../events/recorder.js';
@@ -8,10 +10,12 @@ import type { KubeBackend, KubeObject, Storage } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Informer } from './informer.js';
+import { WorkQueue } from './work-queue.js';
 
 export class ControllerContext {
   readonly pods: Informer<Pod>;
   private readonly informers = new Map<string, Informer<KubeObject>>();
+  private readonly queues: WorkQueue[] = [];
 
   constructor(
     readonly backend: KubeBackend,
@@ -45,12 +49,27 @@ export class ControllerContext {
     return i as unknown as Informer<T>;
   }
 
+  /** A controller's work queue: its keys wait until start() has filled every informer. */
+  workQueue(name: string, sync: (key: string) => Promise<void>): WorkQueue {
+    const q = new WorkQueue(name, sync, this.clock, this.logger);
+    this.queues.push(q);
+    return q;
+  }
+
+  /** Fills every informer with the current objects, then starts the work queues. */
   start(): void {
     for (const i of this.informers.values()) i.start();
     this.pods.start();
+    for (const q of this.queues) q.start();
+  }
+
+  /** Resolves once every work queue is empty. */
+  async idle(): Promise<void> {
+    await Promise.all(this.queues.map((q) => q.idle()));
   }
 
   stop(): void {
+    for (const q of this.queues) q.stop();
     for (const i of this.informers.values()) i.stop();
     this.pods.stop();
   }

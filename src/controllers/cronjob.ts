@@ -13,7 +13,7 @@ import { isConflictOrGone, type ControllerContext } from './context.js';
 import { effectiveSchedule, nextScheduleDelay, nextScheduleTime, parseSchedule, scheduledJobName, type Schedule } from './cronjob-schedule.js';
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, ownerRefTo } from './pod-control.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 import { errorText, workloadRef } from './workload-events.js';
 
 /** The annotation a scheduled Job carries: its schedule time in the CronJob's time zone (RFC 3339). */
@@ -66,7 +66,7 @@ export class CronJobController {
 
   constructor(private readonly ctx: ControllerContext) {
     this.recorder = ctx.recorder('cronjob-controller');
-    this.queue = new WorkQueue('cronjob', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('cronjob', (key) => this.sync(key));
     this.cronJobs = ctx.informer<CronJob>('CronJob');
     this.jobs = ctx.informer<Job>('Job');
     this.cronJobs.on({ onAdd: (cj) => this.queue.add(objectKey(cj)), onUpdate: (_o, cj) => this.queue.add(objectKey(cj)) });

@@ -14,7 +14,7 @@ import { objectKey, type Informer } from './informer.js';
 import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
 import { claimPods, controllersOfPod } from './pod-claims.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
 
 export const templateGenerationLabel = 'pod-template-generation';
@@ -32,7 +32,7 @@ export class DaemonSetController {
     private readonly ctx: ControllerContext,
     private readonly node: NodeFacts = standaloneNode(ctx.backend.nodeName),
   ) {
-    this.queue = new WorkQueue('daemonset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('daemonset', (key) => this.sync(key));
     this.podControl = new PodControl(ctx.backend, ctx.recorder('daemonset-controller'));
     this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'daemonset');
     this.sets = ctx.informer<DaemonSet>('DaemonSet');

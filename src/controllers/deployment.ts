@@ -15,7 +15,7 @@ import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, isPodActive, ownerRefTo } from './pod-control.js';
 import { computeHash } from './pod-template-hash.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 import { errorText, workloadRef } from './workload-events.js';
 
 export const revisionAnnotation = 'deployment.kubernetes.io/revision';
@@ -65,7 +65,7 @@ export class DeploymentController {
   private readonly recorder: EventRecorder;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue('deployment', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('deployment', (key) => this.sync(key));
     this.recorder = ctx.recorder('deployment-controller');
     this.deployments = ctx.informer<Deployment>('Deployment');
     this.sets = ctx.informer<ReplicaSet>('ReplicaSet');

@@ -10,7 +10,7 @@
 import type { Pod } from '../api/types.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 
 const orphanFinalizer = 'orphan';
 const foregroundFinalizer = 'foregroundDeletion';
@@ -26,7 +26,7 @@ export class GarbageCollector {
   private readonly kinds: string[];
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue('garbage-collector', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('garbage-collector', (key) => this.sync(key));
     this.kinds = (ctx.backend.objects?.kinds?.() ?? []).filter((k) => k.namespaced).map((k) => k.kind);
     for (const kind of this.kinds) {
       ctx.informer(kind).on({

@@ -14,7 +14,7 @@ import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
 import { matchPodFailurePolicy } from './pod-failure-policy.js';
 import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podFromTemplate } from './pod-control.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
 
 const backoffBaseMs = 10_000;
@@ -29,7 +29,7 @@ export class JobController {
   private readonly podControl: PodControl;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue('job', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('job', (key) => this.sync(key));
     this.recorder = ctx.recorder('job-controller');
     this.podControl = new PodControl(ctx.backend, this.recorder);
     this.jobs = ctx.informer<Job>('Job');

@@ -10,7 +10,7 @@ import { kubernetesFinalizer, type NamespaceCondition, type NamespaceObject } fr
 import { canonicalJSON } from '../api/defaults.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import type { Informer } from './informer.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 
 const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -20,7 +20,7 @@ export class NamespaceController {
   private readonly kinds: Array<{ kind: string; resource: string }>;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue('namespace', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('namespace', (key) => this.sync(key));
     this.namespaces = ctx.informer<NamespaceObject>('Namespace');
     const changed = (ns: NamespaceObject) => {
       if (ns.metadata?.deletionTimestamp) this.queue.add(ns.metadata.name ?? '');

@@ -10,7 +10,7 @@ import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, deletionOrder, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { claimPods, controllersOfPod } from './pod-claims.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
 
 /** The most pods one sync creates or deletes (the controller's burstReplicas). */
@@ -38,7 +38,7 @@ export class ReplicaSetController {
   private readonly podControl: PodControl;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue('replicaset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('replicaset', (key) => this.sync(key));
     this.podControl = new PodControl(ctx.backend, ctx.recorder('replicaset-controller'));
     this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
     this.sets.on({

@@ -15,7 +15,7 @@ import { controllerRef, ownerRefTo, podAvailability, podFromTemplate } from './p
 import { isRunningAndReady, isTerminating, planStatefulSet, podRevision, type StatefulAction } from './statefulset-plan.js';
 import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
 import { claimPods, controllersOfPod } from './pod-claims.js';
-import { WorkQueue } from './work-queue.js';
+import type { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef, type PodEventWording } from './workload-events.js';
 
 export const podNameLabel = 'statefulset.kubernetes.io/pod-name';
@@ -68,7 +68,7 @@ export class StatefulSetController {
   private readonly recorder: EventRecorder;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.queue = new WorkQueue('statefulset', (key) => this.sync(key), ctx.clock, ctx.logger);
+    this.queue = ctx.workQueue('statefulset', (key) => this.sync(key));
     this.recorder = ctx.recorder('statefulset-controller');
     this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'statefulset');
     this.sets = ctx.informer<StatefulSet>('StatefulSet');

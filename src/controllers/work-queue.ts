@@ -1,6 +1,7 @@
 // A rate-free work queue of keys (client-go's workqueue in small): a key added while waiting is
 // processed once, a key added while being processed is processed again afterwards, keys are
-// processed one at a time, and addAfter schedules a key through the injected clock.
+// processed one at a time, and addAfter schedules a key through the injected clock. Keys wait until
+// start(): the workers begin once every informer has its initial objects (WaitForCacheSync).
 
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -9,6 +10,7 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, Timer>();
   private running = false;
+  private started = false;
   private stopped = false;
   /** Resolves when the queue next runs dry (tests and benchmarks wait on it). */
   private idleWaiters: Array<() => void> = [];
@@ -23,7 +25,14 @@ export class WorkQueue {
   add(key: string): void {
     if (this.stopped) return;
     this.dirty.add(key);
-    if (!this.running) void this.run();
+    if (this.started && !this.running) void this.run();
+  }
+
+  /** Begins processing: the keys added so far, then each as it comes. */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    if (this.dirty.size > 0 && !this.running) void this.run();
   }
 
   /** Adds the key after ms (an earlier pending schedule of the key is kept when sooner). */
@@ -45,6 +54,7 @@ export class WorkQueue {
     for (const t of this.timers.values()) t.cancel();
     this.timers.clear();
     this.dirty.clear();
+    if (!this.running) this.wakeIdleWaiters();
   }
 
   /** Resolves once nothing is queued or running. */
@@ -68,9 +78,13 @@ export class WorkQueue {
       }
     } finally {
       this.running = false;
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const w of waiters) w();
+      this.wakeIdleWaiters();
     }
+  }
+
+  private wakeIdleWaiters(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
   }
 }

@@ -25,32 +25,18 @@ export interface WorkloadControllers {
 
 export function startWorkloadControllers(backend: KubeBackend, clock: Clock, logger: Logger, events: EventRecorderFactory): WorkloadControllers {
   const ctx = new ControllerContext(backend, clock, logger, events);
-  const replicaSets = new ReplicaSetController(ctx);
-  const deployments = new DeploymentController(ctx);
-  const jobs = new JobController(ctx);
-  const statefulSets = new StatefulSetController(ctx);
-  const daemonSets = new DaemonSetController(ctx);
-  const cronJobs = new CronJobController(ctx);
-  const namespaces = new NamespaceController(ctx);
-  const garbageCollector = new GarbageCollector(ctx);
+  // Each registers its handlers and its work queue with the context; their order does not matter.
+  new ReplicaSetController(ctx);
+  new DeploymentController(ctx);
+  new JobController(ctx);
+  new StatefulSetController(ctx);
+  new DaemonSetController(ctx);
+  new CronJobController(ctx);
+  new NamespaceController(ctx);
+  new GarbageCollector(ctx);
   ctx.start();
-  const queues = [
-    replicaSets.queue,
-    deployments.queue,
-    jobs.queue,
-    statefulSets.queue,
-    daemonSets.queue,
-    cronJobs.queue,
-    namespaces.queue,
-    garbageCollector.queue,
-  ];
   return {
-    idle: async () => {
-      await Promise.all(queues.map((q) => q.idle()));
-    },
-    stop: () => {
-      for (const q of queues) q.stop();
-      ctx.stop();
-    },
+    idle: () => ctx.idle(),
+    stop: () => ctx.stop(),
   };
 }

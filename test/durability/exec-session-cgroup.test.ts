@@ -16,6 +16,7 @@ import { parseStat } from '../../src/runtime/process/proc-tree.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { containerConfig, sandboxConfig, tempDir } from '../runtime/helpers.js';
+import { waitFor } from '../fixtures/wait.js';
 
 const cgroupsUsable = process.getuid?.() === 0 && detectCgroupLayout() !== undefined;
 const skip = cgroupsUsable ? false : 'needs root and a cgroup hierarchy';
@@ -66,7 +67,11 @@ async function execSession(rt: ProcessRuntime, id: string, cmd: string[], tty = 
 test('an exec session runs in the container cgroup from its first instruction', { skip }, async () => {
   const m = marker();
   await withContainer({ cgroups: 'auto' }, m, async (rt, id) => {
-    const main = withMarker(m)[0]!;
+    // The container's process once it is `sleep`: before its exec, the shell that starts it inside
+    // the cgroup may be between one hierarchy's cgroup.procs and the next.
+    const main = await waitFor('the container process to be sleep', () =>
+      withMarker(m).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0')),
+    );
     const cgroupOf = (text: string) => text.trim().split('\n').sort().join('\n');
     const container = cgroupOf(readFileSync(`/proc/${main}/cgroup`, 'utf8'));
     assert.match(container, /podvisor/);

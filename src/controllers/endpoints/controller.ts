@@ -56,9 +56,10 @@ export class EndpointsController {
   }
 
   start(): void {
+    // The pods first: a Service synced before they are known would be written with no endpoints.
     this.watches.push(
-      this.serviceStorage.watch!('', (ev) => this.onService(ev as WatchEvent<ServiceLike & KubeObject>)),
       this.deps.pods.watchPods('', (ev) => this.onPod(ev)),
+      this.serviceStorage.watch!('', (ev) => this.onService(ev as WatchEvent<ServiceLike & KubeObject>)),
     );
     // Services whose Endpoints outlived them (deleted while the agent was down).
     for (const ep of this.endpoints.list().items) if (!this.services.has(keyOf(ep))) this.enqueue(keyOf(ep));
