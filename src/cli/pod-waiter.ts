@@ -6,6 +6,7 @@
 import type { ContainerStatus, Event, Pod } from '../api/types.js';
 import {
   explainsWait,
+  heldSinceMs,
   instancesKey,
   oneTerminalLine,
   pendingText,
@@ -106,11 +107,14 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
       const instances = instancesKey(pod.status);
       const since = settling.get(key);
       if (settleMs > 0 && (!since || since.instances !== instances)) {
-        settling.set(key, { instances, at: Date.now() });
-        setLongTimeout(settleAll, settleMs + 10, { ref: false });
-        return;
-      }
-      if (since && Date.now() - since.at < settleMs) return;
+        const at = Math.min(Date.now(), heldSinceMs(pod.status));
+        settling.set(key, { instances, at });
+        const left = settleMs - (Date.now() - at);
+        if (left > 0) {
+          setLongTimeout(settleAll, left + 10, { ref: false });
+          return;
+        }
+      } else if (since && Date.now() - since.at < settleMs) return;
     }
     pending.delete(key);
     if (d === 'done') opts.onMet?.(pod.metadata?.name ?? '');

@@ -5,7 +5,7 @@
 // on failure the workload's failed pods with their reasons and log tails.
 
 import type { Pod } from '../api/types.js';
-import { cannotSucceed, instancesKey, oneTerminalLine, progressWidth, rolloutStatus, type WorkloadObject } from '../kubelet/wait-engine.js';
+import { cannotSucceed, heldSinceMs, instancesKey, oneTerminalLine, progressWidth, rolloutStatus, type WorkloadObject } from '../kubelet/wait-engine.js';
 import { formatRunSummary } from '../printers/run-summary.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import type { CommandIO } from './args.js';
@@ -115,11 +115,14 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       const instances = owned.map((p) => `${p.metadata?.uid}:${instancesKey(p.status)}`).join(';');
       const since = settling.get(key);
       if (settleMs > 0 && (!since || since.instances !== instances)) {
-        settling.set(key, { instances, at: Date.now() });
-        setLongTimeout(judge, settleMs + 10, { ref: false });
-        continue;
-      }
-      if (since && Date.now() - since.at < settleMs) continue;
+        const at = Math.min(Date.now(), Math.max(-Infinity, ...owned.map((p) => heldSinceMs(p.status))));
+        settling.set(key, { instances, at });
+        const left = settleMs - (Date.now() - at);
+        if (left > 0) {
+          setLongTimeout(judge, left + 10, { ref: false });
+          continue;
+        }
+      } else if (since && Date.now() - since.at < settleMs) continue;
       pending.delete(key);
       opts.onMet?.(ref, r.text);
     }

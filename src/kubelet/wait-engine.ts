@@ -247,6 +247,27 @@ export function settleMsOf(target: WaitTarget, pod: Pod): number {
   return target.mode === 'auto' && mode === 'running' ? 5000 : 1000;
 }
 
+/**
+ * Since when (ms) the pod's container instances have been running as they are, and its Ready
+ * condition True when it is: the latest of their start times. A hold of settleMs counts from here,
+ * so a pod whose containers have run for a while is taken at once. The API's times are whole
+ * seconds, so each is taken as the end of its second (the hold is never shortened).
+ */
+export function heldSinceMs(status: PodStatus | undefined): number {
+  const endOfSecond = (t: string | null | undefined) => {
+    const ms = t ? Date.parse(t) : NaN;
+    if (Number.isNaN(ms)) return Infinity;
+    return /\.\d/.test(t!) ? ms : ms + 999;
+  };
+  let since = -Infinity;
+  for (const c of [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])]) {
+    if (c.state?.running) since = Math.max(since, endOfSecond(c.state.running.startedAt));
+  }
+  const ready = status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status === 'True') since = Math.max(since, endOfSecond(ready.lastTransitionTime));
+  return since === -Infinity ? Infinity : since;
+}
+
 /** The identity of a pod's container instances: it changes when one restarts. */
 export function instancesKey(status: PodStatus | undefined): string {
   return [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])]

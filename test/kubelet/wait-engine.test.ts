@@ -1,12 +1,21 @@
 // The wait engine's decisions over pods and events (no process): image pull failures that cannot
 // mend fail after the first back-off, transient ones keep waiting; kubectl's --for forms; the end of
-// the container `run --exit-code-from` names under each restart policy; the JSONPath templates
-// `get -o jsonpath=` prints.
+// the container `run --exit-code-from` names under each restart policy; since when a pod has held
+// (the settle hold of `up -d`); the JSONPath templates `get -o jsonpath=` prints.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from '../../src/api/types.js';
-import { containerExit, containerExitCode, explainsWait, oneTerminalLine, parseWaitFor, podWait, type WaitEvent } from '../../src/kubelet/wait-engine.js';
+import {
+  containerExit,
+  containerExitCode,
+  explainsWait,
+  heldSinceMs,
+  oneTerminalLine,
+  parseWaitFor,
+  podWait,
+  type WaitEvent,
+} from '../../src/kubelet/wait-engine.js';
 import { jsonPathTemplate } from '../../src/printers/jsonpath.js';
 
 function pullingPod(reason: string, message: string): Pod {
@@ -112,4 +121,21 @@ test('jsonpath templates as kubectl prints them; progress lines fit one terminal
   assert.equal(jsonPathTemplate('{..phase}').print(list), 'Running Pending');
   assert.equal(jsonPathTemplate('name: {.items[-1:].metadata.name}').print(list), 'name: b');
   assert.equal(oneTerminalLine('x'.repeat(400), 80).length, 79);
+});
+
+test('a pod has held since the last start of its running instances or of Ready, each taken at the end of its second', () => {
+  const running = (name: string, startedAt: string) => ({ name, image: 'x', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt } } });
+  const at = (t: string) => Date.parse(t);
+  assert.equal(heldSinceMs(undefined), Infinity, 'no status: not held at all');
+  assert.equal(heldSinceMs({ phase: 'Pending' }), Infinity);
+  const two = { phase: 'Running', containerStatuses: [running('a', '2026-12-04T10:00:00Z'), running('b', '2026-12-04T10:00:05Z')] };
+  assert.equal(heldSinceMs(two), at('2026-12-04T10:00:05Z') + 999, 'the latest start, at the end of its second');
+  const ready = { ...two, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-12-04T10:01:00Z' }] };
+  assert.equal(heldSinceMs(ready), at('2026-12-04T10:01:00Z') + 999, 'Ready became True later');
+  const notReady = { ...two, conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2026-12-04T10:01:00Z' }] };
+  assert.equal(heldSinceMs(notReady), at('2026-12-04T10:00:05Z') + 999, 'a False Ready does not count');
+  const fine = { phase: 'Running', containerStatuses: [running('a', '2026-12-04T10:00:00.250Z')] };
+  assert.equal(heldSinceMs(fine), at('2026-12-04T10:00:00.250Z'), 'a time with a fraction is taken as it is');
+  const sidecar = { ...two, initContainerStatuses: [running('s', '2026-12-04T10:02:00Z')] };
+  assert.equal(heldSinceMs(sidecar), at('2026-12-04T10:02:00Z') + 999, 'a restarted sidecar counts');
 });
