@@ -69,7 +69,7 @@ export interface StandaloneAgentIO {
 }
 
 /** How long a restarted agent waits for its restored pods' first statuses before serving. */
-const restoredStatusWaitMs = 30_000;
+const restoredStatusWaitMs = 10_000;
 
 export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: StandaloneAgentIO): Promise<number> {
   const log = klogLogger(io.stderr, { format: cfg.loggingFormat });
