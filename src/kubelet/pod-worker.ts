@@ -254,6 +254,8 @@ export class PodWorker {
         try {
           await this.syncOnce();
         } catch (e) {
+          // A sync cut short by the kubelet's close (its runtime connection going with it) is no error.
+          if (this.closed) break;
           this.deps.logger.error('Error syncing pod, skipping', { pod: formatPod(this.pod), err: messageOf(e) });
           if (!this.terminal && !this.closed) this.scheduleWake(this.jitter(SYNC_ERROR_BACKOFF_MS));
         }
