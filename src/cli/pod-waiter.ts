@@ -21,7 +21,7 @@ import { formatRunSummary, summaryLogLines } from '../printers/run-summary.js';
 import type { CommandIO } from './args.js';
 import { agentRequest } from './agent-client.js';
 import { awaitWatchedWait, followWatch, listWatchPods, podKey as keyOf } from './pod-watch.js';
-import { setLongTimeout } from '../util/timer.js';
+import { SettleHolds } from './settle-holds.js';
 
 export interface WaitedPod {
   ns: string;
@@ -75,7 +75,7 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
   const eventsOf = new Map<string, WaitEvent[]>();
   const pending = new Set(pods.map((p) => keyOf(p.ns, p.name)));
   const failed = new Map<string, { pod: Pod; error: string }>();
-  const settling = new Map<string, { instances: string; at: number }>();
+  const holds = new SettleHolds(() => settleAll());
   const stop = new AbortController();
   let over = false;
   let resolveFinished!: () => void;
@@ -98,24 +98,11 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
     }
     const d = decide(pod, eventsOf.get(pod.metadata?.uid ?? '') ?? []);
     if (d === 'wait') {
-      settling.delete(key);
+      holds.drop(key);
       return;
     }
-    if (d === 'done') {
-      // Held long enough by the same container instances?
-      const settleMs = settleMsOf(opts.target, pod);
-      const instances = instancesKey(pod.status);
-      const since = settling.get(key);
-      if (settleMs > 0 && (!since || since.instances !== instances)) {
-        const at = Math.min(Date.now(), heldSinceMs(pod.status));
-        settling.set(key, { instances, at });
-        const left = settleMs - (Date.now() - at);
-        if (left > 0) {
-          setLongTimeout(settleAll, left + 10, { ref: false });
-          return;
-        }
-      } else if (since && Date.now() - since.at < settleMs) return;
-    }
+    // Held long enough by the same container instances?
+    if (d === 'done' && !holds.held(key, instancesKey(pod.status), settleMsOf(opts.target, pod), heldSinceMs(pod.status))) return;
     pending.delete(key);
     if (d === 'done') opts.onMet?.(pod.metadata?.name ?? '');
     else failed.set(key, { pod, error: d.fail });
@@ -181,7 +168,7 @@ export async function waitForPods(root: string, pods: readonly WaitedPod[], opts
       const pod = latest.get(k);
       // A pod in its settle hold has met the target: the line says so, not what it had before.
       const holding =
-        pod && settling.has(k) ? `${targetText(opts.target, pod)}, checking that it holds for ${settleMsOf(opts.target, pod) / 1000}s` : undefined;
+        pod && holds.holding(k) ? `${targetText(opts.target, pod)}, checking that it holds for ${settleMsOf(opts.target, pod) / 1000}s` : undefined;
       return `${k.split('/')[1]} (${holding ?? (pod ? pendingText(pod, opts.target) : 'not found')})`;
     });
     io.stderr.write(

@@ -11,7 +11,7 @@ import { qualifiedName } from '../config/object-kinds.js';
 import type { CommandIO } from './args.js';
 import { logReader, type WaitCut } from './pod-waiter.js';
 import { awaitWatchedWait, followWatch as follow } from './pod-watch.js';
-import { setLongTimeout } from '../util/timer.js';
+import { SettleHolds } from './settle-holds.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
 
 export interface WorkloadWaitOptions {
@@ -79,7 +79,7 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
   const replicaSets = new Map<string, Stored>();
   const pending = new Set(targets.map((r) => keyOf(r.kind, r.ns, r.name)));
   const failed = new Map<string, { ref: AppliedRef; error: string }>();
-  const settling = new Map<string, { instances: string; at: number }>();
+  const holds = new SettleHolds(() => judge());
   const stop = new AbortController();
   let resolveFinished!: () => void;
   const finished = new Promise<void>((r) => (resolveFinished = r));
@@ -107,22 +107,13 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
         continue;
       }
       if (r.state === 'wait') {
-        settling.delete(key);
+        holds.drop(key);
         continue;
       }
       // Rolled out: held long enough by the same container instances?
-      const settleMs = settleMsOf(obj);
       const instances = owned.map((p) => `${p.metadata?.uid}:${instancesKey(p.status)}`).join(';');
-      const since = settling.get(key);
-      if (settleMs > 0 && (!since || since.instances !== instances)) {
-        const at = Math.min(Date.now(), Math.max(-Infinity, ...owned.map((p) => heldSinceMs(p.status))));
-        settling.set(key, { instances, at });
-        const left = settleMs - (Date.now() - at);
-        if (left > 0) {
-          setLongTimeout(judge, left + 10, { ref: false });
-          continue;
-        }
-      } else if (since && Date.now() - since.at < settleMs) continue;
+      const heldSince = Math.max(-Infinity, ...owned.map((p) => heldSinceMs(p.status)));
+      if (!holds.held(key, instances, settleMsOf(obj), heldSince)) continue;
       pending.delete(key);
       opts.onMet?.(ref, r.text);
     }
