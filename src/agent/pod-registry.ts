@@ -172,14 +172,25 @@ export class PodRegistry {
   /** Takes a new pod (already defaulted and validated, with its UID): admits and starts it. 409 if the name is taken. */
   async add(pod: Pod, origin: PodOrigin): Promise<Pod> {
     const key = keyOf(pod);
-    const existing = this.byKey.get(key);
-    if (existing) {
-      throw alreadyExists('pods', pod.metadata?.name ?? '');
-    }
+    if (this.byKey.has(key)) throw alreadyExists('pods', pod.metadata?.name ?? '');
     const meta = pod.metadata as { creationTimestamp?: string };
     meta.creationTimestamp ??= toRFC3339(this.opts.clock.now());
     const store = this.opts.store;
     if (origin.source === 'api' && store) await storing('pods', pod.metadata?.name ?? '', () => store.save(pod));
+    return this.admitAndStart(key, pod, origin);
+  }
+
+  /**
+   * Takes back an API pod the store already holds (an agent restarted on its root dir), as add
+   * does but without writing it again: it is on disk as it was read. 409 if the name is taken.
+   */
+  restore(pod: Pod): Pod {
+    const key = keyOf(pod);
+    if (this.byKey.has(key)) throw alreadyExists('pods', pod.metadata?.name ?? '');
+    return this.admitAndStart(key, pod, { source: 'api', from: 'api' });
+  }
+
+  private admitAndStart(key: string, pod: Pod, origin: PodOrigin): Pod {
     const e: Entry = { key, pod, origin, rv: this.next(), seenAt: this.opts.clock.now() };
     this.byKey.set(key, e);
     this.byUid.set(uidOf(pod), e);

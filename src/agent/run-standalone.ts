@@ -198,9 +198,11 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     if (recovered.adopted || recovered.terminated) log.info('Took over the pods the runtime still runs', recovered);
 
     for (const pod of restored) {
-      await agent.registry
-        .add(pod, { source: 'api', from: 'api' })
-        .catch((err: Error) => log.error('Failed to restore pod', { pod: pod.metadata?.name, err: err.message }));
+      try {
+        agent.registry.restore(pod);
+      } catch (err) {
+        log.error('Failed to restore pod', { pod: pod.metadata?.name, err: (err as Error).message });
+      }
     }
     if (restored.length) {
       log.info('Restored pods applied through the API', { count: restored.length });
