@@ -1,7 +1,7 @@
 // Readers for what /proc knows about a measured process (RSS, CPU ticks) and the host (TIME_WAIT
 // sockets, resource limits). Read from outside the process so a figure never depends on its honesty.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 export interface MemorySample {
@@ -23,6 +23,25 @@ export function readMemory(pid: number): MemorySample {
   } catch {
     return { rss: NaN, hwm: NaN };
   }
+}
+
+/**
+ * The runtime service and its process spawner (a child titled `podvisor-spawner`, where perl is
+ * installed): the processes whose CPU and memory are the service's.
+ */
+export function runtimeServiceProcesses(servicePid: number): number[] {
+  const out = [servicePid];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== servicePid) continue;
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')[0] === 'podvisor-spawner') out.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
 }
 
 let clockTicks: number | undefined;

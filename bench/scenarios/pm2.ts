@@ -11,7 +11,7 @@ import { ChildHandle } from '../lib/child-handle.js';
 import { writeWorkspace } from '../lib/manifests.js';
 import { killAndTimeRestart } from '../lib/new-process.js';
 import { installPm2, Pm2, pm2Apps } from '../lib/pm2.js';
-import { readCpu, readMemory } from '../lib/proc.js';
+import { readCpu, readMemory, runtimeServiceProcesses } from '../lib/proc.js';
 import { figure, type Figure, type ScenarioResult, type Target } from '../report/figures.js';
 import type { RestartFloorParams, RestartFloorStart } from '../procs/restart-floor.js';
 import { mb, sleep, type Scenario, type ScenarioContext } from './types.js';
@@ -83,7 +83,7 @@ async function podvisorRound(s: RoundSetup, kubectl: string | undefined, notes: 
     f.restart1_ms = (await killAndTimeRestart([cmdText(v.one)]))[0]!;
     f.restart3_ms = Math.max(...(await killAndTimeRestart(v.three.map(cmdText))));
     await sleep(s.warmupMs);
-    const idle = await idleWindow(svc ? [daemon.pid, svc] : [daemon.pid], s.idleMs);
+    const idle = await idleWindow(svc ? [daemon.pid, ...runtimeServiceProcesses(svc)] : [daemon.pid], s.idleMs);
     f.idle_cpu_pct = idle.cpuPct;
     f.idle_rss_mb = idle.rssMb;
     if (!svc) notes.add('podvisor: no runtime service found for the root dir; idle figures are the agent alone');
@@ -265,7 +265,7 @@ export const pm2: Scenario = {
       'floor: one Node process spawning the same argvs and spawning each again on exit (restart-floor); its start and teardown add `node -e 0`, as the others are commands',
     );
     notes.add(
-      `restart latency: from SIGKILL of the process to a new process with its command line in /proc (looked for every ~1 ms); idle: ${idleMs / 1000} s after ${warmupMs / 1000} s of settling, CPU and RSS from /proc (podvisor: agent + runtime service)`,
+      `restart latency: from SIGKILL of the process to a new process with its command line in /proc (looked for every ~1 ms); idle: ${idleMs / 1000} s after ${warmupMs / 1000} s of settling, CPU and RSS from /proc (podvisor: agent + runtime service + its spawner)`,
     );
     notes.add(`client commands: ${CLI_RUNS} runs each per round, alternating with kubectl and \`node -e 0\`, against the podvisor agent holding the ${n} pods`);
     return { scenario: 'pm2', size: n, figures, notes: [...notes], raw: { rounds: results, nodeStart } };

@@ -7,7 +7,7 @@ import { AgentClient } from '../lib/agent-client.js';
 import { descendants, killSet } from '../lib/agent-process.js';
 import { FloorClient } from '../lib/floor-client.js';
 import { SLEEP_COMMAND, writeWorkspace } from '../lib/manifests.js';
-import { readCpu, readMemory } from '../lib/proc.js';
+import { readCpu, readMemory, runtimeServiceProcesses } from '../lib/proc.js';
 import { distribution } from '../lib/stats.js';
 import { figure, type ScenarioResult } from '../report/figures.js';
 import { targets } from '../report/targets.js';
@@ -55,13 +55,14 @@ export const runtimeService: Scenario = {
     ctx.log(`runtime-service N=${n}: all Running; settling ${warmupMs} ms, measuring ${durationMs} ms`);
     await sleep(warmupMs);
     await agent.begin();
-    const svcCpu0 = readCpu(servicePid);
+    const service = runtimeServiceProcesses(servicePid);
+    const serviceCpu = () => service.reduce((sum, pid) => sum + readCpu(pid).self, 0);
+    const svcCpu0 = serviceCpu();
     await sleep(durationMs);
     const aw = await agent.read();
-    const svcCpu1 = readCpu(servicePid);
-    const serviceCpuS = svcCpu1.self - svcCpu0.self;
+    const serviceCpuS = serviceCpu() - svcCpu0;
     const agentRss = agent.memory().rss;
-    const serviceRss = readMemory(servicePid).rss;
+    const serviceRss = service.reduce((sum, pid) => sum + readMemory(pid).rss, 0);
 
     ctx.log(`runtime-service N=${n}: kill -9 of the agent, then a new agent adopts the pods`);
     await agent.killHard();

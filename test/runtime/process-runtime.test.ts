@@ -1,7 +1,7 @@
 // The process runtime with real host processes: exit codes and reasons, stop with grace period and
 // stop signal, process-group cleanup, start errors, env and working directory, events and listing.
 
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,15 +15,36 @@ import { containerConfig, isAlive, readPid, sandboxConfig, tempDir, waitFor } fr
 /** HOME as runc sets it: the user's passwd entry, `/` without one. */
 const homeOf = (uid: number) => readPasswd().find((p) => p.uid === uid)?.home || '/';
 
-async function withRuntime(fn: (rt: ProcessRuntime, root: string, clock: Clock) => Promise<void>, clock: Clock = new RealClock()) {
-  const { dir, cleanup } = tempDir();
-  const rt = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger });
-  try {
-    await fn(rt, dir, clock);
-  } finally {
-    await rt.close();
-    cleanup();
-  }
+type WithRuntime = (fn: (rt: ProcessRuntime, root: string, clock: Clock) => Promise<void>, clock?: Clock) => Promise<void>;
+
+/**
+ * Each case runs on both faces of the runtime: in memory (the agent's own, processes spawned by
+ * Node) and durable (the runtime service's: state on disk, output through FIFOs, processes started
+ * by the spawner where perl is installed).
+ */
+const MODES = [
+  { label: 'in memory', stateDir: (): string | undefined => undefined },
+  { label: 'durable', stateDir: (root: string): string | undefined => join(root, 'runtime') },
+];
+
+function withRuntimeIn(mode: (typeof MODES)[number]): WithRuntime {
+  return async (fn, clock = new RealClock()) => {
+    const { dir, cleanup } = tempDir();
+    const stateDir = mode.stateDir(dir);
+    const rt = new ProcessRuntime({ rootDir: dir, clock, logger: silentLogger, ...(stateDir ? { stateDir } : {}) });
+    if (stateDir) await rt.restore();
+    try {
+      await fn(rt, dir, clock);
+    } finally {
+      await rt.close();
+      cleanup();
+    }
+  };
+}
+
+/** A test case run once per mode. */
+function eachMode(name: string, fn: (t: TestContext, withRuntime: WithRuntime) => Promise<void>): void {
+  for (const mode of MODES) test(`${name} (${mode.label})`, (t) => fn(t, withRuntimeIn(mode)));
 }
 
 async function runToExit(rt: ProcessRuntime, root: string, command: string[]) {
@@ -37,7 +58,7 @@ async function runToExit(rt: ProcessRuntime, root: string, command: string[]) {
   });
 }
 
-test('exit codes and reasons', async (t) => {
+eachMode('exit codes and reasons', async (t, withRuntime) => {
   const cases: Array<{ name: string; script: string; exitCode: number; reason: string }> = [
     { name: 'exit 0', script: 'exit 0', exitCode: 0, reason: 'Completed' },
     { name: 'exit 3', script: 'exit 3', exitCode: 3, reason: 'Error' },
@@ -56,7 +77,7 @@ test('exit codes and reasons', async (t) => {
   });
 });
 
-test('stop: a SIGTERM-handling process exits 0', async () => {
+eachMode('stop: a SIGTERM-handling process exits 0', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -72,7 +93,7 @@ test('stop: a SIGTERM-handling process exits 0', async () => {
   });
 });
 
-test('stop: a SIGTERM-ignoring process is SIGKILLed after its grace period', async () => {
+eachMode('stop: a SIGTERM-ignoring process is SIGKILLed after its grace period', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -88,7 +109,7 @@ test('stop: a SIGTERM-ignoring process is SIGKILLed after its grace period', asy
   });
 });
 
-test('stop: the grace period runs on the injected clock', async () => {
+eachMode('stop: the grace period runs on the injected clock', async (_t, withRuntime) => {
   const clock = new FakeClock();
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
@@ -113,7 +134,7 @@ test('stop: the grace period runs on the injected clock', async () => {
   }, clock);
 });
 
-test('stop: timeout 0 kills at once', async () => {
+eachMode('stop: timeout 0 kills at once', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -126,7 +147,7 @@ test('stop: timeout 0 kills at once', async () => {
   });
 });
 
-test('stop: lifecycle.stopSignal replaces SIGTERM', async () => {
+eachMode('stop: lifecycle.stopSignal replaces SIGTERM', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -142,7 +163,7 @@ test('stop: lifecycle.stopSignal replaces SIGTERM', async () => {
   });
 });
 
-test('no process of a container outlives its main process', async () => {
+eachMode('no process of a container outlives its main process', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const pidfile = join(root, 'child');
     const s = await runToExit(rt, root, ['sh', '-c', `sleep 300 & echo $! > ${pidfile}; exit 0`]);
@@ -152,7 +173,7 @@ test('no process of a container outlives its main process', async () => {
   });
 });
 
-test('stop kills every process of the group', async () => {
+eachMode('stop kills every process of the group', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -165,12 +186,16 @@ test('stop kills every process of the group', async () => {
   });
 });
 
-test('start errors: the container exits 128 with StartError and a containerd-like message', async (t) => {
+eachMode('start errors: the container exits 128 with StartError and a containerd-like message', async (t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const notExec = join(root, 'not-executable');
     writeFileSync(notExec, '#!/bin/sh\nexit 0\n');
     chmodSync(notExec, 0o644);
+    const notProgram = join(root, 'not-a-program');
+    writeFileSync(notProgram, 'exit 0\n');
+    chmodSync(notProgram, 0o755);
     const cases = [
+      { name: 'not a program (no #! line)', command: [notProgram], over: {}, message: `exec: "${notProgram}": exec format error` },
       { name: 'not in PATH', command: ['nosuchcmd'], over: {}, message: 'exec: "nosuchcmd": executable file not found in $PATH' },
       {
         name: 'missing path',
@@ -203,42 +228,45 @@ test('start errors: the container exits 128 with StartError and a containerd-lik
   });
 });
 
-test("env: exactly the config envs, plus containerd's default PATH, the passwd HOME and the sandbox's HOSTNAME when the config sets none", async (t) => {
-  await withRuntime(async (rt, root) => {
-    const sbc = sandboxConfig(root);
-    const sb = await rt.runPodSandbox(sbc);
-    let n = 0;
-    const readEnv = async (envs: Array<{ key: string; value: string }>) => {
-      const metadata = { name: `env${n++}`, attempt: 0 };
-      const id = await rt.createContainer(sb, containerConfig(['/usr/bin/env'], { envs, metadata, logPath: `${metadata.name}/0.log` }), sbc);
-      await rt.startContainer(id);
-      await waitFor('exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
-      const logPath = (await rt.containerStatus(id)).logPath;
-      const lines = readFileSync(logPath, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => l.split(' ').slice(3).join(' '));
-      return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    };
-    await t.test('without PATH', async () => {
-      const env = await readEnv([
-        { key: 'HOSTNAME', value: 'web' },
-        { key: 'A', value: 'x y' },
-        { key: 'A', value: 'last wins' },
-      ]);
-      assert.deepEqual(env, { HOSTNAME: 'web', A: 'last wins', PATH: DEFAULT_PATH, HOME: homeOf(process.getuid!()) });
+eachMode(
+  "env: exactly the config envs, plus containerd's default PATH, the passwd HOME and the sandbox's HOSTNAME when the config sets none",
+  async (t, withRuntime) => {
+    await withRuntime(async (rt, root) => {
+      const sbc = sandboxConfig(root);
+      const sb = await rt.runPodSandbox(sbc);
+      let n = 0;
+      const readEnv = async (envs: Array<{ key: string; value: string }>) => {
+        const metadata = { name: `env${n++}`, attempt: 0 };
+        const id = await rt.createContainer(sb, containerConfig(['/usr/bin/env'], { envs, metadata, logPath: `${metadata.name}/0.log` }), sbc);
+        await rt.startContainer(id);
+        await waitFor('exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
+        const logPath = (await rt.containerStatus(id)).logPath;
+        const lines = readFileSync(logPath, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.split(' ').slice(3).join(' '));
+        return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      };
+      await t.test('without PATH', async () => {
+        const env = await readEnv([
+          { key: 'HOSTNAME', value: 'web' },
+          { key: 'A', value: 'x y' },
+          { key: 'A', value: 'last wins' },
+        ]);
+        assert.deepEqual(env, { HOSTNAME: 'web', A: 'last wins', PATH: DEFAULT_PATH, HOME: homeOf(process.getuid!()) });
+      });
+      await t.test('with PATH', async () => {
+        const env = await readEnv([
+          { key: 'PATH', value: '/bin:/usr/bin' },
+          { key: 'HOME', value: '/h' },
+        ]);
+        assert.deepEqual(env, { PATH: '/bin:/usr/bin', HOME: '/h', HOSTNAME: sbc.hostname });
+      });
     });
-    await t.test('with PATH', async () => {
-      const env = await readEnv([
-        { key: 'PATH', value: '/bin:/usr/bin' },
-        { key: 'HOME', value: '/h' },
-      ]);
-      assert.deepEqual(env, { PATH: '/bin:/usr/bin', HOME: '/h', HOSTNAME: sbc.hostname });
-    });
-  });
-});
+  },
+);
 
-test('working dir: the sandbox dir by default, else the configured one', async () => {
+eachMode('working dir: the sandbox dir by default, else the configured one', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root, 'wd', 'uid-wd');
     const sb = await rt.runPodSandbox(sbc);
@@ -258,7 +286,7 @@ test('working dir: the sandbox dir by default, else the configured one', async (
   });
 });
 
-test('events follow each state change, in order', async () => {
+eachMode('events follow each state change, in order', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const events: ContainerEvent[] = [];
     const off = rt.onContainerEvent((e) => events.push(e));
@@ -279,7 +307,7 @@ test('events follow each state change, in order', async () => {
   });
 });
 
-test('timestamps come from the injected clock; ids are 64 hex; imageRef names the image', async () => {
+eachMode('timestamps come from the injected clock; ids are 64 hex; imageRef names the image', async (_t, withRuntime) => {
   const clock = new FakeClock(Date.UTC(2026, 11, 2, 12, 0, 0));
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
@@ -299,7 +327,7 @@ test('timestamps come from the injected clock; ids are 64 hex; imageRef names th
   }, clock);
 });
 
-test('list, filters, start twice, unknown ids', async () => {
+eachMode('list, filters, start twice, unknown ids', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const a = sandboxConfig(root, 'a');
     const b = sandboxConfig(root, 'b');
@@ -363,7 +391,7 @@ test('stopPodSandbox kills every container of the sandbox; close kills the rest'
   }
 });
 
-test('removeContainer stops a running container first', async () => {
+eachMode('removeContainer stops a running container first', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const sbc = sandboxConfig(root);
     const sb = await rt.runPodSandbox(sbc);
@@ -377,7 +405,7 @@ test('removeContainer stops a running container first', async () => {
   });
 });
 
-test('onContainerOutput: each line as it is written, with its stream', async () => {
+eachMode('onContainerOutput: each line as it is written, with its stream', async (_t, withRuntime) => {
   await withRuntime(async (rt, root) => {
     const seen: Array<[string, string, string]> = [];
     const off = rt.onContainerOutput((id, stream, line) => seen.push([id, stream, line]));

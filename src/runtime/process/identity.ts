@@ -2,7 +2,7 @@
 // supplementalGroups applied at spawn when the agent is root (else refused with a warning), HOME from
 // the user's passwd entry, and the default PATH when the container sets none.
 
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { LinuxContainerSecurityContext } from '../cri.js';
 
@@ -123,6 +123,28 @@ export function spawnTarget(
     return { file: host.setpriv, args: [`--reuid=${uid}`, `--regid=${gid}`, `--groups=${id.groups.join(',')}`, '--', resolved, ...args] };
   }
   return { file, args, ...(id.uid !== undefined ? { uid: id.uid } : {}), ...(id.gid !== undefined ? { gid: id.gid } : {}) };
+}
+
+/**
+ * Throws ENOEXEC, as execve(2) fails, for a file that is neither an ELF binary nor a `#!` script:
+ * execvp(3) (and libuv after it) would run it through /bin/sh, where runc reports "exec format
+ * error". A file that cannot be read here is left to the exec.
+ */
+export function assertExecFormat(path: string): void {
+  let head: Buffer;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      head = Buffer.alloc(4);
+      head = head.subarray(0, readSync(fd, head, 0, 4, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return;
+  }
+  if (head.subarray(0, 2).toString('latin1') === '#!' || head.toString('latin1') === '\x7fELF') return;
+  throw Object.assign(new Error(`spawn ${path} ENOEXEC`), { code: 'ENOEXEC', errno: 'ENOEXEC', syscall: `spawn ${path}`, path });
 }
 
 /** exec.LookPath: a name with a slash is used as it is; else the first executable file on PATH. */

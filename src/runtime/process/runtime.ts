@@ -37,9 +37,21 @@ import { ContainerLogFile, DEFAULT_LOG_MAX_FILES, DEFAULT_LOG_MAX_SIZE_BYTES } f
 import { assertUnder, ensureDirUnderSync, modes, sandboxDir } from '../root-dir.js';
 import { ContainmentHost, type Containment } from './containment.js';
 import { execInContext } from './exec.js';
-import { DEFAULT_PATH, hostIdentity, readPasswd, resolveIdentity, spawnTarget, type HostIdentity, type PasswdEntry, type ProcessIdentity } from './identity.js';
+import {
+  assertExecFormat,
+  DEFAULT_PATH,
+  hostIdentity,
+  lookPath,
+  readPasswd,
+  resolveIdentity,
+  spawnTarget,
+  type HostIdentity,
+  type PasswdEntry,
+  type ProcessIdentity,
+} from './identity.js';
 import { exitCodeOf, isKnownSignal, signalGroup } from './process-group.js';
 import { checkCommand, joinBeforeExec, type SpawnPlan } from './cgroup-join.js';
+import { findPerl, ProcessSpawner, type SpawnedProcess } from './spawner.js';
 import { describeSpawnError } from './start-error.js';
 import { bootId, ExitWatcher, findSpawned, procStartTime, processState } from './adopt.js';
 import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders, OUTPUT_STREAMS } from './output-fifo.js';
@@ -159,10 +171,12 @@ interface ContainerRecord {
 
 /**
  * Containers as host processes. Choices a reader should know:
- * - Each container is `spawn(command[0], [...command[1:], ...args])` with `detached: true` (its own
- *   process group and session), stdin from /dev/null, and exactly the config's env plus the PATH and
- *   HOME a container runtime adds when unset (processEnv). As root it runs as the security context's
- *   user and groups; a cgroup per container (or the /proc tree) holds every process it starts.
+ * - Each container is `command[0]` exec'd with `[...command[1:], ...args]` in its own process group
+ *   and session, stdin from /dev/null, and exactly the config's env plus the PATH and HOME a
+ *   container runtime adds when unset (processEnv). As root it runs as the security context's user
+ *   and groups; a cgroup per container (or the /proc tree) holds every process it starts. In durable
+ *   mode the spawner (spawner.ts) forks it where perl is installed; otherwise child_process.spawn.
+ * - A file that is neither a binary nor a `#!` script fails with "exec format error", as with runc.
  * - imageRef is `process://<image>`: there is no image to resolve, the image name is only recorded.
  * - HOSTNAME is the sandbox's hostname unless the config sets it, as containerd sets it.
  * - When a container's main process exits, whatever is left of it (its cgroup, or every process
@@ -187,6 +201,8 @@ export class ProcessRuntime implements RuntimeService {
   private readonly fifos: FifoPool | undefined;
   /** CRI Exec and Attach: a streaming server (a 0600 unix socket in durable mode), started on the first request. */
   private readonly streaming: ProcessStreaming;
+  /** Durable mode, where perl is installed: what forks containers' main processes (spawner.ts). */
+  private readonly spawner: ProcessSpawner | undefined;
 
   constructor(private readonly opts: ProcessRuntimeOptions) {
     this.capabilities = opts.podNetwork ? withPodNetwork(PROCESS_RUNTIME_CAPABILITIES) : PROCESS_RUNTIME_CAPABILITIES;
@@ -199,6 +215,8 @@ export class ProcessRuntime implements RuntimeService {
     this.fifos = opts.stateDir ? new FifoPool(join(opts.stateDir, 'fifo-pool')) : undefined;
     const listen = opts.stateDir ? { socketPath: join(opts.stateDir, STREAMING_SOCKET) } : { host: '127.0.0.1' };
     this.streaming = processStreaming(this, { logger: opts.logger, clock: opts.clock, listen });
+    const perl = opts.stateDir ? findPerl() : undefined;
+    this.spawner = perl ? new ProcessSpawner(perl, opts.logger) : undefined;
   }
 
   /** True when containers run in cgroups: limits are enforced and OOM kills reported. */
@@ -553,6 +571,7 @@ export class ProcessRuntime implements RuntimeService {
     await Promise.all([...this.containers.values()].map((c) => this.stopContainer(c.status.id, 0)));
     // State lives in memory only: the cgroups of what was stopped serve nobody after this.
     for (const c of this.containers.values()) c.procs.release();
+    this.spawner?.close();
     for (const id of this.sandboxes.keys()) this.containment.closePod(id);
     // Nor do their network namespaces.
     await Promise.all([...this.sandboxes.values()].map((sb) => this.detachNetwork(sb)));
@@ -664,6 +683,7 @@ export class ProcessRuntime implements RuntimeService {
   async release(): Promise<void> {
     await this.streaming.close();
     this.exitWatcher.close();
+    this.spawner?.close();
     await Promise.all(
       [...this.containers.values()].map(async (c) => {
         c.unwatch = undefined;
@@ -694,7 +714,21 @@ export class ProcessRuntime implements RuntimeService {
     // Its output closing is the sign of its exit (nothing of it holds the FIFOs any more); the
     // watcher's slow sweep finds an exit whose output something left behind still holds.
     if (streams.length) void closed.then(() => this.exitWatcher.pollSoon());
-    c.unwatch = this.exitWatcher.watch(pid, startTime, () => void this.onMainExit(c, pid, null, null, closed, streams, logFile, true));
+    c.unwatch = this.exitWatcher.watch(
+      pid,
+      startTime,
+      () =>
+        void this.onMainExit(
+          c,
+          pid,
+          null,
+          null,
+          closed,
+          streams,
+          logFile,
+          'The container was taken over after a runtime restart, so its exit code could not be observed',
+        ),
+    );
   }
 
   private async openOutputFifos(c: ContainerRecord): Promise<{ ends: number[]; readers: Readable[] }> {
@@ -750,6 +784,7 @@ export class ProcessRuntime implements RuntimeService {
     const argv = [...config.command, ...config.args];
     const file = argv[0] ?? '';
     let child: ChildProcess | undefined;
+    let spawned: SpawnedProcess | undefined;
     let plan: SpawnPlan | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
     // Durable mode: output through FIFOs that outlive this process (output-fifo.ts says why).
@@ -777,16 +812,21 @@ export class ProcessRuntime implements RuntimeService {
       spawnError = Object.assign(new Error('permission denied'), { code: 'EACCES' });
     } else {
       try {
-        plan = this.spawnPlan(c, file, argv.slice(1));
-        const t = plan;
-        child = spawn(t.file, t.args, {
-          cwd: c.cwd,
-          env: c.env,
-          detached: true,
-          stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'],
-          uid: t.uid,
-          gid: t.gid,
-        });
+        checkExecFormat(file, c.env.PATH ?? DEFAULT_PATH, c.cwd);
+        if (fifo && this.spawner) {
+          spawned = await this.spawnerStart(c, this.spawner, file, argv.slice(1));
+        } else {
+          plan = this.spawnPlan(c, file, argv.slice(1));
+          const t = plan;
+          child = spawn(t.file, t.args, {
+            cwd: c.cwd,
+            env: c.env,
+            detached: true,
+            stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'],
+            uid: t.uid,
+            gid: t.gid,
+          });
+        }
       } catch (err) {
         spawnError = err as NodeJS.ErrnoException;
       }
@@ -795,7 +835,8 @@ export class ProcessRuntime implements RuntimeService {
       }
     }
     for (const fd of fifo?.ends ?? []) closeSync(fd);
-    if (spawnError || !child || child.pid === undefined) {
+    const pid = spawned?.pid ?? child?.pid;
+    if (spawnError || pid === undefined) {
       for (const r of fifo?.readers ?? []) r.destroy();
       const message = cwdDenied
         ? `chdir to cwd (${JSON.stringify(c.cwd)}) set in config.json failed: permission denied`
@@ -818,9 +859,9 @@ export class ProcessRuntime implements RuntimeService {
       throw new Error(message);
     }
 
-    const pgid = child.pid;
+    const pgid = pid;
     c.pgid = pgid;
-    if (plan?.join === 'before-exec') {
+    if (plan?.join === 'before-exec' || (spawned && c.procs.joinFiles())) {
       c.procs.addJoined(pgid);
     } else {
       // Tracked at once; the cgroup moves complete off the event loop (containment.ts).
@@ -828,11 +869,17 @@ export class ProcessRuntime implements RuntimeService {
         .addSpawnedInBackground(pgid)
         .catch((err) => this.logger.warn('Failed to add container process to its cgroup', { containerId: status.id, err: String(err) }));
     }
-    const streams: Readable[] = fifo?.readers ?? [child.stdout!, child.stderr!];
-    const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child.once('close', () => r()));
-    child.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
+    const streams: Readable[] = fifo?.readers ?? [child!.stdout!, child!.stderr!];
+    const closed = fifo ? streamsEnded(streams) : new Promise<void>((r) => child!.once('close', () => r()));
     this.pipeOutput(c, streams, logFile);
-    child.once('exit', (code, signal) => void this.onMainExit(c, pgid, code, signal, closed, streams, logFile));
+    if (spawned) {
+      void spawned.exited.then((e) =>
+        'lost' in e ? this.watchUnwaitable(c, pgid, closed, streams, logFile) : this.onMainExit(c, pgid, e.code, e.signal, closed, streams, logFile),
+      );
+    } else {
+      child!.on('error', (err) => this.logger.warn('Container process error', { containerId: status.id, err: String(err) }));
+      child!.once('exit', (code, signal) => void this.onMainExit(c, pgid, code, signal, closed, streams, logFile));
+    }
 
     status.startedAt = this.clock.now();
     status.state = 'CONTAINER_RUNNING';
@@ -859,6 +906,45 @@ export class ProcessRuntime implements RuntimeService {
     // In the pod's network namespace: nsenter joins it, then sets the user and execs the command.
     const target = netns ? nsenterArgv(netns, own, this.nsenter()) : own;
     return (joinFiles && joinBeforeExec(target, joinFiles, c.env, this.host)) || { ...target, join: 'after-spawn' };
+  }
+
+  /**
+   * Starts file for container c through the spawner, whose child does what spawnPlan's shell and
+   * setpriv do (join the cgroup, then change user) itself before it execs: one exec, not three.
+   * Its output goes to the container's FIFOs, opened by path.
+   */
+  private spawnerStart(c: ContainerRecord, spawner: ProcessSpawner, file: string, args: string[]): Promise<SpawnedProcess> {
+    const path = c.env.PATH ?? DEFAULT_PATH;
+    // Fails as spawn would (ENOENT, EACCES, for the container's user), so the start error reads the same.
+    checkCommand(file, path, c.cwd, c.identity, this.host);
+    const own = spawnTarget(file, args, c.identity, this.host, c.env, c.cwd);
+    const netns = this.netnsOf(c);
+    // In the pod's network namespace nsenter joins it and sets the user, as in spawnPlan.
+    const target: { file: string; args: string[]; uid?: number; gid?: number } = netns ? nsenterArgv(netns, own, this.nsenter()) : own;
+    const io = this.state!.ioDir(c.status.id);
+    return spawner.spawn({
+      file: lookPath(target.file, path, c.cwd),
+      argv: [target.file, ...target.args],
+      cwd: c.cwd,
+      env: c.env,
+      ...(target.uid !== undefined ? { uid: target.uid } : {}),
+      ...(target.gid !== undefined ? { gid: target.gid } : {}),
+      stdout: join(io, 'stdout'),
+      stderr: join(io, 'stderr'),
+      cgroupProcs: c.procs.joinFiles() ?? [],
+    });
+  }
+
+  /**
+   * A container whose spawner was lost: it runs on, no longer anyone's child here, so its pid is
+   * polled as an adopted one's is, and its exit code is unknown.
+   */
+  private watchUnwaitable(c: ContainerRecord, pid: number, closed: Promise<void>, streams: Readable[], logFile: ContainerLogFile | undefined): void {
+    const why = "The runtime's process spawner stopped, so the container's exit code could not be observed";
+    const gone = () => void this.onMainExit(c, pid, null, null, closed, streams, logFile, why);
+    if (!c.startTime) return gone();
+    void closed.then(() => this.exitWatcher.pollSoon());
+    c.unwatch = this.exitWatcher.watch(pid, c.startTime, gone);
   }
 
   /** The network namespace a container's processes run in; undefined on the host's network. */
@@ -913,9 +999,9 @@ export class ProcessRuntime implements RuntimeService {
     closed: Promise<void>,
     streams: Readable[],
     logFile: ContainerLogFile | undefined,
-    lost = false,
+    lostBecause?: string,
   ): Promise<void> {
-    const exitCode = lost ? STATUS_UNKNOWN_EXIT_CODE : exitCodeOf(code, signal);
+    const exitCode = lostBecause ? STATUS_UNKNOWN_EXIT_CODE : exitCodeOf(code, signal);
     const finishedAt = this.clock.now();
     // Nothing of a container outlives its main process (an exec starting meanwhile is killed as it starts).
     c.mainExited = true;
@@ -946,10 +1032,10 @@ export class ProcessRuntime implements RuntimeService {
       reason: oomKilled ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error',
       message: '',
     });
-    if (lost) {
+    if (lostBecause) {
       // Its exit could not be waited for (it was not this runtime's child): say so, as the kubelet does.
       c.status.reason = STATUS_UNKNOWN_REASON;
-      c.status.message = 'The container was taken over after a runtime restart, so its exit code could not be observed';
+      c.status.message = lostBecause;
     }
     c.pid = c.startTime = undefined;
     await this.persist(c);
@@ -1002,6 +1088,17 @@ export class ProcessRuntime implements RuntimeService {
       }
     }
   }
+}
+
+/** ENOEXEC for a command that names a file neither binary nor script (assertExecFormat); a command not found is left to spawn. */
+function checkExecFormat(file: string, path: string, cwd: string): void {
+  let resolved: string;
+  try {
+    resolved = lookPath(file, path, cwd);
+  } catch {
+    return;
+  }
+  assertExecFormat(resolved);
 }
 
 /** Resolves once every stream ended (or failed). */

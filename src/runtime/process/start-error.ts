@@ -16,5 +16,7 @@ export async function describeSpawnError(err: NodeJS.ErrnoException, command: st
     return `exec: ${JSON.stringify(command)}: stat ${command}: no such file or directory`;
   }
   if (err.code === 'EACCES') return `exec: ${JSON.stringify(command)}: permission denied`;
+  // execve(2) refuses a file that is neither a binary nor a #! script; runc words it so.
+  if (err.code === 'ENOEXEC') return `exec: ${JSON.stringify(command)}: exec format error`;
   return `exec: ${JSON.stringify(command)}: ${err.message}`;
 }
