@@ -23,6 +23,7 @@ export const SCENARIOS = [
   'cluster-dns',
   'pm2',
   'workloads',
+  'spawner',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -36,7 +37,7 @@ export interface BenchOptions {
   warmupMs?: number;
   /** failure-detection trials. */
   trials: number;
-  /** Alternating rounds of the pm2 and clients scenarios. */
+  /** Alternating rounds of the pm2, clients and spawner scenarios. */
   rounds?: number;
   out?: string;
   help: boolean;
@@ -49,7 +50,7 @@ export const USAGE = `usage: npm run bench -- [options]
   -d, --duration DUR    measurement window, e.g. 20s, 1500ms, 1m (default: per scenario)
   -w, --warmup DUR      settling time before measuring (default: per scenario)
       --trials N        failure-detection trials (default: 20; --sizes overrides it)
-      --rounds N        alternating rounds of the pm2 (default: 3) and clients (default: 7) scenarios
+      --rounds N        alternating rounds of the pm2 (default: 3), clients (default: 7) and spawner (default: 3) scenarios
   -o, --out PATH        results file (default: bench/results/latest.json)
   -h, --help            this text
 
@@ -64,7 +65,8 @@ agent-restart N=100 (kill -9 of podvisor agent); kube-api N=1000 (Table list, wa
 cluster N=100 (joined to a real kube-apiserver, when its binaries are built);
 cluster-nodes N=50,250 (Deployment to Available on 5 podvisor nodes vs 1, under the real scheduler and controller-manager; API requests, CPU, RSS);
 pm2 N=100 (podvisor, pm2 7 and a spawn floor in alternating rounds: start, restart, idle for 20s,
-client commands against kubectl, teardown; pm2 is installed into ~/.cache/podvisor-bench, skipped when it cannot be).`;
+client commands against kubectl, teardown; pm2 is installed into ~/.cache/podvisor-bench, skipped when it cannot be);
+spawner N=100 (the runtime service's starts with its perl spawner against forking them itself, alternating rounds).`;
 
 export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());

@@ -35,4 +35,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   'cluster-dns': (await import('./cluster-dns.js')).clusterDns,
   pm2: (await import('./pm2.js')).pm2,
   workloads: (await import('./workloads.js')).workloads,
+  spawner: (await import('./spawner.js')).spawner,
 };

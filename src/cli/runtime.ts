@@ -40,6 +40,14 @@ export const runtimeCommand = defineCommand({
       usage: 'The pod range with --pod-network=cni (default: a /24 of 10.85.0.0/16 picked by the root dir).',
     },
     {
+      name: 'spawner',
+      type: 'string',
+      values: ['perl', 'none'],
+      default: 'perl',
+      usage:
+        "perl: containers' processes are forked by a small perl process, not by this service's larger heap (where perl is installed); none: by this service.",
+    },
+    {
       name: 'log-level',
       type: 'string',
       values: ['debug', 'info', 'warn', 'error'],
@@ -97,6 +105,7 @@ export const runtimeCommand = defineCommand({
         ...(listen ? { endpoint: listen } : {}),
         ...(podPidsLimit !== undefined && podPidsLimit > 0 ? { podPidsLimit } : {}),
         ...(podNetwork ? { podNetwork } : {}),
+        spawner: parsed.flags.spawner as 'perl' | 'none',
       });
     } catch (err) {
       io.stderr.write(`error: ${(err as Error).message}\n`);

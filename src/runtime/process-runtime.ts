@@ -7,6 +7,7 @@ export { processState } from './process/adopt.js';
 export { defaultRuntimeEndpoint, lockHolder, runtimeStateDir } from './process/state.js';
 export { DEFAULT_CNI_BIN_DIR, podNetworkConfig, podNetworkHostProblems, type PodNetworkConfig } from './process/pod-netns.js';
 export { rootDirSocketProblem, UNIX_SOCKET_PATH_MAX } from './process/socket-paths.js';
+export { findPerl } from './process/spawner.js';
 
 /** The runtime service (`podvisor runtime serve`), loaded only by the command that serves it. */
 export const loadProcessRuntimeService = (): Promise<typeof import('./process/service.js')> => import('./process/service.js');

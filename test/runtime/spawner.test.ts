@@ -5,7 +5,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, closeSync, constants as fsConstants, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPerl, ProcessSpawner, type SpawnedProcess, type SpawnerRequest } from '../../src/runtime/process/spawner.js';
 import { ProcessRuntime } from '../../src/runtime/process/runtime.js';
@@ -126,6 +127,46 @@ test('a killed spawner: what it started runs on and settles as lost; the next sp
     assert.notEqual(spawner.pid, first);
     assert.deepEqual(await next.exited, { code: 4, signal: null });
     process.kill(sleeper.pid, 'SIGKILL');
+  });
+});
+
+/** Pids whose parent is pid. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+test('a spawner killed in the middle of a start: the start fails as lost, and the half-started child never runs its program', { skip }, async () => {
+  await withSpawner(async (spawner, dir, request) => {
+    // The child blocks opening this FIFO as a cgroup.procs file, between its fork and its exec.
+    const gate = join(dir, 'gate');
+    execFileSync('mkfifo', [gate]);
+    const marker = join(dir, 'ran');
+    const starting = spawner.spawn(prepared(request(['/bin/sh', '-c', `touch ${marker}`], { cgroupProcs: [gate] })));
+    const spawnerPid = await waitFor('the spawner running', () => spawner.pid);
+    const [child] = await waitFor('the child forked, held at the gate', () => {
+      const kids = childrenOf(spawnerPid);
+      return kids.length > 0 ? kids : undefined;
+    });
+    process.kill(spawnerPid, 'SIGKILL');
+    await waitFor('the spawner gone', () => !isAlive(spawnerPid));
+    const reader = openSync(gate, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    try {
+      await assert.rejects(starting, { name: 'SpawnerLostError' });
+      await waitFor('the child gone', () => !isAlive(child!));
+    } finally {
+      closeSync(reader);
+    }
+    assert.equal(existsSync(marker), false, 'the program never ran');
   });
 });
 

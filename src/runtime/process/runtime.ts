@@ -51,7 +51,7 @@ import {
 } from './identity.js';
 import { exitCodeOf, isKnownSignal, signalGroup } from './process-group.js';
 import { checkCommand, joinBeforeExec, type SpawnPlan } from './cgroup-join.js';
-import { findPerl, ProcessSpawner, type SpawnedProcess } from './spawner.js';
+import { findPerl, ProcessSpawner, SpawnerLostError, type SpawnedProcess } from './spawner.js';
 import { describeSpawnError } from './start-error.js';
 import { bootId, ExitWatcher, findSpawned, procStartTime, processState } from './adopt.js';
 import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders, OUTPUT_STREAMS } from './output-fifo.js';
@@ -117,7 +117,14 @@ export interface ProcessRuntimeOptions {
    * host's network; unset: every pod shares the host's network. Needs root.
    */
   podNetwork?: PodNetworkConfig;
+  /**
+   * Durable mode: who forks containers' main processes. 'perl' (default): the spawner, where perl
+   * is installed (spawner.ts); 'none': this process, with child_process.spawn.
+   */
+  spawner?: SpawnerChoice;
 }
+
+export type SpawnerChoice = 'perl' | 'none';
 
 /** The kubelet's reason and exit code for a container whose status was lost. */
 export const STATUS_UNKNOWN_REASON = 'ContainerStatusUnknown';
@@ -215,7 +222,7 @@ export class ProcessRuntime implements RuntimeService {
     this.fifos = opts.stateDir ? new FifoPool(join(opts.stateDir, 'fifo-pool')) : undefined;
     const listen = opts.stateDir ? { socketPath: join(opts.stateDir, STREAMING_SOCKET) } : { host: '127.0.0.1' };
     this.streaming = processStreaming(this, { logger: opts.logger, clock: opts.clock, listen });
-    const perl = opts.stateDir ? findPerl() : undefined;
+    const perl = opts.stateDir && opts.spawner !== 'none' ? findPerl() : undefined;
     this.spawner = perl ? new ProcessSpawner(perl, opts.logger) : undefined;
   }
 
@@ -814,7 +821,7 @@ export class ProcessRuntime implements RuntimeService {
       try {
         checkExecFormat(file, c.env.PATH ?? DEFAULT_PATH, c.cwd);
         if (fifo && this.spawner) {
-          spawned = await this.spawnerStart(c, this.spawner, file, argv.slice(1));
+          spawned = await this.spawnerStart(c, this.spawner, file, argv.slice(1)).catch((err: unknown) => this.startedDespiteLoss(c, err));
         } else {
           plan = this.spawnPlan(c, file, argv.slice(1));
           const t = plan;
@@ -933,6 +940,18 @@ export class ProcessRuntime implements RuntimeService {
       stderr: join(io, 'stderr'),
       cgroupProcs: c.procs.joinFiles() ?? [],
     });
+  }
+
+  /**
+   * The spawner was lost during this start: the process runs if something holds the container's
+   * output FIFOs (as restore finds one), and is then watched by pid; otherwise the start failed.
+   */
+  private startedDespiteLoss(c: ContainerRecord, err: unknown): SpawnedProcess {
+    if (!(err instanceof SpawnerLostError)) throw err;
+    const io = this.state!.ioDir(c.status.id);
+    const found = findSpawned(OUTPUT_STREAMS.map((s) => join(io, s)));
+    if (!found) throw err;
+    return { pid: found.pid, exited: Promise.resolve({ lost: true }) };
   }
 
   /**

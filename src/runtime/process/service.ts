@@ -9,7 +9,7 @@ import { RealClock, type Clock, type Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { serveCri, type CriServer } from '../cri/server.js';
 import { procStartTime, processState } from './adopt.js';
-import { ProcessRuntime } from './runtime.js';
+import { ProcessRuntime, type SpawnerChoice } from './runtime.js';
 import { defaultRuntimeEndpoint, runtimeStateDir } from './state.js';
 import { podNetworkHostProblems, type PodNetworkConfig } from './pod-netns.js';
 
@@ -76,6 +76,8 @@ export async function startProcessRuntimeService(opts: {
   clock?: Clock;
   /** A network namespace per pod on this CNI bridge (`--pod-network=cni`); unset: the host's network. */
   podNetwork?: PodNetworkConfig;
+  /** Who forks containers' processes (ProcessRuntimeOptions.spawner). */
+  spawner?: SpawnerChoice;
 }): Promise<ProcessRuntimeService> {
   if (opts.podNetwork) {
     const problems = podNetworkHostProblems(opts.podNetwork);
@@ -107,6 +109,7 @@ export async function startProcessRuntimeService(opts: {
       onOccupancyChange: checkIdle,
       ...(opts.podPidsLimit !== undefined ? { podPidsLimit: opts.podPidsLimit } : {}),
       ...(opts.podNetwork ? { podNetwork: opts.podNetwork } : {}),
+      ...(opts.spawner ? { spawner: opts.spawner } : {}),
     });
     const restored = await runtime.restore();
     const server = await serveCri(runtime, { endpoint: opts.endpoint ?? defaultRuntimeEndpoint(opts.rootDir), logger: opts.logger });

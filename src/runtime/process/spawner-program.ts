@@ -23,6 +23,7 @@ use Fcntl ();
 
 $0 = '${SPAWNER_TITLE}';
 my $kids = 0;
+my $spawner = $$;
 # Deferred (safe) signal: it interrupts the select below, and the loop reaps.
 $SIG{CHLD} = sub { };
 my $in = '';
@@ -43,34 +44,56 @@ sub reap {
   }
 }
 
+# The child's code below is written to do little: every page a forked Perl writes is copied first,
+# which is most of what a fork costs here; so no closures or objects are made after the fork.
+my $unblocked = POSIX::SigSet->new();
+
+sub fail {
+  my ($ew) = @_;
+  my $e = ($! + 0) || 5;
+  syswrite($ew, "$e");
+  POSIX::_exit(127);
+}
+
+# A raw descriptor (POSIX::open, not a Perl handle: one system call) onto fd.
+sub onto {
+  my ($ew, $path, $mode, $fd) = @_;
+  my $n = POSIX::open($path, $mode);
+  fail($ew) unless defined $n;
+  fail($ew) unless defined POSIX::dup2($n, $fd);
+  POSIX::close($n);
+}
+
 sub child {
   my ($ew, $file, $cwd, $uid, $gid, $outp, $errp, $procs, $argv, $env) = @_;
-  my $fail = sub { my $e = ($! + 0) || 5; syswrite($ew, "$e"); POSIX::_exit(127); };
-  # As libuv's child: every signal at its default and none blocked.
-  for my $sig (keys %SIG) { next if $sig =~ /^__/; $SIG{$sig} = 'DEFAULT'; }
-  POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
+  # As libuv's child: no signal blocked; the exec resets the one handler (SIGCHLD) to its default.
+  POSIX::sigprocmask(POSIX::SIG_SETMASK(), $unblocked);
   POSIX::setsid();
   # Into the container's cgroups before anything runs (a cgroup removed meanwhile: left outside).
   for my $f (@$procs) {
-    if (open(my $p, '>', $f)) { syswrite($p, "0\n"); close($p); }
+    my $p = POSIX::open($f, Fcntl::O_WRONLY());
+    next unless defined $p;
+    POSIX::write($p, "0\n", 2);
+    POSIX::close($p);
   }
-  open(STDIN, '<', '/dev/null') or $fail->();
-  sysopen(my $o, $outp, Fcntl::O_RDWR()) or $fail->();
-  sysopen(my $e, $errp, Fcntl::O_RDWR()) or $fail->();
-  POSIX::dup2(fileno($o), 1) // $fail->();
-  POSIX::dup2(fileno($e), 2) // $fail->();
-  chdir($cwd) or $fail->();
+  onto($ew, '/dev/null', Fcntl::O_RDONLY(), 0);
+  onto($ew, $outp, Fcntl::O_RDWR(), 1);
+  onto($ew, $errp, Fcntl::O_RDWR(), 2);
+  chdir($cwd) or fail($ew);
   if ($uid ne '' || $gid ne '') {
     # As libuv: supplementary groups dropped (to the primary group alone), then gid, then uid.
     my $g = $gid ne '' ? $gid : POSIX::getgid();
     $) = "$g $g";
-    if ($gid ne '') { POSIX::setgid($gid) or $fail->(); }
-    if ($uid ne '') { POSIX::setuid($uid) or $fail->(); }
+    if ($gid ne '') { POSIX::setgid($gid) or fail($ew); }
+    if ($uid ne '') { POSIX::setuid($uid) or fail($ew); }
   }
   %ENV = ();
   for my $kv (@$env) { my ($k, $v) = split /=/, $kv, 2; $ENV{$k} = $v; }
+  # A spawner killed since the fork cannot report this start: run only while it can (holding the
+  # output FIFOs from here on, a child that runs is found by them, see SpawnerLostError).
+  POSIX::_exit(127) if getppid() != $spawner;
   { no warnings; exec { $file } @$argv; }
-  $fail->();
+  fail($ew);
 }
 
 sub start {
@@ -84,9 +107,7 @@ sub start {
   if (!defined $pid) { my $e = $! + 0; close($er); close($ew); out("F $id $e\n"); return; }
   if ($pid == 0) {
     close($er);
-    eval { child($ew, $file, $cwd, $uid, $gid, $outp, $errp, \@procs, \@argv, \@rest); };
-    syswrite($ew, "5");
-    POSIX::_exit(127);
+    child($ew, $file, $cwd, $uid, $gid, $outp, $errp, \@procs, \@argv, \@rest);
   }
   $kids++;
   close($ew);

@@ -38,6 +38,14 @@ export interface SpawnedProcess {
 const ERRNO_NAMES = new Map(Object.entries(osConstants.errno).map(([name, n]) => [n, name]));
 const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
 
+/**
+ * The spawner was lost while it started this process: the process may run (the spawner died after
+ * its fork) or not. The caller looks for it by its output (findSpawned), as after a restart.
+ */
+export class SpawnerLostError extends Error {
+  override name = 'SpawnerLostError';
+}
+
 /** Where perl is, or undefined: the caller then spawns processes itself. */
 export function findPerl(): string | undefined {
   return ['/usr/bin/perl', '/bin/perl'].find((p) => {
@@ -184,7 +192,8 @@ export class ProcessSpawner {
         running: this.running.size,
       });
     }
-    for (const [, req] of this.starting) req.reject(new Error(`the process spawner exited (${signal ?? `code ${code}`}) before it started ${req.file}`));
+    for (const [, req] of this.starting)
+      req.reject(new SpawnerLostError(`the process spawner exited (${signal ?? `code ${code}`}) while it started ${req.file}`));
     this.starting.clear();
     for (const [, settle] of this.running) settle({ lost: true });
     this.running.clear();
