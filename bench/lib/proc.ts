@@ -44,6 +44,16 @@ export function runtimeServiceProcesses(servicePid: number): number[] {
   return out;
 }
 
+/** user+sys seconds of these processes together (each its own, not its children's). */
+export function cpuOf(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + readCpu(pid).self, 0);
+}
+
+/** RSS and peak RSS of these processes together, bytes. */
+export function memoryOf(pids: readonly number[]): MemorySample {
+  return pids.map(readMemory).reduce((a, b) => ({ rss: a.rss + b.rss, hwm: a.hwm + b.hwm }), { rss: 0, hwm: 0 });
+}
+
 let clockTicks: number | undefined;
 function ticksPerSecond(): number {
   if (clockTicks === undefined) {

@@ -5,7 +5,7 @@
 import { AgentClient } from '../lib/agent-client.js';
 import { FloorClient } from '../lib/floor-client.js';
 import { SLEEP_COMMAND, writeWorkspace } from '../lib/manifests.js';
-import { readCpu, readMemory, runtimeServiceProcesses } from '../lib/proc.js';
+import { cpuOf, memoryOf, runtimeServiceProcesses } from '../lib/proc.js';
 import { figure, type ScenarioResult } from '../report/figures.js';
 import { targets } from '../report/targets.js';
 import type { SleepFloorParams, SleepFloorStart } from '../procs/sleep-floor.js';
@@ -46,14 +46,13 @@ export const idle: Scenario = {
     await Promise.all([agent.begin(), floor.begin()]);
     const proc0 = agent.cpu();
     const service = runtimeServiceProcesses(runtimePid);
-    const serviceCpu = () => service.reduce((sum, pid) => sum + readCpu(pid).self, 0);
-    const service0 = serviceCpu();
+    const service0 = cpuOf(service);
     await sleep(durationMs);
     const [aw, fw] = await Promise.all([agent.read(), floor.read()]);
     const proc1 = agent.cpu();
-    const serviceCpuS = serviceCpu() - service0;
+    const serviceCpuS = cpuOf(service) - service0;
     const agentOnlyMem = agent.memory();
-    const serviceMem = service.map(readMemory).reduce((a, b) => ({ rss: a.rss + b.rss, hwm: a.hwm + b.hwm }));
+    const serviceMem = memoryOf(service);
     const agentMem = { rss: agentOnlyMem.rss + serviceMem.rss, hwm: agentOnlyMem.hwm + serviceMem.hwm };
     const cpuS = aw.cpuS + serviceCpuS;
     const floorMem = floor.memory();

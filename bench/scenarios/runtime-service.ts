@@ -7,7 +7,7 @@ import { AgentClient } from '../lib/agent-client.js';
 import { descendants, killSet } from '../lib/agent-process.js';
 import { FloorClient } from '../lib/floor-client.js';
 import { SLEEP_COMMAND, writeWorkspace } from '../lib/manifests.js';
-import { readCpu, readMemory, runtimeServiceProcesses } from '../lib/proc.js';
+import { cpuOf, memoryOf, readMemory, runtimeServiceProcesses } from '../lib/proc.js';
 import { distribution } from '../lib/stats.js';
 import { figure, type ScenarioResult } from '../report/figures.js';
 import { targets } from '../report/targets.js';
@@ -56,13 +56,12 @@ export const runtimeService: Scenario = {
     await sleep(warmupMs);
     await agent.begin();
     const service = runtimeServiceProcesses(servicePid);
-    const serviceCpu = () => service.reduce((sum, pid) => sum + readCpu(pid).self, 0);
-    const svcCpu0 = serviceCpu();
+    const svcCpu0 = cpuOf(service);
     await sleep(durationMs);
     const aw = await agent.read();
-    const serviceCpuS = serviceCpu() - svcCpu0;
+    const serviceCpuS = cpuOf(service) - svcCpu0;
     const agentRss = agent.memory().rss;
-    const serviceRss = service.reduce((sum, pid) => sum + readMemory(pid).rss, 0);
+    const serviceRss = memoryOf(service).rss;
 
     ctx.log(`runtime-service N=${n}: kill -9 of the agent, then a new agent adopts the pods`);
     await agent.killHard();

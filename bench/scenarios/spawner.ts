@@ -7,11 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectOrLaunch } from '../../src/runtime/cri/launch.js';
-import type { RuntimeService } from '../../src/runtime/cri.js';
 import { findPerl } from '../../src/runtime/process-runtime.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { cliPath, descendants, killSet, median } from '../lib/agent-process.js';
-import { readCpu, runtimeServiceProcesses } from '../lib/proc.js';
+import { cpuOf, runtimeServiceProcesses } from '../lib/proc.js';
 import { figure, type ScenarioResult } from '../report/figures.js';
 import { sleep, type Scenario } from './types.js';
 
@@ -43,11 +42,6 @@ const container = (i: number) => ({
   annotations: {},
 });
 
-/** CPU seconds of the service and its spawner (the spawner started by the warm-up). */
-function serviceCpu(pid: number): number {
-  return runtimeServiceProcesses(pid).reduce((sum, p) => sum + readCpu(p).self, 0);
-}
-
 async function round(mode: Mode, n: number): Promise<RoundFigures> {
   const root = mkdtempSync(join(tmpdir(), `podvisor-bench-spawner-`));
   const { client, startedPid } = await connectOrLaunch({
@@ -56,32 +50,33 @@ async function round(mode: Mode, n: number): Promise<RoundFigures> {
     command: [process.execPath, cliPath, 'runtime', 'serve', '--root-dir', root, `--spawner=${mode}`],
     logFile: join(root, 'runtime.log'),
   });
-  const rt = client as RuntimeService;
   try {
     const pid = startedPid!;
     const sbc = sandbox(root, 0);
-    const sb = await rt.runPodSandbox(sbc);
+    const sb = await client.runPodSandbox(sbc);
     let next = 0;
     const create = () => {
       const c = container(next++);
-      return rt.createContainer(sb, c, sbc);
+      return client.createContainer(sb, c, sbc);
     };
-    await rt.startContainer(await create()); // warm-up: the spawner runs, the code paths are compiled
+    await client.startContainer(await create()); // warm-up: the spawner runs, the code paths are compiled
     const ids = await Promise.all(Array.from({ length: n }, create));
     await sleep(500);
-    const cpu0 = serviceCpu(pid);
+    // The service and its spawner (started by the warm-up).
+    const service = runtimeServiceProcesses(pid);
+    const cpu0 = cpuOf(service);
     const t0 = performance.now();
-    await Promise.all(ids.map((id) => rt.startContainer(id)));
+    await Promise.all(ids.map((id) => client.startContainer(id)));
     const burst = performance.now() - t0;
-    const cpu = serviceCpu(pid) - cpu0;
+    const cpu = cpuOf(service) - cpu0;
     const one: number[] = [];
     for (let i = 0; i < ONE_AT_A_TIME; i++) {
       const id = await create();
       const t = performance.now();
-      await rt.startContainer(id);
+      await client.startContainer(id);
       one.push(performance.now() - t);
     }
-    await rt.removePodSandbox(sb);
+    await client.removePodSandbox(sb);
     return { burst_ms: burst, burst_cpu_ms: (cpu * 1000) / n, one_ms: median(one) };
   } finally {
     await client.close();

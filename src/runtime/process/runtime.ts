@@ -819,9 +819,9 @@ export class ProcessRuntime implements RuntimeService {
       spawnError = Object.assign(new Error('permission denied'), { code: 'EACCES' });
     } else {
       try {
-        checkExecFormat(file, c.env.PATH ?? DEFAULT_PATH, c.cwd);
+        const resolved = checkExecFormat(file, c.env.PATH ?? DEFAULT_PATH, c.cwd);
         if (fifo && this.spawner) {
-          spawned = await this.spawnerStart(c, this.spawner, file, argv.slice(1)).catch((err: unknown) => this.startedDespiteLoss(c, err));
+          spawned = await this.spawnerStart(c, this.spawner, file, argv.slice(1), resolved).catch((err: unknown) => this.startedDespiteLoss(c, err));
         } else {
           plan = this.spawnPlan(c, file, argv.slice(1));
           const t = plan;
@@ -918,9 +918,9 @@ export class ProcessRuntime implements RuntimeService {
   /**
    * Starts file for container c through the spawner, whose child does what spawnPlan's shell and
    * setpriv do (join the cgroup, then change user) itself before it execs: one exec, not three.
-   * Its output goes to the container's FIFOs, opened by path.
+   * Its output goes to the container's FIFOs, opened by path. resolved: file as found on PATH.
    */
-  private spawnerStart(c: ContainerRecord, spawner: ProcessSpawner, file: string, args: string[]): Promise<SpawnedProcess> {
+  private spawnerStart(c: ContainerRecord, spawner: ProcessSpawner, file: string, args: string[], resolved: string | undefined): Promise<SpawnedProcess> {
     const path = c.env.PATH ?? DEFAULT_PATH;
     // Fails as spawn would (ENOENT, EACCES, for the container's user), so the start error reads the same.
     checkCommand(file, path, c.cwd, c.identity, this.host);
@@ -930,7 +930,7 @@ export class ProcessRuntime implements RuntimeService {
     const target: { file: string; args: string[]; uid?: number; gid?: number } = netns ? nsenterArgv(netns, own, this.nsenter()) : own;
     const io = this.state!.ioDir(c.status.id);
     return spawner.spawn({
-      file: lookPath(target.file, path, c.cwd),
+      file: target.file === file && resolved ? resolved : lookPath(target.file, path, c.cwd),
       argv: [target.file, ...target.args],
       cwd: c.cwd,
       env: c.env,
@@ -1109,15 +1109,19 @@ export class ProcessRuntime implements RuntimeService {
   }
 }
 
-/** ENOEXEC for a command that names a file neither binary nor script (assertExecFormat); a command not found is left to spawn. */
-function checkExecFormat(file: string, path: string, cwd: string): void {
+/**
+ * ENOEXEC for a command that names a file neither binary nor script (assertExecFormat). Returns the
+ * command as found on PATH; undefined when it is not found, which is left to the spawn to report.
+ */
+function checkExecFormat(file: string, path: string, cwd: string): string | undefined {
   let resolved: string;
   try {
     resolved = lookPath(file, path, cwd);
   } catch {
-    return;
+    return undefined;
   }
   assertExecFormat(resolved);
+  return resolved;
 }
 
 /** Resolves once every stream ended (or failed). */
