@@ -108,7 +108,13 @@ export class PodKubelet implements Kubelet {
     this.nodeAllocatable = opts.nodeAllocatable ?? { cpuMilli: cpus().length * 1000, memoryBytes: totalmem() };
     this.backoff = newCrashLoopBackoff(opts.clock, opts.crashLoopBackOffMaxSeconds);
     if (opts.runtime.capabilities.network === 'host') this.hostPorts = new HostPortClaims();
-    this.statusManager = opts.statusManager ?? new PodStatusManager({ clock: opts.clock, logger: opts.logger });
+    this.statusManager =
+      opts.statusManager ??
+      new PodStatusManager({
+        clock: opts.clock,
+        logger: opts.logger,
+        couldHaveRunningContainers: (uid) => this.workers.get(uid)?.couldHaveRunningContainers === true,
+      });
     this.events = opts.events ?? new EventStore({ clock: opts.clock, host: opts.nodeName });
     this.probeManager =
       opts.probeManager ??

@@ -110,6 +110,8 @@ export class PodWorker {
   /** The grace period an eviction gives every container, whatever the pod asks. */
   private gracePeriodOverride?: number;
   private terminal = false;
+  /** Set once stopPod found every container stopped, just before the final status. */
+  private containersStopped = false;
   private termination?: Termination;
   private pending = false;
   private running?: Promise<void>;
@@ -138,6 +140,14 @@ export class PodWorker {
   /** True once every container stopped for good and the final status is published. */
   get isTerminal(): boolean {
     return this.terminal;
+  }
+
+  /**
+   * podWorkers.CouldHaveRunningContainers: true until the pod is stopped for good; the status
+   * manager keeps a terminal phase back until then.
+   */
+  get couldHaveRunningContainers(): boolean {
+    return !this.containersStopped && !this.closed;
   }
 
   /** Asks for a sync; coalesced with any other request made before the next sync begins. */
@@ -590,6 +600,7 @@ export class PodWorker {
     }
     probeManager.removePod(this.pod);
     if (this.sandbox) await runtime.stopPodSandbox(this.sandbox.id);
+    this.containersStopped = true;
     await this.publishStatus(true);
     await this.deps.podRuntime?.releasePod(this.pod);
     this.terminal = true;

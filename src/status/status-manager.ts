@@ -1,6 +1,7 @@
 // The status manager (after the kubelet's status_manager.go): holds each pod object and its latest
 // v1 PodStatus, keeps condition transition times and start time stable, never leaves a terminal
-// phase, and applies the prober's readiness/startup changes between full status generations (§7.1).
+// phase, reaches one only once no container can run (mergePodStatus), and applies the prober's
+// readiness/startup changes between full status generations (§7.1).
 
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from '../api/types.js';
 import type { Clock } from '../util/clock.js';
@@ -14,6 +15,12 @@ import { toRFC3339 } from './time.js';
 export interface PodStatusManagerOptions {
   clock: Clock;
   logger?: Logger;
+  /**
+   * The kubelet's podDeletionSafety: whether the pod's worker may still have containers running
+   * (it has not finished stopping the pod). A terminal phase waits until it has not. Without it,
+   * every status is stored as it comes.
+   */
+  couldHaveRunningContainers?: (podUid: string) => boolean;
 }
 
 type Listener = (podUid: string, status: PodStatus) => void;
@@ -53,9 +60,24 @@ function findByContainerID(status: PodStatus, containerId: string): { list: 'con
   return undefined;
 }
 
+/**
+ * mergePodStatus's delay: a pod is never reported Succeeded or Failed (an active deadline, an
+ * eviction, its containers' exits) while its containers could still run; until the pod worker has
+ * stopped them the previous phase, reason and message stay.
+ */
+function delayTerminalPhase(before: PodStatus | undefined, next: PodStatus, couldHaveRunningContainers: boolean): void {
+  if (!couldHaveRunningContainers || isTerminalPhase(before?.phase) || !isTerminalPhase(next.phase)) return;
+  next.phase = before?.phase ?? 'Pending';
+  if (before?.reason) next.reason = before.reason;
+  else delete next.reason;
+  if (before?.message) next.message = before.message;
+  else delete next.message;
+}
+
 export class PodStatusManager implements StatusManager {
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly couldHaveRunningContainers: (podUid: string) => boolean;
   private readonly pods = new Map<string, Pod>();
   private readonly statuses = new Map<string, PodStatus>();
   private readonly listeners = new Set<Listener>();
@@ -63,6 +85,7 @@ export class PodStatusManager implements StatusManager {
   constructor(opts: PodStatusManagerOptions) {
     this.clock = opts.clock;
     this.logger = opts.logger ?? silentLogger;
+    this.couldHaveRunningContainers = opts.couldHaveRunningContainers ?? (() => false);
   }
 
   setPod(pod: Pod): void {
@@ -158,6 +181,7 @@ export class PodStatusManager implements StatusManager {
         status.phase = old.phase;
       }
     }
+    delayTerminalPhase(old ?? pod.status, status, this.couldHaveRunningContainers(uid));
     assignTransitionTimes(status.conditions ?? [], old?.conditions, toRFC3339(this.clock.now()));
     // The start time never changes once set.
     if (old?.startTime) status.startTime = old.startTime;

@@ -3,6 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { PodStatus } from '../../src/api/types.js';
 import { condition, containerStatus, describe, eventsOf, makePod, newHarness, sh, statusOf, waitFor, withPods } from './harness.js';
 
 const ignoreTerm = `trap '' TERM; while true; do sleep 0.1; done`;
@@ -92,30 +93,53 @@ test('activeDeadlineSeconds set by an update of a running pod is enforced: conta
   });
 });
 
-test('activeDeadlineSeconds: containers killed, pod Failed with DeadlineExceeded', async () => {
+test('activeDeadlineSeconds: every container killed, the pod Failed with DeadlineExceeded only once none runs', async () => {
   const h = await newHarness();
-  const pod = makePod('deadline', [sh('app', exitOnTerm)], { activeDeadlineSeconds: 5, terminationGracePeriodSeconds: 5 });
+  // `slow` ignores SIGTERM and holds on for its grace period: the window in which a pod could be
+  // reported Failed with a container still running.
+  const pod = makePod('deadline', [sh('app', exitOnTerm), sh('slow', ignoreTerm)], { activeDeadlineSeconds: 5, terminationGracePeriodSeconds: 2 });
+  const published: PodStatus[] = [];
+  h.kubelet.statusManager.onChange((uid, s) => {
+    if (uid === pod.metadata!.uid) published.push(s);
+  });
   await withPods(h, [pod], async () => {
     // Running (its TERM trap set) well before the deadline, so that the kill finds the trap: a kill
     // that lands while the container is still starting ends it before its program runs.
     await waitFor(
-      () => `app running: ${describe(h, pod)}`,
-      () => containerStatus(h, pod, 'app')?.state?.running !== undefined,
+      () => `app and slow running: ${describe(h, pod)}`,
+      () => containerStatus(h, pod, 'app')?.state?.running !== undefined && containerStatus(h, pod, 'slow')?.state?.running !== undefined,
     );
-    // Failed is reported at once; the container's end follows once it is killed.
     await waitFor(
-      () => `the pod Failed with app terminated: ${describe(h, pod)}`,
-      () => statusOf(h, pod)?.phase === 'Failed' && containerStatus(h, pod, 'app')?.state?.terminated,
+      () => `the pod Failed: ${describe(h, pod)}`,
+      () => statusOf(h, pod)?.phase === 'Failed',
     );
+    // As the kubelet's status manager: no terminal phase while a container could still run.
+    for (const s of published.filter((x) => x.phase === 'Failed')) {
+      const running = (s.containerStatuses ?? []).filter((c) => !c.state?.terminated).map((c) => c.name);
+      assert.deepEqual(running, [], `Failed reported with containers not terminated: ${JSON.stringify(s)}`);
+    }
     const s = statusOf(h, pod)!;
     assert.equal(s.reason, 'DeadlineExceeded');
     assert.equal(s.message, 'Pod was active on the node longer than the specified deadline');
     assert.equal(containerStatus(h, pod, 'app')!.state?.terminated?.exitCode, 0);
+    assert.equal(containerStatus(h, pod, 'slow')!.state?.terminated?.exitCode, 137);
+    assert.deepEqual(
+      s.containerStatuses!.map((c) => [c.name, c.ready]),
+      [
+        ['app', false],
+        ['slow', false],
+      ],
+    );
     const ev = eventsOf(h, pod, 'DeadlineExceeded');
     assert.equal(ev.length, 1);
     assert.equal(ev[0]!.type, 'Normal');
     assert.equal(ev[0]!.message, 'Pod was active on the node longer than the specified deadline');
     assert.equal(ev[0]!.involvedObject.fieldPath, undefined);
-    assert.equal(eventsOf(h, pod, 'Killing')[0]!.message, 'Stopping container app');
+    assert.deepEqual(
+      eventsOf(h, pod, 'Killing')
+        .map((e) => e.message)
+        .sort(),
+      ['Stopping container app', 'Stopping container slow'],
+    );
   });
 });
