@@ -132,6 +132,7 @@ export class PodKubelet implements Kubelet {
 
     this.podRuntime = newPodRuntimeSupport({
       images: opts.runtime.images,
+      runtimeName: opts.runtime.name,
       capabilities: opts.runtime.capabilities,
       clock: opts.clock,
       logger: opts.logger,

@@ -1,6 +1,7 @@
 // Image pulling before a container starts, as the kubelet's image manager (EnsureImageExists):
 // the `:latest` default tag, imagePullPolicy, imagePullSecrets (dockerconfigjson) matched to the
-// image's registry, the image pull back-off, and the kubelet's events and waiting reasons.
+// image's registry, the image pull back-off, and the kubelet's events and waiting reasons. On a
+// runtime without images nothing is pulled, and one event per pod says its images are not used.
 
 import type { Container, Pod, Secret } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
@@ -263,4 +264,36 @@ export async function ensureImageExists(deps: ImageDeps, pod: Pod, container: Co
   );
   deps.backoff.gc();
   return { ok: true, imageRef, ...(pulled ? { image: pulled } : {}) };
+}
+
+/** The reason of the event that says a pod's images are not used (a runtime without images). */
+export const ImageNotUsedReason = 'ImageNotUsed';
+
+/**
+ * On a runtime without images (the process runtime): the image only names what runs, so there is no
+ * pull, no policy and no `Pulling`/`Pulled` event. The reference recorded for the container is the
+ * runtime's record of the name (`process://busybox:latest`).
+ */
+export async function unusedImage(images: ImageService, container: Container): Promise<EnsureImageResult> {
+  const requested = container.image ?? '';
+  let image = requested;
+  try {
+    image = applyDefaultImageTag(requested);
+  } catch {
+    // Not a reference at all: recorded as written, since nothing is pulled.
+  }
+  const status = await images.imageStatus({ image }).catch(() => null);
+  return { ok: true, imageRef: status?.id ?? image, ...(status ? { image: status } : {}) };
+}
+
+/**
+ * The Normal event, once per pod, that its images are not used: which images, and what runs instead.
+ * Undefined for a pod that names none.
+ */
+export function imageNotUsedMessage(pod: Pod, runtimeName: string): string | undefined {
+  const named = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.image ?? '').filter((i) => i !== '');
+  const images = [...new Set(named)].map(goQuote);
+  if (images.length === 0) return undefined;
+  const which = images.length === 1 ? `Image ${images[0]} is` : `Images ${images.join(', ')} are`;
+  return `${which} not used by the ${runtimeName} runtime: nothing is pulled, each container runs its command as a host process (--runtime=containerd runs images)`;
 }

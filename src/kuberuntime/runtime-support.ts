@@ -14,7 +14,7 @@ import { LABEL_POD_UID } from './container-config.js';
 import type { NodeAllocatable, ObjectLookup } from './envvars.js';
 import { formatPod, podRef } from './format.js';
 import { readHostMessage, withHostMessageFile } from './host-message-file.js';
-import { ensureImageExists, newImageBackoff, type EnsureImageResult } from './images.js';
+import { ensureImageExists, ImageNotUsedReason, imageNotUsedMessage, newImageBackoff, unusedImage, type EnsureImageResult } from './images.js';
 import type { ClusterDNSSettings } from './cluster-dns.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
 import { createTerminationMessageFile, readTerminationMessage, terminationMessageHostPath, withTerminationMessages } from './termination-message.js';
@@ -52,6 +52,8 @@ export interface PodRuntimeSupport {
 
 export interface RuntimeSupportDeps {
   images: ImageService;
+  /** The runtime's name (`process`), for what its events say. */
+  runtimeName: string;
   clock: Clock;
   logger: Logger;
   recorder: EventRecorder;
@@ -108,6 +110,8 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
   };
   /** Per pod, the digest of each projected volume's last payload. */
   const projected = new Map<string, Map<string, string>>();
+  /** Pods told that their images are not used (a runtime without images). */
+  const imagesNoted = new Set<string>();
 
   const podVolumes = async (pod: Pod): Promise<Map<string, HostVolume>> => {
     let v = volumes.get(uidOf(pod));
@@ -144,6 +148,12 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
     },
 
     ensureImage(pod, container, sandboxConfig) {
+      if (!deps.capabilities.images) {
+        const message = imagesNoted.has(uidOf(pod)) ? undefined : imageNotUsedMessage(pod, deps.runtimeName);
+        imagesNoted.add(uidOf(pod));
+        if (message) deps.recorder.event(podRef(pod), 'Normal', ImageNotUsedReason, message);
+        return unusedImage(images, container);
+      }
       return ensureImageExists(
         { images, clock: deps.clock, recorder: deps.recorder, backoff: imageBackoff, secret: (ns, n) => deps.lookup.secret(ns, n) },
         pod,
@@ -212,6 +222,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       volumes.delete(uid);
       projected.delete(uid);
       messages.delete(uid);
+      imagesNoted.delete(uid);
       await tearDownVolumes(deps.rootDir, uid).catch((e) => {
         deps.logger.warn('Failed to tear down volumes', { pod: formatPod(pod), err: messageOf(e) });
       });

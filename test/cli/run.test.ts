@@ -234,24 +234,39 @@ test('a lone crash-looping pod under --wait=running: the command waits out its b
   }
 });
 
-test('the process runtime runs host binaries: any image is present, so imagePullPolicy Never runs and IfNotPresent pulls nothing', async () => {
+test('the process runtime runs host binaries: no pull is ever reported, whatever the policy; one event says the images are not used', async () => {
   const tmp = await tempDir();
   try {
     const file = join(tmp.path, 'never.yaml');
-    const container = (name: string, policy: string) =>
-      `  - name: ${name}\n    image: busybox:1.36\n    imagePullPolicy: ${policy}\n    command: ["sh", "-c", "echo ran"]\n`;
+    const container = (name: string, image: string, policy: string) =>
+      `  - name: ${name}\n    image: ${image}\n    imagePullPolicy: ${policy}\n    command: ["sh", "-c", "echo ran"]\n`;
     writeFileSync(
       file,
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: never}\nspec:\n  restartPolicy: Never\n  containers:\n${container('a', 'Never')}${container('b', 'IfNotPresent')}`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: never}\nspec:\n  restartPolicy: Never\n  containers:\n` +
+        `${container('a', 'busybox:1.36', 'Never')}${container('b', 'busybox:1.36', 'IfNotPresent')}${container('c', 'alpine', 'Always')}`,
     );
-    // `up -o json` ends once both have completed, with the pod's events after it.
+    // `up -o json` ends once all have completed, with the pod's events after it.
     const r = await runCli(['up', '-f', file, '--root-dir', join(tmp.path, 'root'), '-o', 'json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    const events = (JSON.parse(r.stdout) as { items: Array<{ kind: string; reason?: string; message?: string }> }).items.filter((i) => i.kind === 'Event');
-    const pulls = events.filter((e) => e.reason === 'Pulled' || e.reason === 'Pulling' || e.reason === 'ErrImageNeverPull');
+    const items = (JSON.parse(r.stdout) as { items: Array<{ kind: string; reason?: string; message?: string; involvedObject?: { fieldPath?: string } }> })
+      .items;
+    const events = items.filter((i) => i.kind === 'Event');
+    const images = events.filter((e) => ['Pulled', 'Pulling', 'ErrImageNeverPull', 'ImageNotUsed'].includes(e.reason ?? ''));
     assert.deepEqual(
-      pulls.map((e) => `${e.reason}: ${e.message}`),
-      ['Pulled: Container image "busybox:1.36" already present on machine', 'Pulled: Container image "busybox:1.36" already present on machine'],
+      images.map((e) => `${e.reason}: ${e.message}`),
+      [
+        'ImageNotUsed: Images "busybox:1.36", "alpine" are not used by the process runtime: nothing is pulled, each container runs its command as a host process (--runtime=containerd runs images)',
+      ],
+    );
+    assert.equal(images[0]!.involvedObject?.fieldPath, undefined, 'an event of the pod, not of one container');
+    const pod = items.find((i) => i.kind === 'Pod') as unknown as { status: { containerStatuses: Array<{ name: string; imageID: string }> } };
+    assert.deepEqual(
+      pod.status.containerStatuses.map((c) => [c.name, c.imageID]),
+      [
+        ['a', 'process://busybox:1.36'],
+        ['b', 'process://busybox:1.36'],
+        ['c', 'process://alpine:latest'],
+      ],
     );
   } finally {
     await tmp.remove();
