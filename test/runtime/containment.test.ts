@@ -11,6 +11,7 @@ import { ProcessRuntime, type ProcessRuntimeOptions } from '../../src/runtime/pr
 import { detectCgroupLayout } from '../../src/runtime/process/cgroup.js';
 import { parseStat } from '../../src/runtime/process/proc-tree.js';
 import { resolveIdentity } from '../../src/runtime/process/identity.js';
+import { sandboxDir } from '../../src/runtime/root-dir.js';
 import type { ContainerConfig } from '../../src/runtime/cri.js';
 import { RealClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -197,16 +198,36 @@ test('runAsUser as root without supplementary groups: spawn uid/gid', { skip: is
   });
 });
 
-test('runAsUser as root without workingDir: the start fails as a denied chdir, as docs/security.md says', { skip: isRoot ? false : 'needs root' }, async () => {
-  await withRuntime({}, async (rt, root) => {
-    const sbc = sandboxConfig(root);
-    const sb = await rt.runPodSandbox(sbc);
-    const id = await rt.createContainer(sb, containerConfig(['sh', '-c', 'pwd'], { linux: { securityContext: { runAsUser: 65534 } } }), sbc);
-    await assert.rejects(rt.startContainer(id), /chdir to cwd \(".*"\) set in config.json failed: permission denied/);
-    const st = await rt.containerStatus(id);
-    assert.deepEqual([st.state, st.reason, st.exitCode], ['CONTAINER_EXITED', 'StartError', 128]);
-  });
-});
+test(
+  'runAsUser as root without workingDir: it starts in /, a directory its user can enter, as docs/security.md says',
+  { skip: isRoot ? false : 'needs root' },
+  async () => {
+    await withRuntime({}, async (rt, root) => {
+      const sbc = sandboxConfig(root);
+      const sb = await rt.runPodSandbox(sbc);
+      const script = 'id -u; pwd; ls -d . >/dev/null && echo listed';
+      const id = await rt.createContainer(sb, containerConfig(['sh', '-c', script], { linux: { securityContext: { runAsUser: 65534 } } }), sbc);
+      await rt.startContainer(id);
+      await waitFor('exit', async () => (await rt.containerStatus(id)).state === 'CONTAINER_EXITED');
+      const st = await rt.containerStatus(id);
+      const lines = readFileSync(st.logPath, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').slice(3).join(' '));
+      assert.deepEqual([st.exitCode, ...lines], [0, '65534', '/', 'listed']);
+      // The agent's own user keeps the sandbox directory as its default.
+      const own = await rt.createContainer(sb, containerConfig(['pwd'], { metadata: { name: 'own', attempt: 0 } }), sbc);
+      await rt.startContainer(own);
+      await waitFor('exit', async () => (await rt.containerStatus(own)).state === 'CONTAINER_EXITED');
+      const ownDir = readFileSync((await rt.containerStatus(own)).logPath, 'utf8')
+        .trim()
+        .split(' ')
+        .slice(3)
+        .join(' ');
+      assert.equal(ownDir, sandboxDir(root, sbc.metadata.uid));
+    });
+  },
+);
 
 test('not root: runAsUser, runAsGroup and supplementalGroups are reported as not honoured', () => {
   const id = resolveIdentity({ runAsUser: 65534, runAsGroup: 65534, supplementalGroups: [1] }, { uid: 1000, gid: 1000 }, []);

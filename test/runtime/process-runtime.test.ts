@@ -208,7 +208,7 @@ eachMode('start errors: the container exits 128 with StartError and a containerd
         name: 'missing working dir',
         command: ['true'],
         over: { workingDir: '/no/such/dir' },
-        message: 'chdir to cwd ("/no/such/dir") set in config.json failed: no such file or directory',
+        message: 'chdir to workingDir "/no/such/dir" failed: no such file or directory',
       },
     ];
     const sbc = sandboxConfig(root);

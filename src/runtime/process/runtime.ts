@@ -84,6 +84,15 @@ function hostImage(image: string): Image {
   return { id: image.startsWith(prefix) ? image : `${prefix}${image}`, repoTags: [image], repoDigests: [], size: 0 };
 }
 
+/**
+ * The working directory of a container without a workingDir: its sandbox directory, which is the
+ * agent's (0700); `/` for a container running as another user, who could not enter it (as runc
+ * starts a container whose image names no working directory).
+ */
+export function defaultWorkingDir(sandboxDir: string, identity: ProcessIdentity): string {
+  return identity.uid === undefined ? sandboxDir : '/';
+}
+
 /** Output buffered for the log file beyond which the container's pipes are paused. */
 const LOG_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 /** How long to wait for a container's pipes to close after its processes were killed. */
@@ -366,7 +375,7 @@ export class ProcessRuntime implements RuntimeService {
       },
       config,
       env: this.processEnv(config, identity, sb.config.hostname),
-      cwd: config.workingDir || sb.dir,
+      cwd: config.workingDir || defaultWorkingDir(sb.dir, identity),
       identity,
       procs,
     });
@@ -810,13 +819,8 @@ export class ProcessRuntime implements RuntimeService {
         throw new Error(`cannot record the container's start, so it was not started: ${(err as Error).message}`);
       }
     }
-    // The sandbox directory is 0700 and the agent's: a container running as another user without a
-    // workingDir of its own could not enter it, so it fails as runc fails a chdir it is denied.
-    const cwdDenied = file !== '' && c.identity.uid !== undefined && c.identity.uid !== 0 && !config.workingDir;
     if (!file) {
       spawnError = Object.assign(new Error('no command specified'), { code: 'EINVAL' });
-    } else if (cwdDenied) {
-      spawnError = Object.assign(new Error('permission denied'), { code: 'EACCES' });
     } else {
       try {
         const resolved = checkExecFormat(file, c.env.PATH ?? DEFAULT_PATH, c.cwd);
@@ -845,11 +849,7 @@ export class ProcessRuntime implements RuntimeService {
     const pid = spawned?.pid ?? child?.pid;
     if (spawnError || pid === undefined) {
       for (const r of fifo?.readers ?? []) r.destroy();
-      const message = cwdDenied
-        ? `chdir to cwd (${JSON.stringify(c.cwd)}) set in config.json failed: permission denied`
-        : file
-          ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd)
-          : 'exec: no command specified';
+      const message = file ? await describeSpawnError(spawnError ?? new Error('spawn failed'), file, c.cwd) : 'exec: no command specified';
       await logFile?.close();
       c.startBegunAt = undefined;
       // containerd reports a container that never ran as exited 128 / StartError, started at 0.

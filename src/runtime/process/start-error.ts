@@ -3,6 +3,11 @@
 
 import { stat } from 'node:fs/promises';
 
+/** A working directory that cannot be entered: runc's words, naming the container's field instead of an OCI config.json. */
+export function workingDirError(cwd: string, problem: string): string {
+  return `chdir to workingDir ${JSON.stringify(cwd)} failed: ${problem}`;
+}
+
 /** Why spawning command in cwd failed, e.g. `exec: "nosuchcmd": executable file not found in $PATH`. */
 export async function describeSpawnError(err: NodeJS.ErrnoException, command: string, cwd: string): Promise<string> {
   if (err.code === 'ENOENT' || err.code === 'ENOTDIR') {
@@ -11,7 +16,7 @@ export async function describeSpawnError(err: NodeJS.ErrnoException, command: st
       (st) => (st.isDirectory() ? undefined : 'not a directory'),
       (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? 'no such file or directory' : e.message),
     );
-    if (cwdProblem) return `chdir to cwd (${JSON.stringify(cwd)}) set in config.json failed: ${cwdProblem}`;
+    if (cwdProblem) return workingDirError(cwd, cwdProblem);
     if (!command.includes('/')) return `exec: ${JSON.stringify(command)}: executable file not found in $PATH`;
     return `exec: ${JSON.stringify(command)}: stat ${command}: no such file or directory`;
   }
