@@ -18,6 +18,7 @@ import { FakeClock, RealClock } from '../../src/util/clock.js';
 import { streamLogger } from '../../src/util/logger.js';
 import { startCli, tempDir, type CliProcess } from '../fixtures/cli/cli-process.js';
 import { waitFor } from '../fixtures/wait.js';
+import { freePortIn, freePorts } from '../fixtures/ports.js';
 import { call } from '../agent/helpers.js';
 import { webPod } from './service-pods.js';
 
@@ -61,9 +62,12 @@ async function answers(host: string, port: number, n: number): Promise<string[]>
 
 test('connections through the ClusterIP spread over Ready pods and follow readiness; NodePort and LoadBalancer answer', async () => {
   const flags = dir.path;
+  // Free ports only: another agent on the host may hold the first NodePort of the range, or any fixed port.
+  const [svcPort, portA, portB] = await freePorts(3);
+  const nodePort = await freePortIn(30000, 32767);
   for (const [name, port] of [
-    ['px-a', 18441],
-    ['px-b', 18442],
+    ['px-a', portA!],
+    ['px-b', portB!],
   ] as const) {
     writeFileSync(join(flags, `${name}.ready`), '');
     const r = await call(sock, 'POST', '/api/v1/namespaces/default/pods', webPod(name, port, flags, { app: 'px' }));
@@ -73,31 +77,35 @@ test('connections through the ClusterIP spread over Ready pods and follow readin
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name: 'px' },
-    spec: { type: 'LoadBalancer', selector: { app: 'px' }, ports: [{ port: 18440, targetPort: 'http' }] },
+    spec: { type: 'LoadBalancer', selector: { app: 'px' }, ports: [{ port: svcPort, targetPort: 'http', nodePort }] },
   });
   assert.equal(r.status, 201, r.body);
-  const { clusterIP, ports } = r.json().spec as { clusterIP: string; ports: Array<{ nodePort: number }> };
+  const { clusterIP } = r.json().spec as { clusterIP: string };
   assert.deepEqual(r.json().status.loadBalancer.ingress, [{ ip: '127.0.0.1' }]);
 
-  await waitFor('both pods answering through the ClusterIP', async () => (await answers(clusterIP, 18440, 4)).sort().join() === 'px-a,px-a,px-b,px-b', 60_000);
-  const spread = await answers(clusterIP, 18440, 10);
+  await waitFor(
+    'both pods answering through the ClusterIP',
+    async () => (await answers(clusterIP, svcPort!, 4)).sort().join() === 'px-a,px-a,px-b,px-b',
+    60_000,
+  );
+  const spread = await answers(clusterIP, svcPort!, 10);
   assert.deepEqual([spread.filter((b) => b === 'px-a').length, spread.filter((b) => b === 'px-b').length], [5, 5], `round robin: ${spread.join(' ')}`);
-  assert.deepEqual([...new Set(await answers('127.0.0.1', ports[0]!.nodePort, 4))].sort(), ['px-a', 'px-b'], 'the NodePort on 127.0.0.1');
-  assert.deepEqual([...new Set(await answers('127.0.0.1', 18440, 4))].sort(), ['px-a', 'px-b'], 'the LoadBalancer port on 127.0.0.1');
+  assert.deepEqual([...new Set(await answers('127.0.0.1', nodePort, 4))].sort(), ['px-a', 'px-b'], 'the NodePort on 127.0.0.1');
+  assert.deepEqual([...new Set(await answers('127.0.0.1', svcPort!, 4))].sort(), ['px-a', 'px-b'], 'the LoadBalancer port on 127.0.0.1');
 
   // px-b turns unready: within its probe period (1 s) and a second, no new connection reaches it.
   rmSync(join(flags, 'px-b.ready'));
   const t0 = Date.now();
-  await waitFor('px-b out of the rotation', async () => (await answers(clusterIP, 18440, 2)).every((b) => b === 'px-a'), 2000 + 1000);
+  await waitFor('px-b out of the rotation', async () => (await answers(clusterIP, svcPort!, 2)).every((b) => b === 'px-a'), 2000 + 1000);
   const took = Date.now() - t0;
   assert.ok(took <= 3000, `out of rotation after ${took} ms`);
-  assert.deepEqual(new Set(await answers(clusterIP, 18440, 6)), new Set(['px-a']));
+  assert.deepEqual(new Set(await answers(clusterIP, svcPort!, 6)), new Set(['px-a']));
 
   // No Ready pod: the connection is closed rather than sent to a pod that is not Ready.
   rmSync(join(flags, 'px-a.ready'));
-  await waitFor('no endpoint left', async () => (await fetchOnce(clusterIP, 18440)).startsWith('error:'), 5000);
+  await waitFor('no endpoint left', async () => (await fetchOnce(clusterIP, svcPort!)).startsWith('error:'), 5000);
   writeFileSync(join(flags, 'px-b.ready'), '');
-  await waitFor('px-b back', async () => (await answers(clusterIP, 18440, 2)).every((b) => b === 'px-b'), 5000);
+  await waitFor('px-b back', async () => (await answers(clusterIP, svcPort!, 2)).every((b) => b === 'px-b'), 5000);
   for (const name of ['px-a', 'px-b']) await call(sock, 'DELETE', `/api/v1/namespaces/default/pods/${name}`);
 });
 
