@@ -219,7 +219,7 @@ export class PodWorker {
   adoptSandbox(sandbox: PodSandboxStatus): void {
     if (this.sandbox) return;
     const config = podSandboxConfig(this.pod, this.deps.rootDir);
-    this.sandbox = { id: sandbox.id, config, dir: sandboxDir(this.deps.rootDir, this.uid), podIP: sandbox.network.ip };
+    this.sandbox = { id: sandbox.id, config, dir: sandboxDir(this.deps.rootDir, this.uid), podIP: this.podIPOf(sandbox) };
     if (sandbox.createdAt > 0) this.startTime = sandbox.createdAt;
     this.deps.onSandbox?.(sandbox.id);
   }
@@ -480,7 +480,7 @@ export class PodWorker {
     if (this.sandbox && !this.sandbox.podIP) {
       // Adopted from a listing, which carries no network: ask once.
       const st = await this.deps.runtime.podSandboxStatus(this.sandbox.id);
-      this.sandbox.podIP = st.network.ip;
+      this.sandbox.podIP = this.podIPOf(st);
     }
     if (this.sandbox) return { sandbox: this.sandbox };
     const { runtime, rootDir } = this.deps;
@@ -501,9 +501,7 @@ export class PodWorker {
       throw e;
     }
     const status = await runtime.podSandboxStatus(id);
-    // A pod on the host's network has the host's address.
-    const podIP = status.network.ip || (this.pod.spec?.hostNetwork ? this.deps.hostIP : '');
-    this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP };
+    this.sandbox = { id, config, dir: sandboxDir(rootDir, this.uid), podIP: this.podIPOf(status) };
     this.deps.onSandbox?.(id);
     return { sandbox: this.sandbox, created: status };
   }
@@ -522,6 +520,22 @@ export class PodWorker {
         });
       }
     }
+  }
+
+  /**
+   * Whether the pod shares the host's network: spec.hostNetwork, or a runtime whose pods all do (the
+   * process runtime without a pod network).
+   */
+  private onHostNetwork(): boolean {
+    return !!this.pod.spec?.hostNetwork || this.deps.runtime.capabilities.network === 'host';
+  }
+
+  /**
+   * The pod's IP: the node's (hostIP) for a pod on the host's network, as the kubelet gives a
+   * host-network pod the node's IPs; the sandbox's own otherwise.
+   */
+  private podIPOf(sandbox: PodSandboxStatus): string {
+    return this.onHostNetwork() ? this.deps.hostIP : sandbox.network.ip;
   }
 
   private activeDeadlineMs(): number | undefined {
@@ -556,6 +570,7 @@ export class PodWorker {
       podIsTerminal,
       startTime: this.startTime !== undefined ? toRFC3339(this.startTime) : undefined,
       hostIP: this.deps.hostIP,
+      onHostNetwork: this.onHostNetwork(),
       failure: this.failure,
       probeManager,
       now: clock.now(),

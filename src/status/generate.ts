@@ -36,6 +36,12 @@ export interface GenerateStatusInput {
   /** RFC 3339 time the pod worker first started the pod. */
   startTime?: string;
   hostIP: string;
+  /**
+   * The pod shares the host's network (spec.hostNetwork, or a runtime whose pods all do): its IPs are
+   * the node's (hostIP), as the kubelet gives a host-network pod, whatever the sandbox reports.
+   * spec.hostNetwork alone when unset.
+   */
+  onHostNetwork?: boolean;
   /** Forces phase Failed with this reason/message (activeDeadlineSeconds, admission rejection). */
   failure?: { reason: string; message: string };
   /** Fills in started/ready; omitted in tests of the pure status logic. */
@@ -120,9 +126,9 @@ export function generateAPIPodStatus(input: GenerateStatusInput): PodStatus {
   }
   if (isTerminalPhase(apiStatus.phase) && phase !== apiStatus.phase) phase = apiStatus.phase;
 
-  const podIPs = sandboxIPs(input.sandbox);
-  // A pod on the host's network has the host's address when the runtime reports none.
-  if (podIPs.length === 0 && pod.spec?.hostNetwork && input.hostIP) podIPs.push(input.hostIP);
+  // A pod on the host's network has the node's address (the kubelet's node IPs for a host-network pod).
+  const onHost = input.onHostNetwork ?? !!pod.spec?.hostNetwork;
+  const podIPs = onHost && input.hostIP ? [input.hostIP] : sandboxIPs(input.sandbox);
   if (podIPs.length === 0 && old.podIP) podIPs.push(...(old.podIPs?.map((p) => p.ip!) ?? [old.podIP]));
 
   // Keys in the order of the API server's JSON.

@@ -20,6 +20,9 @@ import { ControlPlane, skipReason } from './control-plane.js';
 import { waitFor } from '../fixtures/wait.js';
 
 const NODE = 'podvisor-node';
+// The node's InternalIP (--node-ip): a non-loopback address, as a node of a cluster has (TEST-NET-1;
+// nothing here connects to it, the API server only records and validates it).
+const NODE_IP = '192.0.2.10';
 const reason = skipReason();
 
 // kubectl's JSON, read loosely.
@@ -86,7 +89,7 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       nodeName: NODE,
       version: '0.1.0',
       runtime,
-      internalIP: '127.0.0.1',
+      internalIP: NODE_IP,
       kubeletPort: 10250,
       nodeStatusUpdateFrequencyMs: 2000,
       leaseRenewIntervalMs: 1000,
@@ -98,7 +101,7 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       nodeName: NODE,
       version: '0.1.0',
       runtime,
-      internalIP: '127.0.0.1',
+      internalIP: NODE_IP,
       kubeletPort: 10250,
       nodeLabels: 'node.kubernetes.io/pool=edge',
       registerWithTaints: 'example.com/dedicated=podvisor:PreferNoSchedule',
@@ -139,7 +142,7 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
     assert.equal(n.status.nodeInfo.containerRuntimeVersion, 'process://0.1.0');
     assert.equal(n.status.nodeInfo.operatingSystem, 'linux');
     assert.equal(n.status.daemonEndpoints.kubeletEndpoint.Port, 10250);
-    assert.deepEqual(n.status.addresses[0], { type: 'InternalIP', address: '127.0.0.1' });
+    assert.deepEqual(n.status.addresses[0], { type: 'InternalIP', address: NODE_IP });
     assert.equal(n.status.addresses[1].type, 'Hostname');
     assert.deepEqual({ cpu: n.status.capacity.cpu, memory: n.status.capacity.memory, pods: n.status.capacity.pods }, { cpu: '4', memory: '8Gi', pods: '110' });
     assert.equal(n.status.allocatable.cpu, '4');
@@ -191,7 +194,7 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       },
       60_000,
     );
-    assert.equal(pod.status.hostIP, '127.0.0.1');
+    assert.equal(pod.status.hostIP, NODE_IP);
     assert.equal(pod.status.containerStatuses[0].ready, true);
     assert.match(pod.status.containerStatuses[0].containerID, /^process:\/\//);
     const wide = await cp.kubectlOk(['get', 'pod', 'web', '-o', 'wide', '--no-headers']);
@@ -205,6 +208,37 @@ describe('cluster join against a real kube-apiserver', { skip: reason ? `skipped
       },
       60_000,
     );
+  });
+
+  it("gives pods on the host's network the node's InternalIP as podIP, which the API server takes as an endpoint address", async () => {
+    // The process runtime's pods share the host's network (as spec.hostNetwork pods do anywhere):
+    // the kubelet reports the node's IPs for them, never the loopback address the API server refuses.
+    const web = (await podJSON('web'))!;
+    assert.deepEqual([web.status.podIP, web.status.podIPs, web.status.hostIP], [NODE_IP, [{ ip: NODE_IP }], NODE_IP]);
+    await apply(boundPod('hostnet', [shC('app', 'sleep 3600')], { hostNetwork: true }));
+    const hostnet = await waitFor(
+      async () => `hostnet with a podIP: ${await describePod('hostnet')}`,
+      async () => {
+        const p = await podJSON('hostnet');
+        return p?.status?.podIP ? p : undefined;
+      },
+      60_000,
+    );
+    assert.deepEqual(hostnet.status.podIPs, [{ ip: NODE_IP }]);
+    // What the endpoints controller writes for a Service selecting these pods: accepted, where a
+    // loopback address is refused ("may not be in the loopback range").
+    const address = (p: Json) => ({
+      ip: p.status.podIP,
+      nodeName: NODE,
+      targetRef: { kind: 'Pod', namespace: 'default', name: p.metadata.name, uid: p.metadata.uid },
+    });
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'host-pods', namespace: 'default' },
+      subsets: [{ addresses: [address(web), address(hostnet)], ports: [{ port: 8080 }] }],
+    });
+    await cp.kubectlOk(['delete', 'pod', 'hostnet', '--grace-period=1']);
   });
 
   it('resolves ConfigMap and Secret references from the API server', async () => {
