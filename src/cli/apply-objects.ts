@@ -32,6 +32,11 @@ export function podForAPI(pod: Pod): Pod {
   return p;
 }
 
+/** The API's warnings of a reply on stderr, as kubectl prints them. */
+function printWarnings(r: AgentReply, io: Pick<CommandIO, 'stderr'>): void {
+  for (const w of r.warnings ?? []) io.stderr.write(`Warning: ${w}\n`);
+}
+
 function failure(r: AgentReply): string {
   const m = replyMessage(r);
   return r.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`;
@@ -53,6 +58,7 @@ async function applyOne(
   const ns = obj.metadata?.namespace ?? 'default';
   const name = obj.metadata?.name ?? '';
   const created = await agentRequest(root, 'POST', apiPath(resource, ns), obj);
+  printWarnings(created, io);
   if (created.status === 201) {
     io.stdout.write(`${singular[resource]}/${name} created\n`);
     return 0;
@@ -75,6 +81,7 @@ async function applyOne(
     resource === 'pods'
       ? await agentRequest(root, 'PATCH', apiPath(resource, ns, name), next, { 'Content-Type': 'application/strategic-merge-patch+json' })
       : await agentRequest(root, 'PUT', apiPath(resource, ns, name), next);
+  printWarnings(replaced, io);
   if (replaced.status === 422 && resource === 'pods') {
     if (opts.immutable === 'replace') return replacePod(root, ns, name, obj, io);
     io.stderr.write(failure(replaced));
@@ -153,8 +160,11 @@ async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<C
   const name = obj.metadata?.name ?? '';
   const shown = qualifiedName(obj);
   const created = await agentRequest(root, 'POST', objectPath(obj.apiVersion, obj.kind, ns), obj);
+  printWarnings(created, io);
   if (created.status === 201) {
-    io.stdout.write(`${shown} created\n`);
+    // A name made from generateName is the server's.
+    const made = obj.metadata?.name ? obj : { ...obj, metadata: created.json<ManifestObject>().metadata };
+    io.stdout.write(`${qualifiedName(made)} created\n`);
     return 0;
   }
   if (created.status !== 409) {
@@ -177,6 +187,7 @@ async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<C
       'Content-Type': 'application/strategic-merge-patch+json',
     },
   );
+  printWarnings(patched, io);
   if (patched.status !== 200) {
     io.stderr.write(failure(patched));
     return patched.status === 422 ? 2 : 1;
