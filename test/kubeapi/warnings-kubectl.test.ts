@@ -124,9 +124,12 @@ test(
   },
 );
 
-test('podvisor apply prints the Warning headers the agent sends, as kubectl does', { skip }, async () => {
+test('podvisor apply prints the Warning headers the agent sends, each with the object it is about', { skip }, async () => {
   const file = join(env.dir, 'by-podvisor.yaml');
   writeFileSync(file, deployment('by-podvisor', '{name: web, image: busybox, command: [sleep, "9"]}', 0));
   const r = await runCli(['apply', '-f', file, '--root-dir', env.root]);
-  assert.deepEqual([r.code, r.stdout, r.stderr], [0, 'deployment.apps/by-podvisor created\n', `Warning: spec.template.spec.securityContext.fsGroup: ${why}\n`]);
+  assert.deepEqual(
+    [r.code, r.stdout, r.stderr],
+    [0, 'deployment.apps/by-podvisor created\n', `Warning: deployment.apps/by-podvisor: spec.template.spec.securityContext.fsGroup: ${why}\n`],
+  );
 });
