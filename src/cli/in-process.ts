@@ -35,7 +35,7 @@ export async function loadForAgent(files: string[], parsed: ParsedArgs, io: Comm
   if (typeof loaded === 'number') return loaded;
   // Only a runtime of host processes leaves fields unhonoured; containerd runs them as a kubelet does.
   // Workloads go through the agent's API, whose Warning headers say the same of their templates.
-  await warnUnhonoured(needsAgentAPI(loaded) ? [] : loaded.pods, declaredCapabilities(settings.runtime), io.stderr);
+  warnUnhonoured(needsAgentAPI(loaded) ? [] : loaded.pods, declaredCapabilities(settings.runtime), io.stderr);
   return loaded;
 }
 

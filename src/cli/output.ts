@@ -5,6 +5,7 @@ import type { Pod } from '../api/types.js';
 import { qualifiedName, type ManifestObject } from '../config/object-kinds.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { runtimeObjectWarnings } from '../runtime/pod-rules.js';
+import { detectRuntimeHost } from '../runtime/process-runtime.js';
 import { loadErrorLines } from '../config/load.js';
 import { formatObject } from '../printers/json-yaml.js';
 
@@ -33,14 +34,9 @@ export function reportLoadError(err: unknown, stderr: NodeJS.WritableStream): nu
  * workload template that a runtime of these capabilities runs without applying on this host:
  * `Warning: deployment.apps/web: spec.template.spec.containers[0].securityContext.capabilities: not honoured …`.
  */
-export async function warnUnhonoured(
-  objects: ReadonlyArray<Pod | ManifestObject>,
-  capabilities: RuntimeCapabilities,
-  stderr: NodeJS.WritableStream,
-): Promise<void> {
+export function warnUnhonoured(objects: ReadonlyArray<Pod | ManifestObject>, capabilities: RuntimeCapabilities, stderr: NodeJS.WritableStream): void {
   if (!capabilities.hostProcesses) return;
-  // Host detection (cgroups, identity) is loaded only for a runtime of host processes.
-  const { detectRuntimeHost } = await import('../runtime/process-runtime.js');
+  // Host detection (cgroups, identity) only for a runtime of host processes.
   const warnings = runtimeObjectWarnings(capabilities, detectRuntimeHost());
   for (const o of objects) {
     const obj = { apiVersion: 'v1', kind: 'Pod', ...o } as ManifestObject | Pod;

@@ -97,7 +97,7 @@ export const validateCommand = defineCommand({
       ...(parsed.flags['node-name'] ? { nodeName: parsed.flags['node-name'] as string } : {}),
     });
     if (typeof loaded === 'number') return loaded;
-    if (parsed.flags.runtime) await warnUnhonoured([...loaded.pods, ...loaded.objects], declaredCapabilities(parsed.flags.runtime as string), io.stderr);
+    if (parsed.flags.runtime) warnUnhonoured([...loaded.pods, ...loaded.objects], declaredCapabilities(parsed.flags.runtime as string), io.stderr);
     if (parsed.flags.runtime !== 'containerd') for (const w of sharedPortWarnings(loaded.objects)) io.stderr.write(`Warning: ${w}\n`);
     const output = parsed.flags.output as OutputFormat | undefined;
     if (output) {
