@@ -9,7 +9,7 @@ import { strictDecode, type DecodeProblem } from '../api/decode.js';
 import { kindTypes } from '../api/schema.js';
 import { defaultPod, defaultSecret, defaultNamespace } from '../api/defaults.js';
 import { aggregateMessage, type FieldError, formatFieldError, sortFieldErrors } from '../api/field-errors.js';
-import { validateConfigMap, validatePods, validateSecret } from '../api/validation/index.js';
+import { validateConfigMap, validatePod, validateSecret } from '../api/validation/index.js';
 import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';
@@ -257,12 +257,22 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
   }
 
   // Validation: every pod's errors (and the runtime's own rules) reported together.
-  const podErrors = validatePods(pods);
-  pods.forEach((pod, i) => {
-    const errs = [...podErrors[i]!];
+  pods.forEach((pod) => {
+    const errs = [...validatePod(pod)];
     if (opts.extraValidation) errs.push(...opts.extraValidation(pod));
     if (errs.length) problems.push(formatInvalidObject('Pod', pod.metadata?.name ?? '', errs));
   });
+  // A pod named twice is the last one (a pod runs one spec; apply would replace the first with it).
+  const lastOfName = new Map<string, number>();
+  pods.forEach((pod, i) => pod.metadata?.name && lastOfName.set(`${pod.metadata.namespace}/${pod.metadata.name}`, i));
+  const shadowed = new Set(pods.flatMap((pod, i) => (pod.metadata?.name && lastOfName.get(`${pod.metadata.namespace}/${pod.metadata.name}`) !== i ? [i] : [])));
+  for (const i of shadowed) opts.onWarning?.(`pod/${pods[i]!.metadata!.name} is defined more than once: the last one is used`);
+  if (shadowed.size) {
+    for (const list of [pods, podOrigins, podManifests] as unknown[][]) {
+      const kept = list.filter((_, i) => !shadowed.has(i));
+      list.splice(0, list.length, ...kept);
+    }
+  }
   // Two documents of one kind and name are applied in order, as kubectl apply -f DIR does (the
   // last one wins): said, not refused.
   const seen = new Map<string, number>();

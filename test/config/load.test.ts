@@ -112,12 +112,6 @@ const failures: [string, string[], LoadOptions, string[]][] = [
     ],
   ],
   [
-    'duplicate pods across files',
-    ['list.yaml', 'list.yaml'],
-    {},
-    ['The Pod "one" is invalid: metadata.name: Duplicate value: "one"', 'The Pod "two" is invalid: metadata.name: Duplicate value: "two"'],
-  ],
-  [
     'problems of several sources together',
     ['nope.yaml', 'typo.yaml', 'deployment.yaml'],
     {},
@@ -234,6 +228,18 @@ test('two documents of one kind and name are kept in order, with a warning, as k
     'configmap/cfg is defined more than once: each is applied in turn, the last one wins',
     'job.batch/once is defined more than once: each is applied in turn, the last one wins',
   ]);
+});
+
+test('a pod named twice (across files) is the last one, with a warning', async () => {
+  const warnings: string[] = [];
+  const m = await loadManifests(['list.yaml', '-'], {
+    ...base,
+    onWarning: (w) => warnings.push(w),
+    stdin: () => Readable.from([Buffer.from('apiVersion: v1\nkind: Pod\nmetadata: {name: one}\nspec:\n  containers: [{name: last, image: busybox}]\n')]),
+  });
+  assert.deepEqual(names(m.pods), ['two', 'one']);
+  assert.deepEqual([m.pods[1]!.spec?.containers[0]?.name, m.podOrigins[1]!.file, m.podManifests[1]!.spec?.containers[0]?.name], ['last', 'STDIN', 'last']);
+  assert.deepEqual(warnings, ['pod/one is defined more than once: the last one is used']);
 });
 
 test('a Job with generateName and no name is accepted, as the API server names it before validation', async () => {
