@@ -9,7 +9,7 @@ import { durationFlag } from './duration.js';
 import { waitForPods } from './pod-waiter.js';
 import { ensureAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
-import { checkAgentRuntime } from './runtime-check.js';
+import { checkAgentRuntime, checkBeforeAgentStart } from './runtime-check.js';
 import { waitForWorkloads } from './workload-waiter.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { loadFlaggedManifests, manifestFlags, noFilenameMessage } from './validate.js';
@@ -63,6 +63,8 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   }
   const loaded = await loadFlaggedManifests(files, parsed, io, { nodeName: defaultNodeName() });
   if (typeof loaded === 'number') return loaded;
+  const unrunnable = await checkBeforeAgentStart(root, loaded, io);
+  if (unrunnable !== 0) return unrunnable;
   try {
     const { started } = await ensureAgent(root, []);
     if (started) io.stderr.write(`started the podvisor agent for ${root} (log: ${root}/agent.log)\n`);

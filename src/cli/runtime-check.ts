@@ -1,15 +1,17 @@
-// What `apply` and `up -d` check once the agent answers and before they apply anything: that its
-// runtime can run every Pod and workload template of the manifests (runtime/pod-rules.ts, the same
-// rules validate, up and run apply from --runtime), each problem said in the API server's words,
-// all at once, exit 2. The runtime's capabilities are the agent's own (its status document).
+// What `apply` and `up -d` check before they apply anything: that the agent's runtime can run every
+// Pod and workload template of the manifests (runtime/pod-rules.ts, the same rules validate, up and
+// run apply from --runtime), each problem said in the API server's words, all at once, exit 2. The
+// runtime's capabilities are the agent's own (its status document), or, before `apply` starts an
+// agent, those of the runtime it would start.
 
 import type { Pod } from '../api/types.js';
 import { formatInvalidObject, type LoadedManifests } from '../config/load.js';
 import type { ManifestObject } from '../config/object-kinds.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
-import { runtimeObjectRules } from '../runtime/pod-rules.js';
+import { declaredCapabilities, runtimeObjectRules } from '../runtime/pod-rules.js';
+import { agentFlagSpecs } from './agent-flags.js';
 import type { CommandIO } from './args.js';
-import { agentRequest } from './agent-client.js';
+import { agentRequest, agentRunning } from './agent-client.js';
 
 /** The capabilities of the runtime the agent of root runs pods on; undefined when it does not say. */
 export async function agentRuntimeCapabilities(root: string): Promise<RuntimeCapabilities | undefined> {
@@ -36,4 +38,15 @@ export function refuseUnrunnable(loaded: LoadedManifests, capabilities: RuntimeC
 export async function checkAgentRuntime(root: string, loaded: LoadedManifests, io: Pick<CommandIO, 'stderr'>): Promise<number> {
   const caps = await agentRuntimeCapabilities(root);
   return caps ? refuseUnrunnable(loaded, caps, io) : 0;
+}
+
+/**
+ * The check before an agent is started for the command: against the runtime an agent started with
+ * its default flags runs (`--runtime`'s default), so nothing starts for manifests it would refuse.
+ * 0 when an agent already runs (checkAgentRuntime judges by its own runtime once it answers).
+ */
+export async function checkBeforeAgentStart(root: string, loaded: LoadedManifests, io: Pick<CommandIO, 'stderr'>): Promise<number> {
+  if (await agentRunning(root)) return 0;
+  const runtime = agentFlagSpecs.find((f) => f.name === 'runtime')?.default;
+  return typeof runtime === 'string' ? refuseUnrunnable(loaded, declaredCapabilities(runtime), io) : 0;
 }

@@ -1,6 +1,6 @@
 // What the command line does with manifests the runtime cannot run as written, and with manifests
 // as a directory of a repository holds them, through the built executable and a real agent:
-// `up`, `run` and `up -d` refuse a workload template with a container the process runtime cannot
+// `up`, `run`, `up -d` and `apply` refuse a workload template with a container the process runtime cannot
 // start (no command) before anything starts, exit 2, naming each container and the fix; `apply` and
 // `up -d` apply two documents of one kind and name in turn and a Job by its generateName, as kubectl
 // apply does.
@@ -37,7 +37,7 @@ spec:
       containers: [{name: ship, image: busybox, command: [sleep, "9"]}]
 `;
 
-test('up, run and up -d refuse a workload template the process runtime cannot run, before anything starts, exit 2', async () => {
+test('up, run, up -d and apply refuse a workload template the process runtime cannot run, before anything starts, exit 2', async () => {
   const tmp = await tempDir();
   const root = join(tmp.path, 'root');
   const file = join(tmp.path, 'app.yaml');
@@ -46,8 +46,8 @@ test('up, run and up -d refuse a workload template the process runtime cannot ru
     const want =
       `The Deployment "web" is invalid: spec.template.spec.containers[0].command: Required value: container "web" has no command: ${fix}\n` +
       `The DaemonSet "logs" is invalid: spec.template.spec.initContainers[0].command: Required value: container "prepare" has no command: ${fix}\n`;
-    for (const command of [['up'], ['run'], ['up', '-d']]) {
-      const r = await runCli([...command, '-f', file, '--root-dir', root, '--runtime=process']);
+    for (const command of [['up', '--runtime=process'], ['run', '--runtime=process'], ['up', '-d', '--runtime=process'], ['apply']]) {
+      const r = await runCli([...command, '-f', file, '--root-dir', root]);
       assert.deepEqual([r.code, r.stdout, r.stderr], [2, '', want], command.join(' '));
     }
     assert.equal(existsSync(join(root, 'agent.log')), false, 'no agent was started');
