@@ -11,6 +11,7 @@ import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { recordUnhonouredFields } from './unhonoured-events.js';
 
 /** What the agent's settings decide of the kubelet (see settings.ts). */
 export interface KubeletSettings {
@@ -42,7 +43,7 @@ export interface KubeletInputs {
 
 export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
   const { settings } = inputs;
-  return new PodKubelet({
+  const kubelet = new PodKubelet({
     runtime: inputs.runtime,
     clock: inputs.clock,
     logger: inputs.logger,
@@ -57,4 +58,7 @@ export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
     ...(inputs.clusterDNS ? { clusterDNS: inputs.clusterDNS } : {}),
     ...inputs.parts,
   });
+  // A field the runtime cannot honour on this host is a Warning event on each pod that runs without it.
+  recordUnhonouredFields(kubelet, inputs.runtime.capabilities);
+  return kubelet;
 }

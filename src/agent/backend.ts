@@ -4,7 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Event, Pod } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
-import type { CreateOptions, DeleteOptions, KubeBackend, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
+import type { CreateOptions, DeleteOptions, KubeBackend, KubeObject, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
+import { formatFieldError } from '../api/field-errors.js';
+import { runtimeObjectRules, runtimeObjectWarnings } from '../runtime/pod-rules.js';
+import { detectRuntimeHost } from '../runtime/process-runtime.js';
 import { alreadyExists, ApiError, conflict, invalid, staleObject } from '../http/status.js';
 import { decodeAPIPod, validatePodUpdate } from './api-pods.js';
 import { notFound, type PodRegistry } from './pod-registry.js';
@@ -30,6 +33,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   readonly objects: ObjectStore;
   private readonly d: AgentBackendDeps;
   private readonly podWrites = new OneAtATime();
+  private unhonoured?: (obj: KubeObject) => string[];
 
   constructor(deps: AgentBackendDeps) {
     super(deps.streams, deps.usage);
@@ -38,6 +42,18 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.objects = deps.objects ?? new ObjectStore();
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
+  }
+
+  /**
+   * A Pod or workload this agent's runtime cannot run as written, or runs without some of its fields:
+   * the runtime's rules (runtime/pod-rules.ts) on the pod or the workload's template, as warnings. A
+   * Pod that breaks a rule is refused before (decodeAPIPod); a workload is stored, as the API server
+   * stores it, and its pods are refused when its controller creates them.
+   */
+  writeWarnings(written: KubeObject): string[] {
+    const caps = this.d.runtimeCapabilities;
+    this.unhonoured ??= runtimeObjectWarnings(caps, detectRuntimeHost());
+    return [...runtimeObjectRules(caps)(written).map(formatFieldError), ...this.unhonoured(written)];
   }
 
   listPods(): ListResult<Pod> {

@@ -6,13 +6,12 @@
 import { resolve } from 'node:path';
 import type { ContainerStatus, Pod } from '../api/types.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
-import { podRef } from '../kuberuntime/format.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import { followContainerOutput, type ContainerOutputFollow, type OutputListener } from '../runtime/logs/follow.js';
 import { readContainerLog } from '../runtime/logs/reader.js';
 import { stopPodSandboxesSync } from '../runtime/cri/stop-sync.js';
-import { defaultRuntimeEndpoint, detectRuntimeHost, lockHolder, processState, runtimeStateDir, unhonouredFields } from '../runtime/process-runtime.js';
+import { defaultRuntimeEndpoint, lockHolder, processState, runtimeStateDir } from '../runtime/process-runtime.js';
 import { containerLogPath, podLogDir } from '../runtime/root-dir.js';
 import { lockRootDir } from '../runtime/root-lock.js';
 import { RealClock, type Clock } from '../util/clock.js';
@@ -61,19 +60,6 @@ export async function createInProcessAgent(deps: InProcessAgentDeps): Promise<In
   const runtime = await connectRuntime(settings, { logger, podvisorScript: deps.podvisorScript });
   // `run` and `up` serve no metrics.
   const kubelet = assembleKubelet({ settings, runtime, clock, logger, nodeName: deps.nodeName, lookup: deps.lookup, probeMetrics: 'none' });
-  if (runtime.capabilities.hostProcesses) {
-    // A field the runtime cannot honour on this host is a Warning event on the container when its pod starts.
-    const host = detectRuntimeHost();
-    const warned = new Set<string>();
-    kubelet.onPodStatus((pod) => {
-      const uid = pod.metadata?.uid ?? '';
-      if (warned.has(uid)) return;
-      warned.add(uid);
-      for (const u of unhonouredFields(pod, host)) {
-        kubelet.events.event(podRef(pod), 'Warning', 'Unsupported', `${u.field} is not honoured: ${u.why}`);
-      }
-    });
-  }
   const readLogTail = async (pod: Pod, status: ContainerStatus, containerId: string | undefined, lines: number) => {
     let path: string | undefined;
     const id = containerId?.replace(/^[a-z]+:\/\//, '');

@@ -171,7 +171,14 @@ export async function runClusterNode(cfg: ClusterNodeConfig, io: ClusterNodeIO):
     });
     const router = new Router();
     registerKubeletRoutes(router, pods);
-    const identity = { version: cfg.version, nodeName: cfg.nodeName, rootDir: cfg.rootDir, runtime: runtime.name, startedAt };
+    const identity = {
+      version: cfg.version,
+      nodeName: cfg.nodeName,
+      rootDir: cfg.rootDir,
+      runtime: runtime.name,
+      capabilities: runtime.capabilities,
+      startedAt,
+    };
     router.route('GET', '/podvisor/v1/status', (_req, res) =>
       sendJSON(res, 200, {
         ...agentStatusDocument(identity, pods.pods(), clock.now(), k.nodeConditions()),

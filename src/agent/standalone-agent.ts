@@ -328,7 +328,14 @@ export class StandaloneAgent implements KubeletView {
   // --- the agent itself ---
 
   status(): Record<string, unknown> {
-    const identity = { version: this.opts.version, nodeName: this.nodeName, rootDir: this.opts.rootDir, runtime: this.runtime.name, startedAt: this.startedAt };
+    const identity = {
+      version: this.opts.version,
+      nodeName: this.nodeName,
+      rootDir: this.opts.rootDir,
+      runtime: this.runtime.name,
+      capabilities: this.runtime.capabilities,
+      startedAt: this.startedAt,
+    };
     const out = agentStatusDocument(identity, this.registry.list().items, this.opts.clock.now(), this.kubelet.nodeConditions());
     for (const p of this.statusProviders) Object.assign(out, p());
     return out;

@@ -3,6 +3,7 @@
 // agent and the cluster node) serve it, each adding what only it has (sources, listeners, the cluster).
 
 import type { Pod } from '../api/types.js';
+import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { DISK_PRESSURE_TAINT } from '../kubelet/disk-pressure.js';
 
 /** What names the agent in its status; fixed for its life. */
@@ -12,6 +13,8 @@ export interface AgentIdentity {
   rootDir: string;
   /** The runtime's name, as the runtime service reports it. */
   runtime: string;
+  /** What the runtime can run (a client checks manifests against them before it applies anything). */
+  capabilities: RuntimeCapabilities;
   /** When the agent started (ms since the epoch). */
   startedAt: number;
 }
@@ -35,6 +38,7 @@ export function agentStatusDocument(id: AgentIdentity, pods: readonly Pod[], now
     nodeName: id.nodeName,
     rootDir: id.rootDir,
     runtime: id.runtime,
+    runtimeCapabilities: id.capabilities,
     startTime: new Date(id.startedAt).toISOString(),
     uptimeSeconds: Math.floor((now - id.startedAt) / 1000),
     pods: { total: pods.length, ...phases },

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { lockOwner } from '../runtime/root-lock.js';
 import { builtin } from '../util/builtins.js';
 import { podvisorExecutable } from './executable.js';
+import { warningTexts } from '../kubeapi/warnings.js';
 
 export const SOCKET_NAME = 'podvisor.sock';
 export const AGENT_LOG = 'agent.log';
@@ -14,6 +15,8 @@ export const AGENT_LOG = 'agent.log';
 export interface AgentReply {
   status: number;
   body: string;
+  /** The texts of the reply's Warning headers (kubectl prints each as `Warning: <text>`). */
+  warnings?: string[];
   json<T = unknown>(): T;
 }
 
@@ -90,7 +93,7 @@ export async function agentRequest(rootDir: string, method: string, path: string
     throw isGone(err) ? new AgentGoneError(rootDir, (err as NodeJS.ErrnoException).code ?? (err as Error).message) : err;
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  return { status: res.statusCode ?? 0, body: text, json: <T>() => JSON.parse(text) as T };
+  return { status: res.statusCode ?? 0, body: text, warnings: warningTexts(res.headers.warning), json: <T>() => JSON.parse(text) as T };
 }
 
 /** The Status message of a failed reply (its body when not a Status). */

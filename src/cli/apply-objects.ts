@@ -32,6 +32,11 @@ export function podForAPI(pod: Pod): Pod {
   return p;
 }
 
+/** The API's warnings of a reply on stderr, as kubectl prints them, with the object they are about (as validate names it). */
+function printWarnings(r: AgentReply, shown: string, io: Pick<CommandIO, 'stderr'>): void {
+  for (const w of r.warnings ?? []) io.stderr.write(`Warning: ${shown}: ${w}\n`);
+}
+
 function failure(r: AgentReply): string {
   const m = replyMessage(r);
   return r.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`;
@@ -53,6 +58,7 @@ async function applyOne(
   const ns = obj.metadata?.namespace ?? 'default';
   const name = obj.metadata?.name ?? '';
   const created = await agentRequest(root, 'POST', apiPath(resource, ns), obj);
+  printWarnings(created, `${singular[resource]}/${name}`, io);
   if (created.status === 201) {
     io.stdout.write(`${singular[resource]}/${name} created\n`);
     return 0;
@@ -75,6 +81,7 @@ async function applyOne(
     resource === 'pods'
       ? await agentRequest(root, 'PATCH', apiPath(resource, ns, name), next, { 'Content-Type': 'application/strategic-merge-patch+json' })
       : await agentRequest(root, 'PUT', apiPath(resource, ns, name), next);
+  printWarnings(replaced, `${singular[resource]}/${name}`, io);
   if (replaced.status === 422 && resource === 'pods') {
     if (opts.immutable === 'replace') return replacePod(root, ns, name, obj, io);
     io.stderr.write(failure(replaced));
@@ -146,26 +153,30 @@ async function replacePod(root: string, ns: string, name: string, obj: object, i
 /**
  * Applies a Service or a workload as kubectl apply does: POST, and on AlreadyExists a strategic
  * merge patch of the manifest at the current resourceVersion (`configured`, or `unchanged` when the
- * server kept the object as it was). Returns the exit code it contributes.
+ * server kept the object as it was). Returns the exit code it contributes and the name applied (the
+ * server's, for a manifest with generateName).
  */
-async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<CommandIO, 'stdout' | 'stderr'>): Promise<number> {
+async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<CommandIO, 'stdout' | 'stderr'>): Promise<{ code: number; name: string }> {
   const ns = obj.metadata?.namespace ?? 'default';
   const name = obj.metadata?.name ?? '';
   const shown = qualifiedName(obj);
   const created = await agentRequest(root, 'POST', objectPath(obj.apiVersion, obj.kind, ns), obj);
+  printWarnings(created, shown, io);
   if (created.status === 201) {
-    io.stdout.write(`${shown} created\n`);
-    return 0;
+    // A name made from generateName is the server's.
+    const made = obj.metadata?.name ? obj : { ...obj, metadata: created.json<ManifestObject>().metadata };
+    io.stdout.write(`${qualifiedName(made)} created\n`);
+    return { code: 0, name: made.metadata?.name ?? '' };
   }
   if (created.status !== 409) {
     io.stderr.write(failure(created));
-    return created.status === 422 || created.status === 400 ? 2 : 1;
+    return { code: created.status === 422 || created.status === 400 ? 2 : 1, name };
   }
   const path = objectPath(obj.apiVersion, obj.kind, ns, name);
   const current = await agentRequest(root, 'GET', path);
   if (current.status !== 200) {
     io.stderr.write(failure(current));
-    return 1;
+    return { code: 1, name };
   }
   const rv = current.json<{ metadata?: { resourceVersion?: string } }>().metadata?.resourceVersion;
   const patched = await agentRequest(
@@ -177,13 +188,14 @@ async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<C
       'Content-Type': 'application/strategic-merge-patch+json',
     },
   );
+  printWarnings(patched, shown, io);
   if (patched.status !== 200) {
     io.stderr.write(failure(patched));
-    return patched.status === 422 ? 2 : 1;
+    return { code: patched.status === 422 ? 2 : 1, name };
   }
   const same = patched.json<{ metadata?: { resourceVersion?: string } }>().metadata?.resourceVersion === rv;
   io.stdout.write(`${shown} ${same ? 'unchanged' : 'configured'}\n`);
-  return 0;
+  return { code: 0, name };
 }
 
 /** Applies ConfigMaps, Secrets, Services and workloads, then pods; resolves to the exit code and what was applied. */
@@ -208,8 +220,8 @@ export async function applyObjects(
   const manifests = [...(objs.objectManifests ?? [])].sort((a, b) => Number(b.kind === 'Service') - Number(a.kind === 'Service'));
   const objects: AppliedRef[] = [];
   for (const obj of manifests) {
-    const c = await applyManifestObject(root, obj, io);
-    if (c === 0) objects.push({ kind: obj.kind, ns: obj.metadata?.namespace ?? 'default', name: obj.metadata?.name ?? '', object: obj });
+    const { code: c, name } = await applyManifestObject(root, obj, io);
+    if (c === 0) objects.push({ kind: obj.kind, ns: obj.metadata?.namespace ?? 'default', name, object: obj });
     code = Math.max(code, c);
   }
   const pods: AppliedObject[] = [];

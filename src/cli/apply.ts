@@ -9,6 +9,7 @@ import { durationFlag } from './duration.js';
 import { waitForPods } from './pod-waiter.js';
 import { ensureAgent } from './agent-client.js';
 import { applyObjects } from './apply-objects.js';
+import { checkAgentRuntime, checkBeforeAgentStart } from './runtime-check.js';
 import { waitForWorkloads } from './workload-waiter.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { loadFlaggedManifests, manifestFlags, noFilenameMessage } from './validate.js';
@@ -62,6 +63,8 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   }
   const loaded = await loadFlaggedManifests(files, parsed, io, { nodeName: defaultNodeName() });
   if (typeof loaded === 'number') return loaded;
+  const unrunnable = await checkBeforeAgentStart(root, loaded, io);
+  if (unrunnable !== 0) return unrunnable;
   try {
     const { started } = await ensureAgent(root, []);
     if (started) io.stderr.write(`started the podvisor agent for ${root} (log: ${root}/agent.log)\n`);
@@ -69,6 +72,9 @@ async function apply(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
+  // Nothing is applied when the agent's runtime cannot run some of it (a container without a command on the process runtime).
+  const refused = await checkAgentRuntime(root, loaded, io);
+  if (refused !== 0) return refused;
   const { code, pods, objects } = await applyObjects(root, loaded, io, { immutable: parsed.flags.force === true ? 'replace' : 'fail' });
   if (!target) return code;
   // Pods meet the condition asked; workloads roll out (a Job completes), as kubectl rollout status.

@@ -9,6 +9,7 @@ import { defaultNodeName, type LoadedManifests } from '../config/load.js';
 import type { CommandIO, ParsedArgs } from './args.js';
 import { podvisorExecutable } from './executable.js';
 import { warnUnhonoured } from './output.js';
+import { declaredCapabilities } from '../runtime/pod-rules.js';
 import { loadFlaggedManifests } from './validate.js';
 
 /**
@@ -32,8 +33,9 @@ export async function loadAndStartAgent(
 export async function loadForAgent(files: string[], parsed: ParsedArgs, io: CommandIO, settings: AgentSettings): Promise<LoadedManifests | number> {
   const loaded = await loadFlaggedManifests(files, parsed, io, { runtime: settings.runtime, nodeName: defaultNodeName() });
   if (typeof loaded === 'number') return loaded;
-  // Only the process runtime leaves fields unhonoured; containerd runs them as a kubelet does.
-  if (settings.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
+  // Only a runtime of host processes leaves fields unhonoured; containerd runs them as a kubelet does.
+  // Workloads go through the agent's API, whose Warning headers say the same of their templates.
+  warnUnhonoured(needsAgentAPI(loaded) ? [] : loaded.pods, declaredCapabilities(settings.runtime), io.stderr);
   return loaded;
 }
 

@@ -2,6 +2,10 @@
 // kubectl -o does), load/validation failures as kubectl prints them (exit code 2), and warnings.
 
 import type { Pod } from '../api/types.js';
+import { qualifiedName, type ManifestObject } from '../config/object-kinds.js';
+import type { RuntimeCapabilities } from '../runtime/cri.js';
+import { runtimeObjectWarnings } from '../runtime/pod-rules.js';
+import { detectRuntimeHost } from '../runtime/process-runtime.js';
 import { loadErrorLines } from '../config/load.js';
 import { formatObject } from '../printers/json-yaml.js';
 
@@ -25,10 +29,17 @@ export function reportLoadError(err: unknown, stderr: NodeJS.WritableStream): nu
   return 2;
 }
 
-/** Validation warnings (stderr, as kubectl prints the API server's) for fields the process runtime cannot honour here. */
-export async function warnUnhonoured(pods: Pod[], stderr: NodeJS.WritableStream): Promise<void> {
-  // Host detection (cgroups, identity) is loaded only for the process runtime's warnings.
-  const { detectRuntimeHost, unhonouredWarnings } = await import('../runtime/process-runtime.js');
-  const host = detectRuntimeHost();
-  for (const pod of pods) for (const w of unhonouredWarnings(pod, host)) stderr.write(`Warning: ${w}\n`);
+/**
+ * Validation warnings (stderr, as kubectl prints the API server's) for the fields of each Pod and
+ * workload template that a runtime of these capabilities runs without applying on this host:
+ * `Warning: deployment.apps/web: spec.template.spec.containers[0].securityContext.capabilities: not honoured …`.
+ */
+export function warnUnhonoured(objects: ReadonlyArray<Pod | ManifestObject>, capabilities: RuntimeCapabilities, stderr: NodeJS.WritableStream): void {
+  if (!capabilities.hostProcesses) return;
+  // Host detection (cgroups, identity) only for a runtime of host processes.
+  const warnings = runtimeObjectWarnings(capabilities, detectRuntimeHost());
+  for (const o of objects) {
+    const obj = { apiVersion: 'v1', kind: 'Pod', ...o } as ManifestObject | Pod;
+    for (const w of warnings(obj)) stderr.write(`Warning: ${qualifiedName(obj)}: ${w}\n`);
+  }
 }

@@ -10,6 +10,7 @@ import { agentFlagSpecs, agentSettings, durationFlag } from './agent-flags.js';
 import { ensureAgent } from './agent-client.js';
 import { waitForPods } from './pod-waiter.js';
 import { applyObjects } from './apply-objects.js';
+import { checkAgentRuntime } from './runtime-check.js';
 import { waitForWorkloads } from './workload-waiter.js';
 import { loadFlaggedManifests, noFilenameMessage } from './validate.js';
 
@@ -73,6 +74,10 @@ export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<num
     io.stderr.write(`error: ${(err as Error).message}\n`);
     return 1;
   }
+
+  // The agent that already ran may have another runtime than the flags name: its own is checked.
+  const refused = await checkAgentRuntime(root, loaded, io);
+  if (refused !== 0) return refused;
 
   // Compose's habit: a pod whose spec changed is recreated, not refused.
   const { code: applyCode, pods: applied, objects } = await applyObjects(root, loaded, io, { immutable: 'replace', namespaces: 'create' });

@@ -4,7 +4,7 @@
 import { defineCommand, usageFailure, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { defaultNodeName, loadManifests, validateModes, type LoadedManifests, type LoadOptions, type ValidateMode } from '../config/load.js';
 import { formatObjects, outputFormats, reportLoadError, warnUnhonoured, type OutputFormat } from './output.js';
-import { validateForProcessRuntime } from '../runtime/process-runtime.js';
+import { declaredCapabilities, runtimePodRules } from '../runtime/pod-rules.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import { sharedPortWarnings } from '../controllers/replica-ports.js';
 
@@ -38,8 +38,8 @@ export async function loadFlaggedManifests(
       validate: parsed.flags.validate as ValidateMode,
       recursive: parsed.flags.recursive === true,
       onWarning: (msg) => io.stderr.write(`Warning: ${msg}\n`),
-      // --runtime=process: the rules of the runtime service that flag starts.
-      ...(runtime === 'process' ? { extraValidation: validateForProcessRuntime } : {}),
+      // --runtime: the rules of that runtime, on pods and workload templates alike.
+      ...(runtime ? { extraValidation: runtimePodRules(declaredCapabilities(runtime)) } : {}),
       ...opts,
     });
   } catch (err) {
@@ -97,13 +97,15 @@ export const validateCommand = defineCommand({
       ...(parsed.flags['node-name'] ? { nodeName: parsed.flags['node-name'] as string } : {}),
     });
     if (typeof loaded === 'number') return loaded;
-    if (parsed.flags.runtime === 'process') await warnUnhonoured(loaded.pods, io.stderr);
+    if (parsed.flags.runtime) warnUnhonoured([...loaded.pods, ...loaded.objects], declaredCapabilities(parsed.flags.runtime as string), io.stderr);
     if (parsed.flags.runtime !== 'containerd') for (const w of sharedPortWarnings(loaded.objects)) io.stderr.write(`Warning: ${w}\n`);
     const output = parsed.flags.output as OutputFormat | undefined;
     if (output) {
       io.stdout.write(formatObjects([...loaded.configMaps, ...loaded.secrets, ...loaded.objects, ...loaded.pods], output));
       return 0;
     }
+    for (const cm of loaded.configMaps) io.stdout.write(`${qualifiedName({ kind: 'ConfigMap', ...cm })} validated\n`);
+    for (const s of loaded.secrets) io.stdout.write(`${qualifiedName({ kind: 'Secret', ...s })} validated\n`);
     for (const obj of loaded.objects) io.stdout.write(`${qualifiedName(obj)} validated\n`);
     for (const pod of loaded.pods) io.stdout.write(`pod/${pod.metadata?.name} validated\n`);
     return 0;

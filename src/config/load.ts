@@ -3,17 +3,18 @@
 // agent's controllers run), collecting every problem of every source before failing, so a user sees
 // all of them at once.
 
-import type { ConfigMap, Pod, Secret } from '../api/types.js';
+import type { ConfigMap, ObjectMeta, Pod, Secret } from '../api/types.js';
+import { onPodOrTemplate } from '../api/pod-templates.js';
 import { strictDecode, type DecodeProblem } from '../api/decode.js';
 import { kindTypes } from '../api/schema.js';
 import { defaultPod, defaultSecret, defaultNamespace } from '../api/defaults.js';
 import { aggregateMessage, type FieldError, formatFieldError, sortFieldErrors } from '../api/field-errors.js';
-import { validateConfigMap, validatePods, validateSecret } from '../api/validation/index.js';
+import { validateConfigMap, validatePod, validateSecret } from '../api/validation/index.js';
 import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';
 import { builtin } from '../util/builtins.js';
-import { isObjectKind, objectKinds, type ManifestObject, type ObjectKind } from './object-kinds.js';
+import { isObjectKind, objectKinds, qualifiedName, removedVersions, type ManifestObject, type ObjectKind } from './object-kinds.js';
 
 /** kubectl's --validate values: strict rejects unknown fields, warn reports them, ignore drops them. */
 export type ValidateMode = 'strict' | 'warn' | 'ignore';
@@ -26,11 +27,14 @@ export interface LoadOptions {
   cwd?: string;
   /** Default strict. */
   validate?: ValidateMode;
-  /** Receives each warning (without a `Warning: ` prefix) in warn mode. */
+  /** Receives each warning (without a `Warning: ` prefix): unknown fields in warn mode, objects defined twice. */
   onWarning?: (msg: string) => void;
   /** This host's node name; defaults to the lowercased hostname, as the kubelet's. */
   nodeName?: string;
-  /** Further per-pod checks (run on the defaulted pod; e.g. the rules of the runtime the pods will run on), reported like validation errors. */
+  /**
+   * Further per-pod checks (run on the defaulted pod, and on each workload's pod template under its
+   * path; e.g. the rules of the runtime the pods will run on), reported like validation errors.
+   */
   extraValidation?: (pod: Pod) => FieldError[];
   /** kubectl's -n: the namespace of objects that name none; objects naming another are an error. */
   namespace?: string;
@@ -98,6 +102,13 @@ const kindHints: Record<string, string> = {
 const otherKindHint =
   'podvisor reads v1 Pod, ConfigMap, Secret and Service, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, and batch/v1 Job and CronJob objects (or a v1 List of them)';
 const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
+
+/** Why a version is not read, when Kubernetes removed it: ` (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)`. */
+function removedHint(kind: ObjectKind, apiVersion: string, versions: readonly string[]): string {
+  const removed = Object.hasOwn(removedVersions, kind) ? removedVersions[kind]! : {};
+  const release = Object.hasOwn(removed, apiVersion) ? removed[apiVersion] : undefined;
+  return release ? ` (${apiVersion} ${kind} was removed in Kubernetes ${release}; set apiVersion: ${versions[0]})` : '';
+}
 
 export function defaultNodeName(): string {
   return builtin('node:os').hostname().trim().toLowerCase();
@@ -225,7 +236,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
       const versions = objectKinds[kind].apiVersions;
       if (!versions.includes(apiVersion)) {
         problems.push(
-          `error: ${where()}: no matches for kind ${goQuote(kind)} in version ${goQuote(apiVersion)}: podvisor reads ${kind} in ${versions.join(', ')}`,
+          `error: ${where()}: no matches for kind ${goQuote(kind)} in version ${goQuote(apiVersion)}: podvisor reads ${kind} in ${versions.join(', ')}${removedHint(kind, apiVersion, versions)}`,
         );
         return;
       }
@@ -246,22 +257,40 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
   }
 
   // Validation: every pod's errors (and the runtime's own rules) reported together.
-  const podErrors = validatePods(pods);
-  pods.forEach((pod, i) => {
-    const errs = [...podErrors[i]!];
+  pods.forEach((pod) => {
+    const errs = [...validatePod(pod)];
     if (opts.extraValidation) errs.push(...opts.extraValidation(pod));
     if (errs.length) problems.push(formatInvalidObject('Pod', pod.metadata?.name ?? '', errs));
   });
-  const seen = new Set<string>();
-  const checkOther = (kind: string, meta: { name?: string; namespace?: string } | undefined, errs: FieldError[]) => {
+  // A pod named twice is the last one (a pod runs one spec; apply would replace the first with it).
+  const lastOfName = new Map<string, number>();
+  pods.forEach((pod, i) => pod.metadata?.name && lastOfName.set(`${pod.metadata.namespace}/${pod.metadata.name}`, i));
+  const shadowed = new Set(pods.flatMap((pod, i) => (pod.metadata?.name && lastOfName.get(`${pod.metadata.namespace}/${pod.metadata.name}`) !== i ? [i] : [])));
+  for (const i of shadowed) opts.onWarning?.(`pod/${pods[i]!.metadata!.name} is defined more than once: the last one is used`);
+  if (shadowed.size) {
+    for (const list of [pods, podOrigins, podManifests] as unknown[][]) {
+      const kept = list.filter((_, i) => !shadowed.has(i));
+      list.splice(0, list.length, ...kept);
+    }
+  }
+  // Two documents of one kind and name are applied in order, as kubectl apply -f DIR does (the
+  // last one wins): said, not refused.
+  const seen = new Map<string, number>();
+  const templateChecks = opts.extraValidation ? onPodOrTemplate(opts.extraValidation) : () => [];
+  const checkOther = (kind: string, obj: { metadata?: ObjectMeta }, errs: FieldError[]) => {
+    const meta = obj.metadata;
     const key = `${kind}/${meta?.namespace}/${meta?.name}`;
-    if (meta?.name && seen.has(key)) errs.push({ type: 'Duplicate', field: 'metadata.name', value: meta.name });
-    seen.add(key);
+    if (meta?.name) {
+      const times = (seen.get(key) ?? 0) + 1;
+      seen.set(key, times);
+      if (times === 2)
+        opts.onWarning?.(`${qualifiedName({ apiVersion: 'v1', kind, ...obj })} is defined more than once: each is applied in turn, the last one wins`);
+    }
     if (errs.length) problems.push(formatInvalidObject(kind, meta?.name ?? '', errs));
   };
-  for (const cm of configMaps) checkOther('ConfigMap', cm.metadata, validateConfigMap(cm));
-  for (const s of secrets) checkOther('Secret', s.metadata, validateSecret(s));
-  for (const o of objects) checkOther(o.kind, o.metadata, objectKinds[o.kind].validate(o));
+  for (const cm of configMaps) checkOther('ConfigMap', cm, validateConfigMap(asCreated(cm)));
+  for (const s of secrets) checkOther('Secret', s, validateSecret(asCreated(s)));
+  for (const o of objects) checkOther(o.kind, o, [...objectKinds[o.kind].validate(asCreated(o)), ...templateChecks(o)]);
 
   if (problems.length === 0 && !opts.allowEmpty && pods.length + configMaps.length + secrets.length + objects.length === 0) {
     problems.push('error: no objects passed');
@@ -284,6 +313,18 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
     secret: (ns, name) => secretIndex.get(`${ns}/${name}`),
   };
 }
+
+/**
+ * The object as the API server validates it on create: a name made from generateName where it has
+ * none (the server names it before validation), so a manifest for `kubectl create` is judged as
+ * the server judges it.
+ */
+function asCreated<T extends { metadata?: ObjectMeta }>(obj: T): T {
+  const m = obj.metadata;
+  if (m?.name || !m?.generateName) return obj;
+  return { ...obj, metadata: { ...m, name: `${m.generateName}${generatedSuffix}` } };
+}
+const generatedSuffix = 'x0x0x';
 
 /** The message of any error thrown while loading, as lines for stderr. */
 export function loadErrorLines(err: unknown): string[] {

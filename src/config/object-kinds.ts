@@ -54,7 +54,7 @@ export const objectKinds = {
   StatefulSet: rules<StatefulSet>(['apps/v1'], 'statefulsets', 'statefulset', defaultStatefulSet, validateStatefulSet),
   DaemonSet: rules<DaemonSet>(['apps/v1'], 'daemonsets', 'daemonset', defaultDaemonSet, validateDaemonSet),
   Job: rules<Job>(['batch/v1'], 'jobs', 'job', defaultJob, validateAsCreated),
-  CronJob: rules<CronJob>(['batch/v1', 'batch/v1beta1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
+  CronJob: rules<CronJob>(['batch/v1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
@@ -63,14 +63,26 @@ export function isObjectKind(kind: string): kind is ObjectKind {
   return Object.hasOwn(objectKinds, kind) && kind in kindTypes;
 }
 
+/**
+ * Versions of these kinds that Kubernetes removed before the release the agent serves (1.30), with the
+ * release that removed them: a manifest naming one is told which version to write instead.
+ */
+export const removedVersions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  CronJob: { 'batch/v1beta1': '1.25' },
+  Deployment: { 'extensions/v1beta1': '1.16', 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
+  ReplicaSet: { 'extensions/v1beta1': '1.16', 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
+  StatefulSet: { 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
+  DaemonSet: { 'extensions/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
+};
+
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */
 export function groupOf(apiVersion: string): string {
   return apiVersion.includes('/') ? apiVersion.split('/')[0]! : '';
 }
 
 /** kubectl's name of an object: `deployment.apps/web`, `job.batch/migrate`, `service/web`. */
-export function qualifiedName(o: { apiVersion?: string; kind?: string; metadata?: { name?: string } }): string {
+export function qualifiedName(o: { apiVersion?: string; kind?: string; metadata?: { name?: string; generateName?: string } }): string {
   const singular = isObjectKind(o.kind ?? '') ? objectKinds[o.kind as ObjectKind].singular : (o.kind ?? '').toLowerCase();
   const group = groupOf(o.apiVersion ?? 'v1');
-  return `${singular}${group ? `.${group}` : ''}/${o.metadata?.name ?? ''}`;
+  return `${singular}${group ? `.${group}` : ''}/${o.metadata?.name || (o.metadata?.generateName ?? '')}`;
 }

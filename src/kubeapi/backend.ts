@@ -165,6 +165,12 @@ export interface KubeBackend {
   /** A connection to the pod's port (the process runtime: 127.0.0.1:port). */
   portForward(namespace: string, name: string, port: number): Promise<Duplex>;
 
+  /**
+   * What a client is told beside a write that succeeded (create, update, patch of any kind), as the API
+   * server's WarningsOnCreate/WarningsOnUpdate and admission warnings: each text a Warning header.
+   */
+  writeWarnings?(written: KubeObject): string[];
+
   /** Kinds kept as plain objects, when the backend keeps them (pods' env and volumes resolve against ConfigMaps and Secrets). */
   readonly objects?: ObjectsBackend;
 

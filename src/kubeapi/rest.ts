@@ -29,6 +29,7 @@ import { groupVersionOf, type ApiContext, type ResourceDef, type ScaleSubresourc
 import { scaleOf, withReplicas } from './scale.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { serveWatch } from './watch.js';
+import { setWarnings } from './warnings.js';
 
 export interface RestOptions extends ApiContext {
   /** How often a watch that allows bookmarks gets one. */
@@ -138,6 +139,12 @@ export class RestHandler {
     private readonly opts: RestOptions,
   ) {}
 
+  /** The object written, with the backend's warnings about it set as Warning headers (create, update, patch). */
+  private warned(r: RestRequest, written: KubeObject): KubeObject {
+    if (this.backend.writeWarnings) setWarnings(r.res, this.backend.writeWarnings(written));
+    return written;
+  }
+
   // ---- collections ----
 
   /** /…/<resource>: list or watch (GET), create (POST), deletecollection (DELETE). */
@@ -222,7 +229,7 @@ export class RestHandler {
     const create = need(r.storage, 'create');
     const obj = checkBody(def, await readObject(r.req), r.namespace ?? '');
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + randomSuffix();
-    sendJSON(r.res, 201, withKind(def, await create(obj, writeOptionsOf(r.query))));
+    sendJSON(r.res, 201, this.warned(r, withKind(def, await create(obj, writeOptionsOf(r.query)))));
   }
 
   private async deleteCollection(r: RestRequest): Promise<void> {
@@ -276,7 +283,7 @@ export class RestHandler {
     const update = need(r.storage, 'update');
     const obj = checkBody(r.def, await readObject(r.req), r.namespace ?? '', name);
     this.current(r, name);
-    sendJSON(r.res, 200, withKind(r.def, await update(obj, writeOptionsOf(r.query))));
+    sendJSON(r.res, 200, this.warned(r, withKind(r.def, await update(obj, writeOptionsOf(r.query)))));
   }
 
   /**
@@ -321,7 +328,7 @@ export class RestHandler {
     const opts = writeOptionsOf(r.query);
     const create = def.verbs.includes('create') && storage.create ? (o: Obj) => storage.create!(o, opts) : undefined;
     const { object, created } = await this.patched(r, name, (next) => update(next, opts), create);
-    sendJSON(r.res, created ? 201 : 200, withKind(def, object));
+    sendJSON(r.res, created ? 201 : 200, this.warned(r, withKind(def, object)));
   }
 
   /** DeleteOptions from the query and the body (either may carry them). */

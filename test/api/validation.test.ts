@@ -409,8 +409,8 @@ test('process runtime: command required and volumeMounts rejected, init containe
   const pod = defaultPod(p, { nodeName: 'node-1', source: 'file' });
   assert.deepEqual(validatePod(pod).map(formatFieldError), []);
   assert.deepEqual(validateForProcessRuntime(pod).map(formatFieldError), [
-    "spec.containers[0].command: Required value: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd",
+    'spec.containers[0].command: Required value: container "app" has no command: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd',
     'spec.containers[0].volumeMounts: Forbidden: not supported by the process runtime; use --runtime=containerd',
-    "spec.initContainers[0].command: Required value: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or use --runtime=containerd",
+    'spec.initContainers[0].command: Required value: container "init" has no command: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd',
   ]);
 });

@@ -4,7 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { main } from '../../src/cli/main.js';
@@ -27,10 +29,42 @@ test('valid manifests: one line per object, exit 0', () => {
   assert.equal(r.code, 0);
 });
 
-test('ConfigMaps and Secrets beside the pods are checked; the summary lists the pods', () => {
+test('ConfigMaps and Secrets beside the pods are checked, each with its line', () => {
   const r = podvisor(['validate', '--filename=test/fixtures/multi.yaml']);
-  assert.equal(r.stdout, 'pod/app validated\n');
+  assert.equal(r.stdout, 'configmap/settings validated\nsecret/token validated\npod/app validated\n');
   assert.equal(r.code, 0);
+});
+
+test('validate reads as the API reads: generateName, the same object twice in a directory, a removed version', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'validate-'));
+  try {
+    const job =
+      'apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: hook-}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: busybox, command: ["true"]}]\n';
+    writeFileSync(join(dir, 'a.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {v: "1"}\n---\n${job}`);
+    writeFileSync(join(dir, 'b.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {v: "2"}\n');
+    const r = podvisor(['validate', '-f', dir]);
+    assert.deepEqual(
+      [r.code, r.stdout, r.stderr],
+      [
+        0,
+        'configmap/cfg validated\nconfigmap/cfg validated\njob.batch/hook- validated\n',
+        'Warning: configmap/cfg is defined more than once: each is applied in turn, the last one wins\n',
+      ],
+    );
+    const cron =
+      'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox, command: ["true"]}]}}}}\n';
+    const old = podvisor(['validate', '-f', '-'], cron);
+    assert.deepEqual(
+      [old.code, old.stdout, old.stderr],
+      [
+        2,
+        '',
+        'error: unable to recognize "STDIN": STDIN:1:1: document 0: no matches for kind "CronJob" in version "batch/v1beta1": podvisor reads CronJob in batch/v1 (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)\n',
+      ],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('invalid input: every error on stderr, kubectl style, exit 2, nothing on stdout', () => {
@@ -103,7 +137,42 @@ test('--runtime=process applies the process runtime rules', () => {
   assert.equal(podvisor(['validate', '-f', '-'], yaml).code, 0);
   const r = podvisor(['validate', '-f', '-', '--runtime=process'], yaml);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /^The Pod "p" is invalid: spec\.containers\[0\]\.command: Required value: the process runtime/);
+  assert.match(r.stderr, /^The Pod "p" is invalid: spec\.containers\[0\]\.command: Required value: container "c" has no command: the process runtime/);
+});
+
+test('--runtime=process judges every workload template as a pod: no command refused (exit 2), fields it does not apply warned', () => {
+  const deployment = (container: string) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      securityContext: {fsGroup: 2000}\n      containers: [${container}]\n`;
+  const cron =
+    'apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: main, image: busybox}]}}}}\n';
+  const refused = podvisor(['validate', '-f', '-', '--runtime=process'], `${deployment('{name: web, image: nginx}')}---\n${cron}`);
+  const fix =
+    "the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd";
+  assert.deepEqual(
+    [refused.code, refused.stdout, refused.stderr],
+    [
+      2,
+      '',
+      `The Deployment "web" is invalid: spec.template.spec.containers[0].command: Required value: container "web" has no command: ${fix}\n` +
+        `The CronJob "nightly" is invalid: spec.jobTemplate.spec.template.spec.containers[0].command: Required value: container "main" has no command: ${fix}\n`,
+    ],
+  );
+  // The containerd runtime runs the image's entrypoint.
+  assert.equal(podvisor(['validate', '-f', '-', '--runtime=containerd'], `${deployment('{name: web, image: nginx}')}---\n${cron}`).code, 0);
+
+  const unapplied = '{name: web, image: nginx, command: [sleep, "9"], securityContext: {readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}}';
+  const warned = podvisor(['validate', '-f', '-', '--runtime=process'], deployment(unapplied));
+  const why = 'not honoured by the process runtime: the process runtime runs host processes without namespaces or security profiles; use --runtime=containerd';
+  assert.deepEqual(
+    [warned.code, warned.stdout, warned.stderr],
+    [
+      0,
+      'deployment.apps/web validated\n',
+      `Warning: deployment.apps/web: spec.template.spec.securityContext.fsGroup: ${why}\n` +
+        `Warning: deployment.apps/web: spec.template.spec.containers[0].securityContext.capabilities: ${why}\n` +
+        `Warning: deployment.apps/web: spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem: ${why}\n`,
+    ],
+  );
 });
 
 test('usage errors exit 2 with a hint', () => {

@@ -99,13 +99,16 @@ test('validate: workloads and Services beside pods and ConfigMaps, any order; ev
   try {
     const ok = await runCli(['validate', '-f', s.file('app.yaml')]);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(ok.stdout, 'job.batch/migrate validated\ndeployment.apps/web validated\nservice/web validated\npod/bare validated\n');
+    assert.equal(
+      ok.stdout,
+      'configmap/web-config validated\njob.batch/migrate validated\ndeployment.apps/web validated\nservice/web validated\npod/bare validated\n',
+    );
     const bad = await runCli(['validate', '-f', s.file('bad.yaml')]);
     assert.equal(bad.code, 2);
     assert.equal(bad.stdout, '');
     assert.equal(
       bad.stderr,
-      `error: unable to recognize "${s.file('bad.yaml')}": ${s.file('bad.yaml')}:35:1: document 2: no matches for kind "Deployment" in version "extensions/v1beta1": podvisor reads Deployment in apps/v1\n` +
+      `error: unable to recognize "${s.file('bad.yaml')}": ${s.file('bad.yaml')}:35:1: document 2: no matches for kind "Deployment" in version "extensions/v1beta1": podvisor reads Deployment in apps/v1 (extensions/v1beta1 Deployment was removed in Kubernetes 1.16; set apiVersion: apps/v1)\n` +
         'The Deployment "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0\n' +
         'The Job "Bad_Name" is invalid: \n' +
         `* metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\n` +

@@ -112,12 +112,6 @@ const failures: [string, string[], LoadOptions, string[]][] = [
     ],
   ],
   [
-    'duplicate pods across files',
-    ['list.yaml', 'list.yaml'],
-    {},
-    ['The Pod "one" is invalid: metadata.name: Duplicate value: "one"', 'The Pod "two" is invalid: metadata.name: Duplicate value: "two"'],
-  ],
-  [
     'problems of several sources together',
     ['nope.yaml', 'typo.yaml', 'deployment.yaml'],
     {},
@@ -146,7 +140,12 @@ const kindRows: [string, string, string][] = [
   [
     'a workload in a version podvisor does not read',
     'apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n',
-    'no matches for kind "Deployment" in version "extensions/v1beta1": podvisor reads Deployment in apps/v1',
+    'no matches for kind "Deployment" in version "extensions/v1beta1": podvisor reads Deployment in apps/v1 (extensions/v1beta1 Deployment was removed in Kubernetes 1.16; set apiVersion: apps/v1)',
+  ],
+  [
+    'a CronJob in batch/v1beta1, which the release served (1.30) no longer has',
+    'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\n',
+    'no matches for kind "CronJob" in version "batch/v1beta1": podvisor reads CronJob in batch/v1 (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)',
   ],
   [
     'ReplicationController',
@@ -180,13 +179,13 @@ test('workloads and Services beside pods, in any order: defaulted as the API ser
     'apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\nspec:\n  containers: [{name: c, image: busybox, command: [sleep, "9"]}]',
     'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: busybox, command: [sleep, "9"]}]',
     'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]',
-    'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: nightly, image: busybox, command: ["true"]}]',
+    'apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: nightly, image: busybox, command: ["true"]}]',
   ].join('\n---\n');
   const m = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(yaml)]) });
   assert.deepEqual(names(m.pods), ['bare']);
   assert.deepEqual(
     m.objects.map((o) => `${o.apiVersion} ${o.kind} ${o.metadata?.namespace}/${o.metadata?.name}`),
-    ['batch/v1 Job default/migrate', 'apps/v1 Deployment shop/web', 'v1 Service default/web', 'batch/v1beta1 CronJob default/nightly'],
+    ['batch/v1 Job default/migrate', 'apps/v1 Deployment shop/web', 'v1 Service default/web', 'batch/v1 CronJob default/nightly'],
   );
   const deploy = m.objects[1]!.spec as { replicas: number; strategy: { rollingUpdate: { maxSurge: string } }; template: { spec: { dnsPolicy: string } } };
   assert.deepEqual([deploy.replicas, deploy.strategy.rollingUpdate.maxSurge, deploy.template.spec.dnsPolicy], [1, '25%', 'ClusterFirst']);
@@ -200,14 +199,58 @@ test("workload errors of every object at once, in the API server's words", async
   const yaml = [
     'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: -1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: other}}\n    spec:\n      containers: [{name: web, image: busybox}]',
     'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    spec:\n      restartPolicy: Always\n      containers: [{name: x, image: busybox}]',
-    'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: x, image: busybox}]',
   ].join('\n---\n');
   assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(yaml)]) }), [
     'The Deployment "web" is invalid: \n' +
       '* spec.replicas: Invalid value: -1: must be greater than or equal to 0\n' +
       '* spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
     'The Job "once" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
-    'The Job "once" is invalid: metadata.name: Duplicate value: "once"',
+  ]);
+});
+
+test('two documents of one kind and name are kept in order, with a warning, as kubectl apply -f DIR applies them', async () => {
+  const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {v: "${v}"}`;
+  const job =
+    'apiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: x, image: busybox, command: ["true"]}]';
+  const warnings: string[] = [];
+  const m = await loadManifests(['-'], {
+    ...base,
+    onWarning: (w) => warnings.push(w),
+    stdin: () => Readable.from([Buffer.from([cm('1'), job, cm('2'), job].join('\n---\n'))]),
+  });
+  assert.deepEqual(
+    m.configMaps.map((c) => c.data?.v),
+    ['1', '2'],
+  );
+  assert.equal(m.configMap('default', 'cfg')?.data?.v, '2');
+  assert.deepEqual(names(m.objects), ['once', 'once']);
+  assert.deepEqual(warnings, [
+    'configmap/cfg is defined more than once: each is applied in turn, the last one wins',
+    'job.batch/once is defined more than once: each is applied in turn, the last one wins',
+  ]);
+});
+
+test('a pod named twice (across files) is the last one, with a warning', async () => {
+  const warnings: string[] = [];
+  const m = await loadManifests(['list.yaml', '-'], {
+    ...base,
+    onWarning: (w) => warnings.push(w),
+    stdin: () => Readable.from([Buffer.from('apiVersion: v1\nkind: Pod\nmetadata: {name: one}\nspec:\n  containers: [{name: last, image: busybox}]\n')]),
+  });
+  assert.deepEqual(names(m.pods), ['two', 'one']);
+  assert.deepEqual([m.pods[1]!.spec?.containers[0]?.name, m.podOrigins[1]!.file, m.podManifests[1]!.spec?.containers[0]?.name], ['last', 'STDIN', 'last']);
+  assert.deepEqual(warnings, ['pod/one is defined more than once: the last one is used']);
+});
+
+test('a Job with generateName and no name is accepted, as the API server names it before validation', async () => {
+  const yaml =
+    'apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: hook-}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: x, image: busybox, command: ["true"]}]';
+  const m = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(yaml)]) });
+  assert.deepEqual([m.objects[0]!.metadata?.name, m.objects[0]!.metadata?.generateName], [undefined, 'hook-']);
+  // Neither name nor generateName: refused in the API server's words.
+  const none = yaml.replace('{generateName: hook-}', '{labels: {a: b}}');
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(none)]) }), [
+    'The Job "" is invalid: metadata.name: Required value: name or generateName is required',
   ]);
 });
 
@@ -236,7 +279,21 @@ test('--validate=warn reports unknown fields as warnings and loads; ignore drops
 test('process runtime: command required', async () => {
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "nginx:1.25"}]\n';
   assert.deepEqual(await problems(['-'], { extraValidation: validateForProcessRuntime, stdin: () => Readable.from([Buffer.from(yaml)]) }), [
-    'The Pod "p" is invalid: spec.containers[0].command: Required value: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or use --runtime=containerd',
+    'The Pod "p" is invalid: spec.containers[0].command: Required value: container "c" has no command: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd',
+  ]);
+});
+
+test("process runtime: a workload's pod template is judged by the same rules, under its path, every object at once", async () => {
+  const yaml = [
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}, {name: ok, image: busybox, command: [sleep, "9"]}]',
+    'apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: "@daily"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: Never\n          initContainers: [{name: init, image: busybox}]\n          containers: [{name: main, image: busybox, command: ["true"]}]',
+    'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers: [{name: db, image: busybox, command: [sleep, "9"]}]',
+  ].join('\n---\n');
+  const detail = (c: string) =>
+    `Required value: container "${c}" has no command: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd`;
+  assert.deepEqual(await problems(['-'], { extraValidation: validateForProcessRuntime, stdin: () => Readable.from([Buffer.from(yaml)]) }), [
+    `The Deployment "web" is invalid: spec.template.spec.containers[0].command: ${detail('web')}`,
+    `The CronJob "nightly" is invalid: spec.jobTemplate.spec.template.spec.initContainers[0].command: ${detail('init')}`,
   ]);
 });
 

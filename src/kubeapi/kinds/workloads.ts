@@ -1,6 +1,7 @@
 // The resource table's rows for the workloads: apps/v1 Deployments, ReplicaSets, StatefulSets,
-// DaemonSets and ControllerRevisions, batch/v1 Jobs and CronJobs (and batch/v1beta1 CronJobs, which
-// kubectl 1.20 asks for). Kept by the object store (strategies.ts); status subresources, the
+// DaemonSets and ControllerRevisions, batch/v1 Jobs and CronJobs: the versions the release the agent
+// reports (1.30) serves; batch/v1beta1 CronJob was removed in 1.25, and kubectl 1.20 finds batch/v1
+// through discovery. Kept by the object store (strategies.ts); status subresources, the
 // autoscaling/v1 scale of the replicated kinds, and the pod template's strategic-merge keys
 // (k8s.io/api/apps/v1 and batch/v1 types.go). Upstream: pkg/registry/apps/*, pkg/registry/batch/*.
 
@@ -13,7 +14,6 @@ import {
   replicaSetTable,
   statefulSetTable,
 } from '../../printers/workload-tables.js';
-import type { KubeObject, Storage } from '../backend.js';
 import { mergeSchema } from '../patch.js';
 import { resource, type ResourceDef } from '../resource-def.js';
 import { podMergeKeys } from './pods.js';
@@ -141,41 +141,4 @@ const cronJobRow = {
 
 export const cronJobs = resource({ ...cronJobRow, version: 'v1', storage: (b) => b.objects?.storage('CronJob') });
 
-/** A storage that reads and writes a stored kind in another version of its group (same fields). */
-function inVersion(storage: Storage | undefined, apiVersion: string, storedVersion: string): Storage | undefined {
-  if (!storage) return undefined;
-  const out = <T extends KubeObject>(o: T): T => ({ ...o, apiVersion });
-  const into = <T extends KubeObject>(o: T): T => ({ ...o, apiVersion: storedVersion });
-  return {
-    list: () => {
-      const l = storage.list();
-      return { ...l, items: l.items.map(out) };
-    },
-    get: (ns, name) => {
-      const o = storage.get(ns, name);
-      return o && out(o);
-    },
-    ...(storage.create ? { create: async (o, opts) => out(await storage.create!(into(o), opts)) } : {}),
-    ...(storage.update ? { update: async (o, opts) => out(await storage.update!(into(o), opts)) } : {}),
-    ...(storage.updateStatus ? { updateStatus: async (o, opts) => out(await storage.updateStatus!(into(o), opts)) } : {}),
-    ...(storage.delete ? { delete: async (ns, name, opts) => out(await storage.delete!(ns, name, opts)) } : {}),
-    ...(storage.watch ? { watch: (rv, on) => storage.watch!(rv, (ev) => on({ ...ev, object: out(ev.object) })) } : {}),
-  };
-}
-
-export const cronJobsV1beta1 = resource({
-  ...cronJobRow,
-  version: 'v1beta1',
-  storage: (b) => inVersion(b.objects?.storage('CronJob'), 'batch/v1beta1', 'batch/v1'),
-});
-
-export const workloadResources: readonly ResourceDef[] = [
-  deployments,
-  replicaSets,
-  statefulSets,
-  daemonSets,
-  controllerRevisions,
-  jobs,
-  cronJobs,
-  cronJobsV1beta1,
-];
+export const workloadResources: readonly ResourceDef[] = [deployments, replicaSets, statefulSets, daemonSets, controllerRevisions, jobs, cronJobs];
