@@ -155,7 +155,12 @@ function claim(dir: string, cidr: string, rootDir: string): boolean {
 export async function serviceRangeFor(rootDir: string, given: string | undefined, dir = claimsDir()): Promise<ServiceNetworkRecord> {
   const root = resolve(rootDir);
   mkdirSync(dir, { recursive: true, mode: 0o755 });
-  if (!lstatSync(dir).isDirectory()) throw new Error(`${dir} is not a directory`);
+  // Claims another user could write would let them steer this agent's range: only our own directory.
+  const st = lstatSync(dir);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0) {
+    throw new Error(`${dir}, where the agents of this host claim their service ranges, is not a directory only this user may write: remove it (or make it so)`);
+  }
   const others = otherClaims(dir, root);
   const free = () => candidateRanges().find((c) => !others.some((o) => overlaps(o.range, parseIpv4Range(c))));
   const record = async (cidr: string): Promise<ServiceNetworkRecord> => {

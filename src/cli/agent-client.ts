@@ -2,12 +2,13 @@
 // (detached, its output appended to `<root>/agent.log`) when none runs there. A connect that fails
 // while a live agent holds the root dir's lock (it is starting and not listening yet, or its listen
 // backlog is full: EAGAIN) is tried again until it goes through or the agent is gone, within
-// agentConnectPatienceMs: nothing was sent, so the retry is safe for every request.
+// agentConnectPatienceMs (longer for an agent still starting): nothing was sent, so the retry is safe
+// for every request.
 
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { join } from 'node:path';
-import { lockOwner } from '../runtime/root-lock.js';
+import { LOCK_FILE, lockOwner } from '../runtime/root-lock.js';
 import { builtin } from '../util/builtins.js';
 import { podvisorExecutable } from './executable.js';
 import { sleepLong } from '../util/timer.js';
@@ -23,8 +24,11 @@ export interface AgentReply {
 
 /** No agent answers on the root dir's socket. */
 export class NoAgentError extends Error {
-  constructor(readonly rootDir: string) {
-    super(`no podvisor agent runs for root dir ${rootDir} (start one with "podvisor agent --root-dir ${rootDir}" or "podvisor up -d")`);
+  constructor(
+    readonly rootDir: string,
+    message = `no podvisor agent runs for root dir ${rootDir} (start one with "podvisor agent --root-dir ${rootDir}" or "podvisor up -d")`,
+  ) {
+    super(message);
     this.name = 'NoAgentError';
   }
 }
@@ -61,32 +65,44 @@ function isConnectFailure(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' || code === 'EAGAIN';
 }
 
-/**
- * How long a command waits for the socket of an agent that holds the root dir but does not accept yet:
- * an agent's start (the runtime service started, restored pods' first statuses) or a burst of clients.
- */
+/** How long a command waits for the socket of an agent that holds the root dir but does not accept (a burst of clients, a busy agent). */
 export const agentConnectPatienceMs = 60_000;
+
+/**
+ * How long after taking the root dir an agent may still be starting (the runtime service started,
+ * restored pods' first statuses, a loaded host): a command waits for such an agent's socket
+ * meanwhile, however long it has waited itself.
+ */
+export const agentStartBudgetMs = 120_000;
 
 /** After this long without a connection, the command says on stderr what it waits for (once). */
 const sayWaitingAfterMs = 1_000;
 
-/** A live agent holds the root dir but did not accept a connection within agentConnectPatienceMs. */
-export class AgentNotAnsweringError extends Error {
-  constructor(
-    readonly rootDir: string,
-    readonly pid: number,
-    cause: string,
-  ) {
+/** A live agent holds the root dir but accepted no connection in time (see agentStream). */
+export class AgentNotAnsweringError extends NoAgentError {
+  constructor(rootDir: string, pid: number, cause: string, waitedMs: number) {
     super(
-      `the podvisor agent of root dir ${rootDir} (pid ${pid}) did not accept a connection within ${agentConnectPatienceMs / 1000}s (${cause}); see ${join(rootDir, AGENT_LOG)}`,
+      rootDir,
+      `the podvisor agent of root dir ${rootDir} (pid ${pid}) accepted no connection in ${Math.round(waitedMs / 1000)}s (${cause}); see ${join(rootDir, AGENT_LOG)}`,
     );
     this.name = 'AgentNotAnsweringError';
   }
 }
 
+/** When the root dir's lock was taken (its file's mtime), 0 when unknown. */
+function lockTakenAt(rootDir: string): number {
+  try {
+    return statSync(join(rootDir, LOCK_FILE)).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * The response itself, for streams (logs -f). A failed connect is tried again while a live agent
- * holds the root dir's lock; rejects with NoAgentError when none does.
+ * holds the root dir's lock, for agentConnectPatienceMs, and as long as that agent may still be
+ * starting (agentStartBudgetMs since it took the lock); rejects with NoAgentError when none does
+ * (AgentNotAnsweringError when it never accepted).
  */
 export async function agentStream(
   rootDir: string,
@@ -105,7 +121,8 @@ export async function agentStream(
       if (!isConnectFailure(err)) throw err;
       const owner = lockOwner(rootDir);
       if (owner?.command !== 'agent') throw new NoAgentError(rootDir);
-      if (Date.now() >= deadline) throw new AgentNotAnsweringError(rootDir, owner.pid, (err as NodeJS.ErrnoException).code ?? (err as Error).message);
+      if (Date.now() >= Math.max(deadline, lockTakenAt(rootDir) + agentStartBudgetMs))
+        throw new AgentNotAnsweringError(rootDir, owner.pid, (err as NodeJS.ErrnoException).code ?? (err as Error).message, Date.now() - since);
       if (!said && Date.now() - since >= sayWaitingAfterMs) {
         said = true;
         process.stderr.write(
