@@ -86,6 +86,8 @@ test('two agents on one host: a service range and DNS address of its own per roo
     const status = await runCli(['agent', 'status', '-o', 'json', '--root-dir', roots.b]);
     assert.equal(status.code, 0, status.stderr);
     assert.deepEqual((JSON.parse(status.stdout) as { serviceNetwork?: Recorded }).serviceNetwork, rb);
+    const text = await runCli(['agent', 'status', '--root-dir', roots.b]);
+    assert.ok(text.stdout.includes(`services:  ${rb.serviceClusterIPRange}, cluster DNS ${rb.clusterDNS}:53\n`), text.stdout);
 
     // A restart keeps the root dir's range, and the Service its ClusterIP.
     assert.equal((await runCli(['agent', 'stop', '--root-dir', roots.b])).code, 0);
