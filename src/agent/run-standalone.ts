@@ -27,6 +27,7 @@ import type { DiskThresholds } from '../kubelet/disk-pressure.js';
 import { startReadinessNotifier, type StopNotifier } from './systemd-notify.js';
 import { defaultServiceNetwork, parseIpv4Range } from '../kubeapi/service-allocator.js';
 import type { ProxyMode } from '../proxy/service-proxy.js';
+import { serviceRangeFor, type ServiceNetworkRecord } from './service-range.js';
 
 export interface StandaloneAgentConfig {
   rootDir: string;
@@ -51,8 +52,10 @@ export interface StandaloneAgentConfig {
   /** Re-read periods of the sources (the kubelet's fileCheckFrequency and httpCheckFrequency, 20 s). */
   fileCheckMs?: number;
   httpCheckMs?: number;
-  /** --service-cluster-ip-range (default 127.99.0.0/16). */
+  /** --service-cluster-ip-range (default: the root dir's own, see service-range.ts). */
   serviceClusterIPRange?: string;
+  /** Where the agents of the host claim their service ranges (default claimsDir()). */
+  serviceRangeClaims?: string;
   /** --nodeport-addresses (default 127.0.0.1). */
   nodePortAddresses?: string[];
   /** --proxy-mode (default userspace). */
@@ -76,6 +79,15 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
   const taken = await lockAndConnect(cfg.rootDir, io.stderr, log, () => io.connectRuntime(log));
   if (!taken) return 1;
   const { lock, connected } = taken;
+  // The root dir's own service range (and with it the cluster DNS address), recorded in the root dir.
+  let network: ServiceNetworkRecord;
+  try {
+    network = await serviceRangeFor(cfg.rootDir, cfg.serviceClusterIPRange, cfg.serviceRangeClaims);
+  } catch (err) {
+    await connected.runtime.close().catch(() => {});
+    lock.release();
+    return reportFailure(err, 'No service range for the agent', io.stderr, log);
+  }
   const clock = io.clock ?? new RealClock();
   const store = new APIPodStore(cfg.rootDir);
   const agent = new StandaloneAgent({
@@ -90,7 +102,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     ...(connected.restart ? { restartRuntime: () => connected.restart!() } : {}),
     ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
     ...(cfg.evictionHard ? { evictionHard: cfg.evictionHard } : {}),
-    serviceNetwork: { ...defaultServiceNetwork(), ...(cfg.serviceClusterIPRange ? { clusterIPRange: parseIpv4Range(cfg.serviceClusterIPRange) } : {}) },
+    serviceNetwork: { ...defaultServiceNetwork(), clusterIPRange: parseIpv4Range(network.serviceClusterIPRange) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     ...(cfg.proxyMode ? { proxyMode: cfg.proxyMode } : {}),
     config: {
@@ -109,7 +121,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
       ...(cfg.runtimeConfig ?? {}),
     },
   });
-  agent.statusProviders.push(() => ({ nodePortAddresses: cfg.nodePortAddresses ?? ['127.0.0.1'] }));
+  agent.statusProviders.push(() => ({ nodePortAddresses: cfg.nodePortAddresses ?? ['127.0.0.1'], serviceNetwork: network }));
   if (connected.describe) agent.statusProviders.push(() => ({ runtimeService: connected.describe!() }));
   // `podvisor agent stop`: the same graceful shutdown as SIGTERM, asked over the API socket.
   const stopAsked = new AbortController();
@@ -120,7 +132,14 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
   // SIGTERM/SIGINT end it the same way. A listener of its own on the command's signal (AbortSignal.any
   // adds none), which is also how the command line knows the agent stops gracefully.
   io.signal?.addEventListener('abort', () => stopAsked.abort(io.signal?.reason), { once: true });
-  await agent.startServiceNetwork();
+  try {
+    await agent.startServiceNetwork();
+  } catch (err) {
+    // An address the proxy or the cluster DNS cannot take: a refusal naming the flag, not a warning.
+    await agent.stop().catch(() => {});
+    lock.release();
+    return reportFailure(err, 'The service network cannot start', io.stderr, log);
+  }
 
   const sources: Array<{ stop(): void }> = [];
   let listening: Listening | undefined;

@@ -21,7 +21,7 @@ import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
 import { objectStrategies, serviceStrategy } from '../kubeapi/strategies.js';
-import { defaultServiceNetwork, ServiceAllocator, type ServiceNetwork } from '../kubeapi/service-allocator.js';
+import { defaultServiceNetwork, parseIpv4, ServiceAllocator, type Ipv4Range, type ServiceNetwork } from '../kubeapi/service-allocator.js';
 import { EndpointsController } from '../controllers/endpoints/controller.js';
 import { ServiceProxy, type ProxyMode } from '../proxy/service-proxy.js';
 import { ClusterDNS, resolvConfNameservers } from '../dns/server.js';
@@ -73,6 +73,16 @@ export interface StandaloneAgentOptions {
   nodePortAddresses?: string[];
   /** The service proxy's mode (default userspace). */
   proxyMode?: ProxyMode;
+}
+
+/** An address another process holds (EADDRINUSE) or the host does not have (EADDRNOTAVAIL). */
+function addressTaken(code: string): boolean {
+  return code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL';
+}
+
+function inRange(ip: string, range: Ipv4Range): boolean {
+  const n = parseIpv4(ip);
+  return n !== undefined && n >= range.base && n < range.base + range.size;
 }
 
 export class StandaloneAgent implements KubeletView {
@@ -207,6 +217,15 @@ export class StandaloneAgent implements KubeletView {
         },
       );
     this.serviceProxy.start();
+    // A ClusterIP of the range another process holds (an agent of another root dir given the same
+    // range) would send this agent's clients to that one: the agent does not start.
+    const taken = (await this.serviceProxy.listensSettled()).find((f) => inRange(f.ip, range) && addressTaken(f.code));
+    if (taken) {
+      throw new Error(
+        `the service proxy cannot listen on ${taken.address} for service ${taken.service}: ${taken.code}; ` +
+          `another process holds this service range's address: give this agent a service range of its own with --service-cluster-ip-range`,
+      );
+    }
     this.serviceURLs.start();
     const ip = this.serviceAllocator.dnsServiceIP();
     try {
@@ -214,6 +233,14 @@ export class StandaloneAgent implements KubeletView {
       this.opts.logger.info('Cluster DNS listening', { address: `${ip}:53`, domain: this.clusterDNS.domain });
       if (podNetwork && this.serviceRoute.reachableFromPods) this.podClusterDNS = { servers: [ip], domain: this.clusterDNS.domain };
     } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (addressTaken(code)) {
+        throw new Error(
+          `the cluster DNS cannot listen on ${ip}:53: ${code}; ${code === 'EADDRINUSE' ? 'another process (an agent of another root dir?) holds it' : 'it is not an address of this host'}: ` +
+            `give this agent a service range of its own with --service-cluster-ip-range (the DNS takes its tenth address)`,
+        );
+      }
+      // Not an address problem: port 53 needs root or CAP_NET_BIND_SERVICE.
       this.opts.logger.warn('Cluster DNS is off: it cannot listen', { address: `${ip}:53`, err: (err as Error).message });
     }
   }

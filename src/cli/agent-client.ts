@@ -1,13 +1,18 @@
 // How commands reach the agent of a root dir: HTTP over its unix socket, starting the agent on demand
-// (detached, its output appended to `<root>/agent.log`) when none runs there.
+// (detached, its output appended to `<root>/agent.log`) when none runs there. A connect that fails
+// while a live agent holds the root dir's lock (it is starting and not listening yet, or its listen
+// backlog is full: EAGAIN) is tried again until it goes through or the agent is gone, within
+// agentConnectPatienceMs (longer for an agent still starting): nothing was sent, so the retry is safe
+// for every request.
 
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { join } from 'node:path';
-import { lockOwner } from '../runtime/root-lock.js';
+import { LOCK_FILE, lockOwner } from '../runtime/root-lock.js';
 import { builtin } from '../util/builtins.js';
 import { podvisorExecutable } from './executable.js';
 import { warningTexts } from '../kubeapi/warnings.js';
+import { sleepLong } from '../util/timer.js';
 
 export const SOCKET_NAME = 'podvisor.sock';
 export const AGENT_LOG = 'agent.log';
@@ -22,8 +27,11 @@ export interface AgentReply {
 
 /** No agent answers on the root dir's socket. */
 export class NoAgentError extends Error {
-  constructor(readonly rootDir: string) {
-    super(`no podvisor agent runs for root dir ${rootDir} (start one with "podvisor agent --root-dir ${rootDir}" or "podvisor up -d")`);
+  constructor(
+    readonly rootDir: string,
+    message = `no podvisor agent runs for root dir ${rootDir} (start one with "podvisor agent --root-dir ${rootDir}" or "podvisor up -d")`,
+  ) {
+    super(message);
     this.name = 'NoAgentError';
   }
 }
@@ -54,13 +62,84 @@ export function agentGone(rootDir: string, err: unknown): unknown {
 /** The agent's unix socket in a root dir. */
 export const socketOf = (rootDir: string) => join(rootDir, SOCKET_NAME);
 
-function isNoAgent(err: unknown): boolean {
+/** A connect that reached no listener: nothing of the request was sent. */
+function isConnectFailure(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK';
+  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' || code === 'EAGAIN';
 }
 
-/** The response itself, for streams (logs -f). Rejects with NoAgentError when nothing listens. */
-export function agentStream(rootDir: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<IncomingMessage> {
+/** How long a command waits for the socket of an agent that holds the root dir but does not accept (a burst of clients, a busy agent). */
+export const agentConnectPatienceMs = 60_000;
+
+/**
+ * How long after taking the root dir an agent may still be starting (the runtime service started,
+ * restored pods' first statuses, a loaded host): a command waits for such an agent's socket
+ * meanwhile, however long it has waited itself.
+ */
+export const agentStartBudgetMs = 120_000;
+
+/** After this long without a connection, the command says on stderr what it waits for (once). */
+const sayWaitingAfterMs = 1_000;
+
+/** A live agent holds the root dir but accepted no connection in time (see agentStream). */
+export class AgentNotAnsweringError extends NoAgentError {
+  constructor(rootDir: string, pid: number, cause: string, waitedMs: number) {
+    super(
+      rootDir,
+      `the podvisor agent of root dir ${rootDir} (pid ${pid}) accepted no connection in ${Math.round(waitedMs / 1000)}s (${cause}); see ${join(rootDir, AGENT_LOG)}`,
+    );
+    this.name = 'AgentNotAnsweringError';
+  }
+}
+
+/** When the root dir's lock was taken (its file's mtime), 0 when unknown. */
+function lockTakenAt(rootDir: string): number {
+  try {
+    return statSync(join(rootDir, LOCK_FILE)).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The response itself, for streams (logs -f). A failed connect is tried again while a live agent
+ * holds the root dir's lock, for agentConnectPatienceMs, and as long as that agent may still be
+ * starting (agentStartBudgetMs since it took the lock); rejects with NoAgentError when none does
+ * (AgentNotAnsweringError when it never accepted).
+ */
+export async function agentStream(
+  rootDir: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<IncomingMessage> {
+  const since = Date.now();
+  const deadline = since + agentConnectPatienceMs;
+  let said = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await requestOnce(rootDir, method, path, body, headers);
+    } catch (err) {
+      if (!isConnectFailure(err)) throw err;
+      const owner = lockOwner(rootDir);
+      if (owner?.command !== 'agent') throw new NoAgentError(rootDir);
+      if (Date.now() >= Math.max(deadline, lockTakenAt(rootDir) + agentStartBudgetMs))
+        throw new AgentNotAnsweringError(rootDir, owner.pid, (err as NodeJS.ErrnoException).code ?? (err as Error).message, Date.now() - since);
+      if (!said && Date.now() - since >= sayWaitingAfterMs) {
+        said = true;
+        process.stderr.write(
+          `waiting for the podvisor agent of root dir ${rootDir} (pid ${owner.pid}) to accept connections; see ${join(rootDir, AGENT_LOG)}\n`,
+        );
+      }
+      // 10 ms doubling to 200 ms, spread so that a burst of clients does not come back at once.
+      const step = Math.min(200, 10 * 2 ** Math.min(attempt, 5));
+      await sleepLong(step / 2 + Math.random() * step);
+    }
+  }
+}
+
+function requestOnce(rootDir: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
@@ -77,7 +156,7 @@ export function agentStream(rootDir: string, method: string, path: string, body?
       resolve,
     );
     req.on('error', (err) =>
-      reject(isNoAgent(err) ? new NoAgentError(rootDir) : isGone(err) ? new AgentGoneError(rootDir, (err as NodeJS.ErrnoException).code ?? err.message) : err),
+      reject(isConnectFailure(err) ? err : isGone(err) ? new AgentGoneError(rootDir, (err as NodeJS.ErrnoException).code ?? err.message) : err),
     );
     if (data) req.write(data);
     req.end();
@@ -148,8 +227,10 @@ export async function ensureAgent(rootDir: string, agentArgs: string[], timeoutM
   }
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await agentRunning(rootDir)) return { started: true, ...(pid !== undefined ? { pid } : {}) };
-    if (exited) break;
+    if (await agentRunning(rootDir)) return exited ? { started: false } : { started: true, ...(pid !== undefined ? { pid } : {}) };
+    // The agent started here lost the root dir to another one started at the same moment (a second
+    // `up -d`): that one is the agent to use, and agentRunning waits for its socket.
+    if (exited && lockOwner(rootDir)?.command !== 'agent') break;
     await new Promise((r) => setTimeout(r, 50));
   }
   let tail = '';

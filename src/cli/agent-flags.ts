@@ -81,7 +81,8 @@ export const agentFlagSpecs: FlagSpec[] = [
     name: 'service-cluster-ip-range',
     type: 'string',
     valueName: 'CIDR',
-    usage: "Services' ClusterIPs are allocated from this IPv4 range (default 127.99.0.0/16: on the loopback, where the service proxy listens without root).",
+    usage:
+      "Services' ClusterIPs are allocated from this IPv4 range, and the cluster DNS listens on its tenth address (default: the root dir's own, recorded in <root-dir>/service-network.json: the first /16 from 127.99.0.0/16 up that no other root dir of the host has, on the loopback, where the service proxy listens without root).",
   },
   {
     name: 'nodeport-addresses',

@@ -1,5 +1,5 @@
 // `podvisor agent status`: what the agent of a root dir runs — pid, version, uptime, pods by phase,
-// listeners, sources and the manifests that failed to load.
+// listeners, the service range and DNS address, sources and the manifests that failed to load.
 
 import { defineCommand } from './args.js';
 import { agentRequest } from './agent-client.js';
@@ -36,6 +36,8 @@ interface AgentStatus {
   runtimeService?: { endpoint: string; pid?: number };
   pods: { total: number } & Record<string, number>;
   listen?: { socket?: string; https?: string; readOnly?: string };
+  /** The root dir's service range and cluster DNS address (a standalone agent). */
+  serviceNetwork?: { serviceClusterIPRange: string; clusterDNS: string };
   sources?: Array<{ kind: string; location: string; error?: string }>;
   manifests?: Array<{ origin: string; pods: number; error?: string }>;
 }
@@ -62,6 +64,7 @@ function formatStatus(st: AgentStatus): string {
     `runtime:   ${st.runtime}${st.runtimeService ? ` at ${st.runtimeService.endpoint}${st.runtimeService.pid ? ` (service pid ${st.runtimeService.pid})` : ''}` : ''}`,
     `pods:      ${pods.total}${byPhase ? ` (${byPhase})` : ''}`,
     `listening: ${[st.listen?.socket, st.listen?.https, st.listen?.readOnly].filter(Boolean).join(', ')}`,
+    ...(st.serviceNetwork ? [`services:  ${st.serviceNetwork.serviceClusterIPRange}, cluster DNS ${st.serviceNetwork.clusterDNS}:53`] : []),
     'sources:',
     ...(st.sources ?? []).map((s) => `  ${s.kind.padEnd(5)} ${s.location}${s.error ? `  error: ${s.error}` : ''}`),
   ];

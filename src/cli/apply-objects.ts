@@ -12,6 +12,7 @@ import { apiPath, type CoreResource } from './kube-client.js';
 import { qualifiedName, type ManifestObject } from '../config/object-kinds.js';
 import { objectPath, type AppliedRef } from './object-paths.js';
 import { waitPodsGone } from './pod-watch.js';
+import { sleepLong } from '../util/timer.js';
 
 export interface AppliedObject {
   resource: CoreResource;
@@ -42,11 +43,37 @@ function failure(r: AgentReply): string {
   return r.status === 422 ? `The ${m.message}\n` : `Error from server (${m.reason}): ${m.message}\n`;
 }
 
+/** kubectl apply's patcher: how many times a conflicting patch is read again and sent again. */
+const maxPatchRetry = 5;
+/** kubectl apply's backOffPeriod, waited before each retry after the first. */
+const backOffPeriodMs = 1_000;
+
+/**
+ * Reads the object at path and sends the update send makes at its resourceVersion; when that
+ * conflicts (the object changed in between: a controller's write, another apply, an agent that
+ * restarted and settles) reads it again and sends again, as kubectl apply does. current is the read
+ * the reply answers; undefined when the read itself failed (reply is then the read's).
+ */
+async function updateLatest(
+  root: string,
+  path: string,
+  send: (resourceVersion: string | undefined) => Promise<AgentReply>,
+): Promise<{ current?: AgentReply; reply: AgentReply }> {
+  for (let retry = 0; ; retry++) {
+    const current = await agentRequest(root, 'GET', path);
+    if (current.status !== 200) return { reply: current };
+    const reply = await send(current.json<{ metadata?: { resourceVersion?: string } }>().metadata?.resourceVersion);
+    if (reply.status !== 409 || retry >= maxPatchRetry) return { current, reply };
+    if (retry >= 1) await sleepLong(backOffPeriodMs);
+  }
+}
+
 const singular: Record<string, string> = { pods: 'pod', configmaps: 'configmap', secrets: 'secret' };
 
 /**
- * Applies one object: POST, and on AlreadyExists a PUT at the current resourceVersion. Returns the
- * exit code it contributes (0, 1 server failure, 2 invalid).
+ * Applies one object: POST, and on AlreadyExists a patch (a pod) or a PUT at the current
+ * resourceVersion, again at the latest on a conflict. Returns the exit code it contributes (0, 1
+ * server failure, 2 invalid).
  */
 async function applyOne(
   root: string,
@@ -67,21 +94,27 @@ async function applyOne(
     io.stderr.write(failure(created));
     return created.status === 422 || created.status === 400 ? 2 : 1;
   }
-  const current = await agentRequest(root, 'GET', apiPath(resource, ns, name));
-  if (current.status !== 200) {
-    io.stderr.write(failure(current));
-    return 1;
-  }
-  const cur = current.json<{ metadata?: { resourceVersion?: string }; spec?: unknown }>();
-  const next = { ...obj, metadata: { ...obj.metadata, resourceVersion: cur.metadata?.resourceVersion } };
   // A pod is patched (strategic merge, containers by name), as kubectl apply patches it: what the
   // server defaulted and the manifest leaves unset (an imagePullPolicy) stays as it is. ConfigMaps
   // and Secrets are replaced whole, so keys removed from the manifest go.
-  const replaced =
+  const path = apiPath(resource, ns, name);
+  const { current, reply: replaced } = await updateLatest(root, path, (rv) =>
     resource === 'pods'
-      ? await agentRequest(root, 'PATCH', apiPath(resource, ns, name), next, { 'Content-Type': 'application/strategic-merge-patch+json' })
-      : await agentRequest(root, 'PUT', apiPath(resource, ns, name), next);
+      ? agentRequest(
+          root,
+          'PATCH',
+          path,
+          { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
+          { 'Content-Type': 'application/strategic-merge-patch+json' },
+        )
+      : agentRequest(root, 'PUT', path, { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } }),
+  );
   printWarnings(replaced, `${singular[resource]}/${name}`, io);
+  if (!current) {
+    io.stderr.write(failure(replaced));
+    return 1;
+  }
+  const cur = current.json<{ metadata?: { resourceVersion?: string }; spec?: unknown }>();
   if (replaced.status === 422 && resource === 'pods') {
     if (opts.immutable === 'replace') return replacePod(root, ns, name, obj, io);
     io.stderr.write(failure(replaced));
@@ -152,9 +185,9 @@ async function replacePod(root: string, ns: string, name: string, obj: object, i
 
 /**
  * Applies a Service or a workload as kubectl apply does: POST, and on AlreadyExists a strategic
- * merge patch of the manifest at the current resourceVersion (`configured`, or `unchanged` when the
- * server kept the object as it was). Returns the exit code it contributes and the name applied (the
- * server's, for a manifest with generateName).
+ * merge patch of the manifest at the current resourceVersion, again at the latest on a conflict
+ * (`configured`, or `unchanged` when the server kept the object as it was). Returns the exit code it
+ * contributes and the name applied (the server's, for a manifest with generateName).
  */
 async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<CommandIO, 'stdout' | 'stderr'>): Promise<{ code: number; name: string }> {
   const ns = obj.metadata?.namespace ?? 'default';
@@ -173,22 +206,21 @@ async function applyManifestObject(root: string, obj: ManifestObject, io: Pick<C
     return { code: created.status === 422 || created.status === 400 ? 2 : 1, name };
   }
   const path = objectPath(obj.apiVersion, obj.kind, ns, name);
-  const current = await agentRequest(root, 'GET', path);
-  if (current.status !== 200) {
-    io.stderr.write(failure(current));
+  const { current, reply: patched } = await updateLatest(root, path, (rv) =>
+    agentRequest(
+      root,
+      'PATCH',
+      path,
+      { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
+      { 'Content-Type': 'application/strategic-merge-patch+json' },
+    ),
+  );
+  printWarnings(patched, shown, io);
+  if (!current) {
+    io.stderr.write(failure(patched));
     return { code: 1, name };
   }
   const rv = current.json<{ metadata?: { resourceVersion?: string } }>().metadata?.resourceVersion;
-  const patched = await agentRequest(
-    root,
-    'PATCH',
-    path,
-    { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
-    {
-      'Content-Type': 'application/strategic-merge-patch+json',
-    },
-  );
-  printWarnings(patched, shown, io);
   if (patched.status !== 200) {
     io.stderr.write(failure(patched));
     return { code: patched.status === 422 ? 2 : 1, name };

@@ -1,8 +1,9 @@
 // Run-once mode (§12, the kubelet's runonce.go): admit the pods in order, start the admitted ones
 // together, and wait for each until it runs (or is ready, or has completed), re-checking on the
 // kubelet's retry schedule (1 s doubling, 10 retries), bounded by an optional overall timeout. Beyond
-// the kubelet's rule: `auto` waits for what each pod means, a pod that cannot succeed fails at once,
-// and a progress report names the pods still awaited and why.
+// the kubelet's rule: `auto` waits for what each pod means, a pod that cannot succeed fails at once
+// under every mode (the wait engine's cannotSucceed), and a progress report names the pods still
+// awaited and why.
 
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import type { ContainerStatus, Pod, PodStatus } from '../api/types.js';
@@ -220,9 +221,6 @@ interface PodWaitEnds {
  */
 function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOptions, wait: PodWait, ends: PodWaitEnds = {}): Promise<PodRunResult> {
   const clock = opts.clock;
-  // The kubelet's rule (`running`) keeps its schedule and waits out anything; the other conditions
-  // fail a pod that cannot succeed at once, and a pod meant to finish is awaited until the timeout.
-  const failFast = opts.wait !== 'running';
   // Under `auto`, a pod judged by its containers running must keep them up for a while (a crash
   // after a second or two is the commonest failure); the explicit modes keep the kubelet's one delay.
   const settleMs =
@@ -255,17 +253,17 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
       if (observe(status)) finish({ ok: true });
       else finish({ ok: false, error: `${pendingReason(pod, status, wait)} when ${ends.cut?.by ?? 'the run'} ended` });
     };
-    const unwatchEvents = failFast
-      ? opts.events?.onEvent((ev) => {
-          if (settled || ev.involvedObject.uid !== uid || ev.type !== 'Warning') return;
-          // Pull failures tell cannotSucceed why an image is in back-off.
-          if (ev.reason === 'Failed' && pullFailures.push(ev) > 5) pullFailures.shift();
-          if (!syncFailureReasons.has(ev.reason ?? '')) return;
-          const text = `${ev.reason}: ${ev.message ?? ''}`;
-          if (text === lastSyncFailure) finish({ ok: false, error: `pod "${formatPod(pod)}" cannot start: ${ev.message ?? ev.reason}` });
-          lastSyncFailure = text;
-        })
-      : undefined;
+    // Every mode fails a pod that cannot succeed at once, as the wait engine decides for every other
+    // command (`up -d --wait`, `apply --wait`, `podvisor wait`); a pod meant to finish is awaited until the timeout.
+    const unwatchEvents = opts.events?.onEvent((ev) => {
+      if (settled || ev.involvedObject.uid !== uid || ev.type !== 'Warning') return;
+      // Pull failures tell cannotSucceed why an image is in back-off.
+      if (ev.reason === 'Failed' && pullFailures.push(ev) > 5) pullFailures.shift();
+      if (!syncFailureReasons.has(ev.reason ?? '')) return;
+      const text = `${ev.reason}: ${ev.message ?? ''}`;
+      if (text === lastSyncFailure) finish({ ok: false, error: `pod "${formatPod(pod)}" cannot start: ${ev.message ?? ev.reason}` });
+      lastSyncFailure = text;
+    });
     const finish = (r: { ok: boolean; error?: string }) => {
       if (settled) return;
       settled = true;
@@ -301,7 +299,7 @@ function waitForPod(kubelet: Kubelet, pod: Pod, uid: string, opts: RunOnceOption
         finish(terminal);
         return false;
       }
-      const hopeless = failFast ? cannotSucceed(status, pullFailures) : undefined;
+      const hopeless = cannotSucceed(status, pullFailures);
       if (hopeless) {
         finish({ ok: false, error: `pod "${formatPod(pod)}" cannot become ${conditionText[wait]}: ${hopeless}` });
         return false;

@@ -38,6 +38,18 @@ interface EndpointsObject extends KubeObject {
   subsets?: Array<{ addresses?: Array<{ ip: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }>;
 }
 
+/** A listener the proxy could not open. */
+export interface ListenFailure {
+  /** `PROTO address:port`. */
+  address: string;
+  ip: string;
+  /** `ns/name` of the Service. */
+  service: string;
+  /** The errno code (EADDRINUSE: another process holds it; EADDRNOTAVAIL: not an address of this host; EACCES: below 1024). */
+  code: string;
+  message: string;
+}
+
 interface Listening {
   /** The service port it serves (`ns/name:port/protocol`). */
   portKey: string;
@@ -79,6 +91,9 @@ export class ServiceProxy {
   private readonly nodePortAddresses: readonly string[];
   private nat: NatTable | undefined;
   private natStarted: Promise<void> = Promise.resolve();
+  /** The listens under way, and those that failed (see listensSettled). */
+  private readonly opening = new Set<Promise<void>>();
+  private readonly failures: ListenFailure[] = [];
 
   constructor(private readonly deps: ServiceProxyDeps) {
     this.nodePortAddresses = deps.nodePortAddresses ?? ['127.0.0.1'];
@@ -123,6 +138,15 @@ export class ServiceProxy {
   /** Whether the iptables mode's rules are in place. */
   natActive(): boolean {
     return this.nat !== undefined;
+  }
+
+  /**
+   * Settles once every listener asked for so far (at start: every stored Service's) is open or has
+   * failed; resolves to the failures since start.
+   */
+  async listensSettled(): Promise<ListenFailure[]> {
+    while (this.opening.size > 0) await Promise.all([...this.opening]);
+    return [...this.failures];
   }
 
   /** Where the proxy listens now, as `PROTO address:port` (for status and tests). */
@@ -199,10 +223,17 @@ export class ServiceProxy {
         w.proto === 'UDP' ? new UdpListener(w.ip, w.port, pick, this.deps.clock) : w.proto === 'TCP' ? new TcpListener(w.ip, w.port, pick) : undefined;
       if (!listener) continue;
       this.listeners.set(addr, { portKey: w.portKey, listener });
-      listener.listen().catch((err: Error) => {
-        if (this.listeners.get(addr)?.listener === listener) this.listeners.delete(addr);
-        this.deps.logger.warn('The service proxy cannot listen', { address: addr, service: svcKey, err: err.message });
-      });
+      const opening: Promise<void> = listener.listen().then(
+        () => void this.opening.delete(opening),
+        (err: NodeJS.ErrnoException) => {
+          this.opening.delete(opening);
+          if (this.listeners.get(addr)?.listener === listener) this.listeners.delete(addr);
+          this.failures.push({ address: addr, ip: w.ip, service: svcKey, code: err.code ?? 'UNKNOWN', message: err.message });
+          if (this.failures.length > 100) this.failures.shift();
+          this.deps.logger.warn('The service proxy cannot listen', { address: addr, service: svcKey, err: err.message });
+        },
+      );
+      this.opening.add(opening);
     }
     this.syncEndpoints(svcKey);
   }

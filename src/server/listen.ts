@@ -12,6 +12,13 @@ import { rawStatusResponse, sendStatus } from '../http/status.js';
 
 export const SOCKET_NAME = 'podvisor.sock';
 
+/**
+ * The unix socket's listen backlog: connections the kernel holds while the agent is busy, enough for
+ * hundreds of commands at once (Linux caps it at net.core.somaxconn; a client that still finds it full
+ * gets EAGAIN and tries again, see cli/agent-client.ts).
+ */
+export const SOCKET_BACKLOG = 4096;
+
 export interface ListenOptions {
   router: Router;
   socketPath: string;
@@ -92,7 +99,7 @@ export async function listen(opts: ListenOptions): Promise<Listening> {
     // Created 0600 from the start (umask), then chmod to be sure whatever the umask was.
     const oldMask = process.umask(0o177);
     try {
-      await listenOn(unix, opts.socketPath);
+      await listenOn(unix, { path: opts.socketPath, backlog: SOCKET_BACKLOG });
     } finally {
       process.umask(oldMask);
     }

@@ -222,14 +222,34 @@ test('-o yaml prints the List in the API server field order, and the pods are go
   }
 });
 
-test('a lone crash-looping pod under --wait=running: the command waits out its back-off and timeout, then exits 1 (never a silent 0)', async () => {
+test('--wait=running fails fast as every wait does: a lone crash-looping pod, and a pod whose command cannot start, with the same reason up -d gives', async () => {
   const tmp = await tempDir();
+  const root = join(tmp.path, 'root');
   try {
-    const r = await runCli(['run', '-f', fixture('crash-only.yaml'), '--root-dir', join(tmp.path, 'root'), '--wait=running', '--timeout=6s']);
-    assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.ok(tableRows(r.stdout).has('lone-crasher'), r.stdout);
-    assert.match(r.stdout, /1 of 1 pod failed:\npod\/lone-crasher: timed out after 6s/);
+    // A long --timeout: the answer comes from the pod, not from the clock (the deadline kills a run that waits it out).
+    const crash = await runCli(['run', '-f', fixture('crash-only.yaml'), '--root-dir', root, '--wait=running', '--timeout=5m'], 90_000);
+    assert.equal(crash.code, 1, crash.stdout + crash.stderr);
+    assert.ok(tableRows(crash.stdout).has('lone-crasher'), crash.stdout);
+    assert.match(
+      crash.stdout,
+      /1 of 1 pod failed:\npod\/lone-crasher: pod "lone-crasher_default\([0-9a-f]+\)" cannot become running: container app: CrashLoopBackOff: exited with code 2 \(Error\)/,
+    );
+
+    const start = await runCli(['run', '-f', fixture('start-error.yaml'), '--root-dir', root, '--wait=running', '--timeout=5m'], 90_000);
+    assert.equal(start.code, 1, start.stdout + start.stderr);
+    const runReason = /pod\/start-error: pod "start-error_default\([0-9a-f]+\)" cannot become running: (container main: [A-Za-z]+)/.exec(start.stdout);
+    assert.ok(runReason, start.stdout);
+    assert.match(start.stdout, /stat \/nonexistent\/command: no such file or directory/);
+
+    // The same pod through the agent: the same engine, the same answer.
+    const up = await runCli(['up', '-d', '-f', fixture('start-error.yaml'), '--root-dir', root, '--wait=running', '--timeout=5m'], 90_000);
+    assert.equal(up.code, 1, up.stdout + up.stderr);
+    const upReason = /pod\/start-error: cannot become running: (container main: [A-Za-z]+)/.exec(up.stderr);
+    assert.ok(upReason, up.stderr);
+    const reasons = new Set(['RunContainerError', 'CrashLoopBackOff', 'StartError']);
+    for (const r of [runReason[1]!, upReason[1]!]) assert.ok(reasons.has(r.split(': ')[1]!), r);
   } finally {
+    await runCli(['down', '--all', '--agent', '--root-dir', root, '--grace-period', '0']);
     await tmp.remove();
   }
 });

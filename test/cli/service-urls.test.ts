@@ -19,9 +19,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** A service range of its own, so concurrent agents on this host do not share ClusterIPs. */
-const serviceRange = () => `127.${100 + Math.floor(Math.random() * 100)}.${Math.floor(Math.random() * 250)}.0/24`;
-
+// Each root dir has a service range of its own (the agent's default), so concurrent agents on this
+// host never share ClusterIPs.
 const app = (port: number) => `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -83,7 +82,7 @@ test('run -f of a Deployment and its Services: one "reachable at" line per Servi
   try {
     const port = await freePort();
     writeFileSync(join(tmp.path, 'app.yaml'), app(port));
-    const r = await runCli(['run', '-f', join(tmp.path, 'app.yaml'), '--root-dir', join(tmp.path, 'root'), `--service-cluster-ip-range=${serviceRange()}`]);
+    const r = await runCli(['run', '-f', join(tmp.path, 'app.yaml'), '--root-dir', join(tmp.path, 'root')]);
     assert.equal(r.code, 0, r.stderr);
     const web = [...r.stderr.matchAll(reachableLine('web'))];
     assert.equal(web.length, 1, r.stderr);
@@ -106,16 +105,7 @@ test('up -f -o json of a Deployment and its Service: the line once, when the pod
   try {
     const port = await freePort();
     writeFileSync(join(tmp.path, 'app.yaml'), app(port));
-    const up = startCli([
-      'up',
-      '-f',
-      join(tmp.path, 'app.yaml'),
-      '--root-dir',
-      join(tmp.path, 'root'),
-      `--service-cluster-ip-range=${serviceRange()}`,
-      '-o',
-      'json',
-    ]);
+    const up = startCli(['up', '-f', join(tmp.path, 'app.yaml'), '--root-dir', join(tmp.path, 'root'), '-o', 'json']);
     try {
       await up.waitFor('stderr', /^service\/web reachable at .*$/m, 90_000);
       const url = /^service\/web reachable at (\S+) \(ClusterIP\)$/m.exec(up.stderr())![1]!;

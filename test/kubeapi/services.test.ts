@@ -1,11 +1,12 @@
-// Services on a real `podvisor agent` with kubectl: create of every type (ClusterIP from the default
-// 127.99.0.0/16 range, NodePort from 30000-32767, LoadBalancer published on 127.0.0.1, headless,
-// ExternalName), `kubectl get svc` columns (and podvisor get svc|endpoints|endpointslices), `kubectl expose`, the API server's errors for a taken
-// ClusterIP or NodePort and for invalid ports, ClusterIPs and NodePorts kept across a restart, and
-// the service-link variables of a pod started after its Service; kubectl port-forward svc/NAME.
+// Services on a real `podvisor agent` with kubectl: create of every type (ClusterIP from the root
+// dir's own range, 127.99.0.0/16 unless another root dir of the host has it; NodePort from
+// 30000-32767, LoadBalancer published on 127.0.0.1, headless, ExternalName), `kubectl get svc`
+// columns (and podvisor get svc|endpoints|endpointslices), `kubectl expose`, the API server's errors
+// for a taken ClusterIP or NodePort and for invalid ports, ClusterIPs and NodePorts kept across a
+// restart, and the service-link variables of a pod started after its Service; kubectl port-forward svc/NAME.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -44,6 +45,14 @@ after(async () => {
   await dir?.remove();
 });
 
+/** The root dir's service range (service-network.json) and the prefix of its addresses (`127.99.`). */
+function net(): { cidr: string; prefix: string } {
+  const cidr = (JSON.parse(readFileSync(join(root, 'service-network.json'), 'utf8')) as { serviceClusterIPRange: string }).serviceClusterIPRange;
+  return { cidr, prefix: cidr.split('.').slice(0, 2).join('.') + '.' };
+}
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 function api(t: { after(fn: () => void): void }): { kubeconfig: string; dir: string } {
   const d = mkdtempSync(join(dir.path, 'kubectl-'));
   t.after(() => rmSync(d, { recursive: true, force: true }));
@@ -70,7 +79,7 @@ test('kubectl create service of each type, get svc columns, expose', { skip }, a
   assert.match(rows[0]!, /^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
   const row = (name: string) => rows.find((l) => l.startsWith(`${name} `))!.split(/\s+/);
   assert.deepEqual(row('web').slice(1, 5), ['ClusterIP', row('web')[2], '<none>', '80/TCP']);
-  assert.match(row('web')[2]!, /^127\.99\.\d+\.\d+$/);
+  assert.match(row('web')[2]!, new RegExp(`^${esc(net().prefix)}\\d+\\.\\d+$`));
   assert.equal(row('np')[1], 'NodePort');
   assert.match(row('np')[4]!, /^8081:3\d{4}\/TCP$/);
   assert.deepEqual(row('lb').slice(1, 2), ['LoadBalancer']);
@@ -80,7 +89,7 @@ test('kubectl create service of each type, get svc columns, expose', { skip }, a
   const ips = rows
     .slice(1)
     .map((l) => l.split(/\s+/)[2])
-    .filter((ip) => ip?.startsWith('127.99.'));
+    .filter((ip) => ip?.startsWith(net().prefix));
   assert.equal(new Set(ips).size, 3, 'each ClusterIP is its own');
 
   // podvisor's own get prints the same table.
@@ -118,24 +127,29 @@ test('kubectl create service of each type, get svc columns, expose', { skip }, a
 
 test('the API server’s errors: a taken ClusterIP or NodePort, ports without names, a NodePort on a ClusterIP service', { skip }, async () => {
   const sock = join(root, 'podvisor.sock');
-  let r = await call(sock, 'POST', '/api/v1/namespaces/default/services', svc('taken-a', { clusterIP: '127.99.1.1', ports: [{ port: 80 }], type: 'NodePort' }));
+  let r = await call(
+    sock,
+    'POST',
+    '/api/v1/namespaces/default/services',
+    svc('taken-a', { clusterIP: `${net().prefix}1.1`, ports: [{ port: 80 }], type: 'NodePort' }),
+  );
   assert.equal(r.status, 201, r.body);
   const nodePort = r.json().spec.ports[0].nodePort as number;
   assert.ok(nodePort >= 30000 && nodePort <= 32767);
   assert.equal(r.json().spec.ports[0].targetPort, 80);
 
-  r = await call(sock, 'POST', '/api/v1/namespaces/default/services', svc('taken-b', { clusterIP: '127.99.1.1', ports: [{ port: 80 }] }));
+  r = await call(sock, 'POST', '/api/v1/namespaces/default/services', svc('taken-b', { clusterIP: `${net().prefix}1.1`, ports: [{ port: 80 }] }));
   assert.equal(r.status, 422);
   assert.equal(
     r.json().message,
-    'Service "taken-b" is invalid: spec.clusterIPs: Invalid value: []string{"127.99.1.1"}: failed to allocate IP 127.99.1.1: provided IP is already allocated',
+    `Service "taken-b" is invalid: spec.clusterIPs: Invalid value: []string{"${net().prefix}1.1"}: failed to allocate IP ${net().prefix}1.1: provided IP is already allocated`,
   );
   r = await call(sock, 'POST', '/api/v1/namespaces/default/services', svc('taken-c', { type: 'NodePort', ports: [{ port: 81, nodePort }] }));
   assert.equal(r.status, 422);
   assert.equal(r.json().message, `Service "taken-c" is invalid: spec.ports[0].nodePort: Invalid value: ${nodePort}: provided port is already allocated`);
   r = await call(sock, 'POST', '/api/v1/namespaces/default/services', svc('range', { clusterIP: '10.0.0.5', ports: [{ port: 80 }] }));
   assert.equal(r.status, 422);
-  assert.match(r.json().message, /the provided IP \(10\.0\.0\.5\) is not in the valid range. The range of valid IPs is 127\.99\.0\.0\/16/);
+  assert.match(r.json().message, new RegExp(`the provided IP \\(10\\.0\\.0\\.5\\) is not in the valid range. The range of valid IPs is ${esc(net().cidr)}`));
   r = await call(sock, 'POST', '/api/v1/namespaces/default/services', svc('two', { ports: [{ port: 80 }, { port: 81 }] }));
   assert.equal(r.status, 422);
   assert.deepEqual(
@@ -154,21 +168,21 @@ test('the API server’s errors: a taken ClusterIP or NodePort, ports without na
   const { clusterIP: _ip, clusterIPs: _ips, ...rest } = got.spec;
   r = await call(sock, 'PUT', '/api/v1/namespaces/default/services/taken-a', { ...got, spec: { ...rest, ports: [{ port: 80 }] } });
   assert.equal(r.status, 200, r.body);
-  assert.equal(r.json().spec.clusterIP, '127.99.1.1');
+  assert.equal(r.json().spec.clusterIP, `${net().prefix}1.1`);
   assert.equal(r.json().spec.ports[0].nodePort, nodePort);
   r = await call(sock, 'PUT', '/api/v1/namespaces/default/services/taken-a', {
     ...r.json(),
-    spec: { ...r.json().spec, clusterIP: '127.99.1.2', clusterIPs: ['127.99.1.2'] },
+    spec: { ...r.json().spec, clusterIP: `${net().prefix}1.2`, clusterIPs: [`${net().prefix}1.2`] },
   });
   assert.equal(r.status, 422);
-  assert.match(r.json().message, /spec\.clusterIPs\[0\]: Invalid value: "127\.99\.1\.2": may not change once set/);
+  assert.match(r.json().message, new RegExp(`spec\\.clusterIPs\\[0\\]: Invalid value: "${esc(net().prefix)}1\\.2": may not change once set`));
 });
 
 test('ClusterIPs and NodePorts are kept across an agent restart', { skip }, async (t) => {
   const a = api(t);
   const before = await kubectl(a, ['get', 'svc', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.clusterIP}/{.spec.ports[*].nodePort} {end}']);
   assert.equal(before.code, 0, before.stderr);
-  assert.match(before.stdout, /np=127\.99\.\d+\.\d+\/3\d{4}/);
+  assert.match(before.stdout, new RegExp(`np=${esc(net().prefix)}\\d+\\.\\d+/3\\d{4}`));
   await stopAgent();
   agent = await startAgent();
   const afterRestart = await kubectl(a, ['get', 'svc', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.clusterIP}/{.spec.ports[*].nodePort} {end}']);

@@ -165,7 +165,8 @@ test('a container caught in a short run of a crash loop is not taken for running
   await clock.advance(0);
   const crashing = (restartCount: number): PodStatus => ({
     phase: 'Running',
-    containerStatuses: [{ name: 'app', image: 'busybox', imageID: '', ready: false, restartCount, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
+    // Between its runs, before any back-off (CrashLoopBackOff would fail the wait at once).
+    containerStatuses: [{ name: 'app', image: 'busybox', imageID: '', ready: false, restartCount, state: { terminated: { exitCode: 1, reason: 'Error' } } }],
   });
   const up = (restartCount: number): PodStatus => {
     const s = runningStatus('app');
@@ -330,7 +331,7 @@ test('auto resolves per pod: Never/OnFailure to completed, a readiness probe to 
   assert.equal(resolveWait(probed, 'running'), 'running');
 });
 
-test('a pod that cannot succeed fails at once under auto, but not under the kubelet rule (running)', async () => {
+test('a pod that cannot succeed fails at once under every mode, the kubelet rule (running) included', async () => {
   const { cannotSucceed } = await import('../../src/kubelet/runonce.js');
   const waiting = (reason: string, message: string): PodStatus => ({
     phase: 'Pending',
@@ -344,7 +345,8 @@ test('a pod that cannot succeed fails at once under auto, but not under the kube
 
   for (const [wait, decidedEarly] of [
     ['auto', true],
-    ['running', false],
+    ['running', true],
+    ['ready', true],
   ] as const) {
     const clock = new FakeClock(0);
     const k = new ScriptedKubelet();
@@ -355,7 +357,7 @@ test('a pod that cannot succeed fails at once under auto, but not under the kube
     void done.then((r) => (report = r));
     await new Promise((r) => setImmediate(r));
     assert.equal(report !== undefined, decidedEarly, `--wait=${wait}`);
-    if (report) assert.match(report.results[0]!.error!, /cannot become running: container app: CreateContainerConfigError: configmap "nope" not found/);
+    if (report) assert.match(report.results[0]!.error!, /cannot become (running|ready): container app: CreateContainerConfigError: configmap "nope" not found/);
     await clock.advance(60_000);
     await done;
   }
