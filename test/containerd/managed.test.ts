@@ -1,0 +1,187 @@
+// The containerd podvisor runs itself (--runtime=containerd without --container-runtime-endpoint):
+// `up -d` of a Deployment whose container has no command starts it from the host's binaries with the
+// config written under the root dir and reaches Ready; the agent killed with SIGKILL and started again
+// finds the same containerd and the same containers; `down --all --agent` then leaves no containerd,
+// mount, bridge or network namespace behind.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { bridgeName, cidrRange, defaultPodCIDR } from '../../src/runtime/cni-config.js';
+import { managedContainerdLayout } from '../../src/runtime/containerd/config.js';
+import { mountsUnder, onPath } from '../../src/runtime/containerd/managed.js';
+import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { runCli, startCli } from '../fixtures/cli/cli-process.js';
+import { removeAllSandboxes } from './cleanup.js';
+import { skipReason, startTestRegistry, type TestRegistry } from './harness.js';
+
+const run = promisify(execFile);
+const skip = await skipReason();
+let reg: TestRegistry;
+let dir: string;
+
+before(async () => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), 'podvisor-managed-'));
+  reg = await startTestRegistry(dir);
+});
+after(async () => {
+  await reg?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function deployment(image: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 2
+      containers:
+      - name: httpd
+        image: ${image}
+        ports: [{containerPort: 8080}]
+        readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
+`;
+}
+
+interface AgentStatusJSON {
+  pid: number;
+  runtimeService?: { endpoint: string; pid?: number | null; config?: string };
+}
+
+/** containerd processes started for the root dir. */
+function ctrdPids(root: string): number[] {
+  const config = managedContainerdLayout(root).config;
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8') === `${onPath('containerd')}\0--config\0${config}\0`;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Whether pid is a live process (a zombie left to a slow reaper counts as gone). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+async function agentStatus(root: string): Promise<AgentStatusJSON> {
+  const st = await runCli(['agent', 'status', '-o', 'json', `--root-dir=${root}`]);
+  assert.equal(st.code, 0, st.stderr);
+  return JSON.parse(st.stdout) as AgentStatusJSON;
+}
+
+async function runningContainers(endpoint: string): Promise<string[]> {
+  const client = new CriRuntimeClient({ endpoint, logger: silentLogger });
+  try {
+    return (await client.listContainers())
+      .filter((c) => c.state === 'CONTAINER_RUNNING')
+      .map((c) => c.id)
+      .sort();
+  } finally {
+    await client.close();
+  }
+}
+
+/** Network namespaces under /run/netns holding an address of the range. */
+async function namespacesIn(cidr: string): Promise<string[]> {
+  const { first, last } = cidrRange(cidr);
+  const out: string[] = [];
+  const names = existsSync('/run/netns') ? readdirSync('/run/netns') : [];
+  for (const name of names) {
+    const addrs = await run('ip', ['-n', name, '-o', '-4', 'addr']).then(
+      (r) => r.stdout,
+      () => '',
+    );
+    for (const m of addrs.matchAll(/inet (\d+)\.(\d+)\.(\d+)\.(\d+)\//g)) {
+      const ip = ((Number(m[1]) * 256 + Number(m[2])) * 256 + Number(m[3])) * 256 + Number(m[4]);
+      if (ip >= first && ip <= last) out.push(name);
+    }
+  }
+  return out;
+}
+
+test(
+  'up -d of a Deployment without command runs on the containerd podvisor starts; it outlives a killed agent and goes with down --all --agent',
+  { skip },
+  async () => {
+    const root = join(dir, 'root');
+    const manifest = join(dir, 'web.yaml');
+    writeFileSync(manifest, deployment(reg.images.web!));
+    const common = ['--runtime=containerd', `--pod-infra-container-image=${reg.images.pause}`, `--root-dir=${root}`];
+    const layout = managedContainerdLayout(root);
+    const endpoint = `unix://${layout.socket}`;
+    try {
+      const up = await runCli(['up', '-d', '-f', manifest, '--wait=ready', '--timeout=90s', ...common]);
+      assert.equal(up.code, 0, `${up.stdout}\n${up.stderr}\n${readFileSync(join(root, 'agent.log'), 'utf8').slice(-3000)}`);
+
+      // The config podvisor wrote: the CRI plugin's sandbox image, its own root/state/socket, the CNI network.
+      const config = readFileSync(layout.config, 'utf8');
+      assert.match(config, new RegExp(`sandbox_image = "${reg.images.pause}"`));
+      assert.match(config, new RegExp(`address = "${layout.socket}"`));
+      assert.ok(existsSync(join(layout.cniConfDir, '10-podvisor.conflist')));
+
+      const first = await agentStatus(root);
+      const ctrdPid = first.runtimeService?.pid;
+      assert.ok(typeof ctrdPid === 'number' && running(ctrdPid), JSON.stringify(first));
+      assert.match(readFileSync(`/proc/${ctrdPid}/cmdline`, 'utf8'), /containerd\0--config\0.*config\.toml/);
+      const containers = await runningContainers(endpoint);
+      assert.equal(containers.length, 2);
+
+      // The agent killed: containerd and the containers stay; the next agent finds them.
+      process.kill(first.pid, 'SIGKILL');
+      await new Promise<void>((r) => {
+        const check = () => (running(first.pid) ? setImmediate(check) : r());
+        check();
+      });
+      assert.ok(running(ctrdPid));
+      assert.deepEqual(await runningContainers(endpoint), containers);
+      const agent = startCli(['agent', ...common]);
+      await agent.waitFor('stderr', /podvisor agent started/, 60_000);
+      const second = await agentStatus(root);
+      assert.notEqual(second.pid, first.pid);
+      assert.equal(second.runtimeService?.pid, ctrdPid, 'the restarted agent uses the same containerd');
+      assert.deepEqual(await runningContainers(endpoint), containers, 'no container was restarted');
+
+      // down --all --agent: nothing of the root dir's containerd is left.
+      const down = await runCli(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
+      assert.equal(down.code, 0, down.stderr);
+      assert.equal((await agent.exited).code, 0, agent.stderr());
+      assert.ok(!running(ctrdPid), `containerd stopped\n${down.stdout}\n${down.stderr}\n${agent.stderr().slice(-4000)}`);
+      assert.ok(!existsSync(layout.socket));
+      assert.deepEqual(mountsUnder(root), []);
+      const bridge = await run('ip', ['link', 'show', bridgeName(root)]).then(
+        () => 'present',
+        () => 'gone',
+      );
+      assert.equal(bridge, 'gone');
+      assert.deepEqual(await namespacesIn(defaultPodCIDR(root)), []);
+    } finally {
+      // Whatever a failure left: the agent, the sandboxes, containerd and its mounts.
+      await runCli(['agent', 'stop', `--root-dir=${root}`]).catch(() => undefined);
+      if (existsSync(layout.socket)) await removeAllSandboxes(endpoint).catch(() => undefined);
+      for (const pid of ctrdPids(root)) process.kill(pid, 'SIGKILL');
+      for (const m of mountsUnder(root)) await run('umount', ['-l', m]).catch(() => undefined);
+      await run('ip', ['link', 'del', bridgeName(root)]).catch(() => undefined);
+    }
+  },
+);
