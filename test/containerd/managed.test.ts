@@ -5,7 +5,7 @@
 // mount, bridge or network namespace behind.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { managedContainerdLayout } from '../../src/runtime/containerd/config.js'
 import { mountsUnder, onPath } from '../../src/runtime/containerd/managed.js';
 import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { runCli, startCli } from '../fixtures/cli/cli-process.js';
+import { mainJs, runCli, startCli } from '../fixtures/cli/cli-process.js';
 import { removeAllSandboxes } from './cleanup.js';
 import { skipReason, startTestRegistry, type TestRegistry } from './harness.js';
 
@@ -185,3 +185,35 @@ test(
     }
   },
 );
+
+test(
+  'doctor --runtime=containerd without an endpoint: the host binaries, then the containerd podvisor starts, checked and stopped again',
+  { skip },
+  async () => {
+    const root = join(dir, 'doctor-root');
+    const r = await runCli(['doctor', '--runtime=containerd', `--pod-infra-container-image=${reg.images.pause}`, `--root-dir=${root}`]);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /^\[ok\] {3}containerd at \S+, runc at \S+, CNI plugins in \S+$/m);
+    assert.match(r.stdout, /^\[ok\] {3}containerd starts with the config podvisor writes /m);
+    assert.match(r.stdout, new RegExp(`^\\[ok\\] {3}sandbox \\(pause\\) image ${reg.images.pause!.replace(/[.]/g, '\\.')} is (present|pulled)$`, 'm'));
+    assert.match(r.stdout, /^\[ok\] {3}containerd NetworkReady$/m);
+    assert.match(r.stdout, /^no problems found\n$/m);
+    assert.deepEqual(ctrdPids(root), [], 'the containerd started for the check is stopped again');
+    assert.deepEqual(mountsUnder(root), []);
+  },
+);
+
+test('doctor --runtime=containerd on a host without containerd: FAIL naming the package, exit 1', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'podvisor-nopath-'));
+  try {
+    const child = spawnSync(process.execPath, [mainJs, 'doctor', '--runtime=containerd', `--root-dir=${join(empty, 'root')}`], {
+      env: { ...process.env, PATH: empty },
+      encoding: 'utf8',
+    });
+    assert.equal(child.status, 1, child.stderr);
+    assert.match(child.stdout, /^\[FAIL\] containerd is not on PATH\n {7}fix: apt-get install containerd$/m);
+    assert.match(child.stdout, /^\[FAIL\] runc is not on PATH\n {7}fix: apt-get install runc$/m);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});

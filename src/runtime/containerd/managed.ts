@@ -6,28 +6,22 @@
 // mount of its own behind.
 
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Logger } from '../../util/logger.js';
 import type { RuntimeService } from '../cri.js';
 import { connectOrLaunch } from '../cri/launch.js';
+import { bridgeName } from '../cni-config.js';
+import { listPodBridges } from '../pod-bridge.js';
 import { CriRuntimeClient } from '../cri/client.js';
 import { procStartTime, processState } from '../process/adopt.js';
+import { CNI_BIN_DIRS, cniBinDir, hasSysResource, managedContainerdProblems, onPath } from './host.js';
 import { managedContainerdConfig, managedContainerdLayout, type ManagedContainerdLayout } from './config.js';
 
 const run = promisify(execFile);
-
-/** The Debian packages the managed containerd needs, in the order `apt-get install` names them. */
-export const CONTAINERD_PACKAGES = 'containerd runc containernetworking-plugins';
-
-const CNI_PLUGINS = ['bridge', 'host-local', 'loopback', 'portmap'];
-/** Where distributions put the CNI plugins: Debian's package, then upstream's tarball. */
-export const CNI_BIN_DIRS = ['/usr/lib/cni', '/opt/cni/bin'];
-/** CAP_SYS_RESOURCE's bit in a capability mask. */
-const CAP_SYS_RESOURCE = 24n;
 
 export interface ManagedContainerdSettings {
   rootDir: string;
@@ -36,70 +30,6 @@ export interface ManagedContainerdSettings {
   cniConfDir?: string;
   /** containerd's registry hosts directory (default <root>/containerd/certs.d). */
   registryConfigDir?: string;
-}
-
-/** The executable named cmd on PATH, if any. */
-export function onPath(cmd: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const dir of (env.PATH || '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin').split(':')) {
-    const p = join(dir, cmd);
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-/** The first directory holding every CNI plugin podvisor's network uses. */
-export function cniBinDir(): string | undefined {
-  return CNI_BIN_DIRS.find((d) => CNI_PLUGINS.every((p) => existsSync(join(d, p))));
-}
-
-/** Whether this process's bounding set holds CAP_SYS_RESOURCE (needed for a negative oom_score_adj). */
-export function hasSysResource(): boolean {
-  try {
-    const m = /^CapBnd:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    return !m || ((BigInt(`0x${m[1]}`) >> CAP_SYS_RESOURCE) & 1n) === 1n;
-  } catch {
-    return true;
-  }
-}
-
-/** One thing the host lacks for the managed containerd, with the package that brings it. */
-export interface HostProblem {
-  what: string;
-  fix: string;
-}
-
-/** What this host lacks to run its own containerd (empty: nothing). */
-export function managedContainerdProblems(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.() ?? 0): HostProblem[] {
-  const out: HostProblem[] = [];
-  if (uid !== 0) {
-    out.push({
-      what: `podvisor runs as uid ${uid}: it starts containerd as root only`,
-      fix: 'run as root (sudo), or give --container-runtime-endpoint of a containerd you run',
-    });
-  }
-  const missing = new Set<string>();
-  for (const [cmd, pkg] of [
-    ['containerd', 'containerd'],
-    ['containerd-shim-runc-v2', 'containerd'],
-    ['runc', 'runc'],
-  ] as const) {
-    if (!onPath(cmd, env)) {
-      out.push({ what: `${cmd} is not on PATH`, fix: `apt-get install ${pkg}` });
-      missing.add(pkg);
-    }
-  }
-  if (!cniBinDir()) {
-    out.push({
-      what: `the CNI plugins ${CNI_PLUGINS.join(', ')} are not in ${CNI_BIN_DIRS.join(' or ')}`,
-      fix: 'apt-get install containernetworking-plugins',
-    });
-  }
-  return out;
 }
 
 /** The pid of the root dir's containerd when it runs (as recorded when podvisor started it). */
@@ -198,8 +128,22 @@ export async function stopIdleManagedContainerd(rootDir: string, logger: Logger,
     await runtime.close();
   }
   await stopManagedContainerd(layout, pid);
+  await bridgeEmptied(bridgeName(rootDir));
   logger.info('Stopped containerd of the root dir, no pod left in it', { pid });
   return true;
+}
+
+/**
+ * The kernel takes a pod's veth off the bridge once its network namespace is gone, a moment after
+ * the sandbox's removal: waits for that (at most ms), so that the bridge is seen without pods.
+ */
+async function bridgeEmptied(name: string, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (let delay = 10; Date.now() < deadline; delay = Math.min(delay * 2, 200)) {
+    const bridge = (await listPodBridges().catch(() => [])).find((b) => b.name === name);
+    if (!bridge || bridge.ports.length === 0) return;
+    await sleep(delay);
+  }
 }
 
 /** SIGTERM (SIGKILL after graceMs), then the daemon's mounts and sockets cleared. */
@@ -222,8 +166,57 @@ async function stopManagedContainerd(layout: ManagedContainerdLayout, pid: numbe
     }
     await sleep(delay);
   }
+  await sweepContainers(layout);
   await unmountUnder(layout.dir);
   for (const f of [layout.socket, `${layout.socket}.ttrpc`, layout.pidFile]) rmSync(f, { force: true });
+}
+
+/**
+ * What a sandbox started while containerd was stopping leaves (its creation was under way when the
+ * sandboxes were listed): the runc containers in containerd's private runc root, killed and deleted,
+ * their network namespaces removed, and the shims serving containerd's socket ended.
+ */
+async function sweepContainers(layout: ManagedContainerdLayout): Promise<void> {
+  const namespaces = await readdir(layout.runcRoot).catch(() => [] as string[]);
+  const netns = new Set<string>();
+  for (const ns of namespaces) {
+    const root = join(layout.runcRoot, ns);
+    const listed = await run('runc', ['--root', root, 'list', '--format', 'json']).then(
+      (r) => (JSON.parse(r.stdout || 'null') as Array<{ id: string; pid: number }> | null) ?? [],
+      () => [],
+    );
+    for (const c of listed) {
+      const name = await run('ip', ['netns', 'identify', String(c.pid)]).then(
+        (r) => r.stdout.trim(),
+        () => '',
+      );
+      if (name) netns.add(name);
+      await run('runc', ['--root', root, 'kill', c.id, 'KILL']).catch(() => undefined);
+      await run('runc', ['--root', root, 'delete', '--force', c.id]).catch(() => undefined);
+    }
+  }
+  for (const pid of await shimsOf(layout.socket)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const name of netns) await run('ip', ['netns', 'delete', name]).catch(() => undefined);
+}
+
+/** The pids of containerd shims started for the socket (their command line names it). */
+async function shimsOf(socket: string): Promise<number[]> {
+  const out: number[] = [];
+  for (const p of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(p)) continue;
+    const argv: string[] = await readFile(`/proc/${p}/cmdline`, 'utf8').then(
+      (t) => t.split('\0'),
+      () => [],
+    );
+    if (argv[0]?.endsWith('containerd-shim-runc-v2') && argv[argv.indexOf('-address') + 1] === socket) out.push(Number(p));
+  }
+  return out;
 }
 
 /** Mount points at or below dir, deepest first (from /proc/self/mountinfo, octal escapes decoded). */
@@ -240,3 +233,5 @@ export function mountsUnder(dir: string, mountinfo = readFileSync('/proc/self/mo
 async function unmountUnder(dir: string): Promise<void> {
   for (const p of mountsUnder(dir)) await run('umount', ['-l', p]).catch(() => undefined);
 }
+
+export { cniBinDir, hasSysResource, managedContainerdProblems, onPath } from './host.js';
