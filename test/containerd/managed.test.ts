@@ -217,3 +217,41 @@ test('doctor --runtime=containerd on a host without containerd: FAIL naming the 
     rmSync(empty, { recursive: true, force: true });
   }
 });
+
+test('up -d -f of a Deployment without command and without --runtime: containerd is chosen, said in one line, and runs it', { skip }, async () => {
+  const root = join(dir, 'auto-root');
+  const manifest = join(dir, 'auto.yaml');
+  writeFileSync(manifest, deployment(reg.images.web!));
+  try {
+    const r = await runCli(['up', '-d', '-f', manifest, '--wait=ready', '--timeout=90s', `--pod-infra-container-image=${reg.images.pause}`, `--root-dir=${root}`]);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(
+      r.stderr,
+      /^runtime: containerd \(1 container has no command \(deployment\.apps\/web: container httpd\): they run their images' entrypoints, on the containerd podvisor starts\)$/m,
+    );
+    assert.equal((await agentStatus(root)).runtimeService?.endpoint, `unix://${managedContainerdLayout(root).socket}`);
+  } finally {
+    await runCli(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
+    assert.deepEqual(ctrdPids(root), []);
+  }
+});
+
+test('run -f of a pod without command on a host without containerd: the process runtime, why, and the refusal before anything starts (exit 2)', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'podvisor-nopath-'));
+  try {
+    const manifest = join(empty, 'pod.yaml');
+    writeFileSync(manifest, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n  - {name: nginx, image: nginx}\n');
+    const child = spawnSync(process.execPath, [mainJs, 'run', '-f', manifest, `--root-dir=${join(empty, 'root')}`], {
+      env: { ...process.env, PATH: empty },
+      encoding: 'utf8',
+    });
+    assert.equal(child.status, 2, child.stderr);
+    assert.match(
+      child.stderr,
+      /^runtime: process \(1 container has no command \(pod\/web: container nginx\), and containerd cannot run here: containerd is not on PATH \(apt-get install containerd\); /m,
+    );
+    assert.match(child.stderr, /spec\.containers\[0\]\.command: Required value/);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
