@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -223,7 +223,16 @@ test('up -d -f of a Deployment without command and without --runtime: containerd
   const manifest = join(dir, 'auto.yaml');
   writeFileSync(manifest, deployment(reg.images.web!));
   try {
-    const r = await runCli(['up', '-d', '-f', manifest, '--wait=ready', '--timeout=90s', `--pod-infra-container-image=${reg.images.pause}`, `--root-dir=${root}`]);
+    const r = await runCli([
+      'up',
+      '-d',
+      '-f',
+      manifest,
+      '--wait=ready',
+      '--timeout=90s',
+      `--pod-infra-container-image=${reg.images.pause}`,
+      `--root-dir=${root}`,
+    ]);
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(
       r.stderr,
@@ -253,5 +262,42 @@ test('run -f of a pod without command on a host without containerd: the process 
     assert.match(child.stderr, /spec\.containers\[0\]\.command: Required value/);
   } finally {
     rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test("the node's docker config.json (here the root dir's, as the kubelet's /var/lib/kubelet/config.json) authenticates pulls", { skip }, async () => {
+  const root = join(dir, 'auth-root');
+  mkdirSync(root, { recursive: true });
+  const auth = Buffer.from(`${reg.authUser}:${reg.authPassword}`).toString('base64');
+  writeFileSync(join(root, 'config.json'), JSON.stringify({ auths: { [reg.authRegistry]: { auth } } }));
+  const manifest = join(dir, 'auth.yaml');
+  writeFileSync(
+    manifest,
+    `apiVersion: v1
+kind: Pod
+metadata: {name: private}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: ${reg.authRegistry}/podvisor-test/busybox:v1
+    command: [sh, -c, 'touch /tmp/up; exec sleep 3600']
+    readinessProbe: {exec: {command: [test, -f, /tmp/up]}, periodSeconds: 1}
+`,
+  );
+  try {
+    const r = await runCli([
+      'run',
+      '-f',
+      manifest,
+      '--wait=ready',
+      '--runtime=containerd',
+      `--pod-infra-container-image=${reg.images.pause}`,
+      `--root-dir=${root}`,
+    ]);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /^private\s+1\/1\s+Running/m);
+  } finally {
+    assert.deepEqual(ctrdPids(root), []);
   }
 });
