@@ -9,7 +9,8 @@ import { parseIpv4, parseIpv4Range } from '../kubeapi/service-allocator.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../kubelet/admission.js';
 import { parseEvictionHard, type DiskThresholds } from '../kubelet/disk-pressure.js';
 import { criTarget } from '../runtime/cri/proto.js';
-import { DEFAULT_SANDBOX_IMAGE, managedContainerdLayout } from '../runtime/containerd/config.js';
+import { managedContainerdLayout } from '../runtime/containerd/config.js';
+import { defaultSandboxImage } from '../runtime/containerd/pause-image.js';
 import type { ManagedContainerdSettings } from '../runtime/containerd/managed.js';
 import { defaultRuntimeEndpoint, rootDirSocketProblem, UNIX_SOCKET_PATH_MAX } from '../runtime/process-runtime.js';
 import { defaultRootDir } from '../runtime/root-dir.js';
@@ -259,7 +260,7 @@ function managedContainerdSettings(flags: FlagValues, place: SettingsPlace, sett
   const registry = flags['registry-config'];
   settings.managedContainerd = {
     rootDir: settings.rootDir,
-    sandboxImage: image ? String(image) : DEFAULT_SANDBOX_IMAGE,
+    sandboxImage: image ? String(image) : defaultSandboxImage(),
     cniConfDir: settings.cniConfDir,
     ...(registry ? { registryConfigDir: resolve(place.cwd, String(registry)) } : {}),
   };

@@ -107,7 +107,7 @@ export const agentFlagSpecs: FlagSpec[] = [
     type: 'string',
     valueName: 'IMAGE',
     usage:
-      'With the containerd podvisor starts: the sandbox (pause) image of every pod (default registry.k8s.io/pause:3.6; offline, one loaded with podvisor image load or in a local registry).',
+      "With the containerd podvisor starts: the sandbox (pause) image of every pod (default: podvisor's own, localhost/podvisor/pause:1, made and loaded without a network; e.g. registry.k8s.io/pause:3.9 for the upstream one).",
   },
   {
     name: 'registry-config',

@@ -218,32 +218,29 @@ test('doctor --runtime=containerd on a host without containerd: FAIL naming the 
   }
 });
 
-test('up -d -f of a Deployment without command and without --runtime: containerd is chosen, said in one line, and runs it', { skip }, async () => {
-  const root = join(dir, 'auto-root');
-  const manifest = join(dir, 'auto.yaml');
-  writeFileSync(manifest, deployment(reg.images.web!));
-  try {
-    const r = await runCli([
-      'up',
-      '-d',
-      '-f',
-      manifest,
-      '--wait=ready',
-      '--timeout=90s',
-      `--pod-infra-container-image=${reg.images.pause}`,
-      `--root-dir=${root}`,
-    ]);
-    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-    assert.match(
-      r.stderr,
-      /^runtime: containerd \(1 container has no command \(deployment\.apps\/web: container httpd\): they run their images' entrypoints, on the containerd podvisor starts\)$/m,
-    );
-    assert.equal((await agentStatus(root)).runtimeService?.endpoint, `unix://${managedContainerdLayout(root).socket}`);
-  } finally {
-    await runCli(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
-    assert.deepEqual(ctrdPids(root), []);
-  }
-});
+test(
+  'up -d -f of a Deployment without command, with no --runtime and no other setup: containerd is chosen, said in one line, and runs it with its own pause image',
+  { skip },
+  async () => {
+    const root = join(dir, 'auto-root');
+    const manifest = join(dir, 'auto.yaml');
+    writeFileSync(manifest, deployment(reg.images.web!));
+    try {
+      // No other setup: the sandbox image is podvisor's own, loaded without a registry.
+      const r = await runCli(['up', '-d', '-f', manifest, '--wait=ready', '--timeout=90s', `--root-dir=${root}`]);
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      assert.match(
+        r.stderr,
+        /^runtime: containerd \(1 container has no command \(deployment\.apps\/web: container httpd\): they run their images' entrypoints, on the containerd podvisor starts\)$/m,
+      );
+      assert.equal((await agentStatus(root)).runtimeService?.endpoint, `unix://${managedContainerdLayout(root).socket}`);
+      assert.match(readFileSync(managedContainerdLayout(root).config, 'utf8'), /sandbox_image = "localhost\/podvisor\/pause:1"/);
+    } finally {
+      await runCli(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
+      assert.deepEqual(ctrdPids(root), []);
+    }
+  },
+);
 
 test('run -f of a pod without command on a host without containerd: the process runtime, why, and the refusal before anything starts (exit 2)', async () => {
   const empty = mkdtempSync(join(tmpdir(), 'podvisor-nopath-'));

@@ -6,9 +6,6 @@
 
 import { join } from 'node:path';
 
-/** The sandbox image when none is given: containerd 1.6's own default (registry.k8s.io/pause:3.6). */
-export const DEFAULT_SANDBOX_IMAGE = 'registry.k8s.io/pause:3.6';
-
 /** Files and directories of the containerd of a root dir. */
 export interface ManagedContainerdLayout {
   dir: string;

@@ -58,6 +58,7 @@ export function managedContainerdProblems(env: NodeJS.ProcessEnv = process.env, 
   for (const [cmd, pkg] of [
     ['containerd', 'containerd'],
     ['containerd-shim-runc-v2', 'containerd'],
+    ['ctr', 'containerd'],
     ['runc', 'runc'],
   ] as const) {
     if (!onPath(cmd, env)) {

@@ -18,6 +18,8 @@ import { bridgeName } from '../cni-config.js';
 import { listPodBridges } from '../pod-bridge.js';
 import { CriRuntimeClient } from '../cri/client.js';
 import { procStartTime, processState } from '../process/adopt.js';
+import { importImageArchive } from './import.js';
+import { LOCAL_PAUSE_IMAGE, pauseImageStream } from './pause-image.js';
 import { CNI_BIN_DIRS, cniBinDir, hasSysResource, managedContainerdProblems, onPath } from './host.js';
 import { managedContainerdConfig, managedContainerdLayout, type ManagedContainerdLayout } from './config.js';
 
@@ -90,11 +92,19 @@ export async function connectManagedContainerd(
     logFile: layout.log,
     ...(opts.warmCodecs ? { warmCodecs: true } : {}),
   });
+  if (settings.sandboxImage === LOCAL_PAUSE_IMAGE) await ensureLocalPauseImage(launched.client, layout.socket, logger);
   if (launched.startedPid) {
     writeFileSync(layout.pidFile, `${launched.startedPid} ${procStartTime(launched.startedPid) ?? ''}\n`, { mode: 0o600 });
     logger.info('Started containerd for the root dir', { pid: launched.startedPid, endpoint, config: layout.config });
   }
   return launched;
+}
+
+/** podvisor's own pause image, loaded into the store when it is not there (a new root dir). */
+async function ensureLocalPauseImage(client: CriRuntimeClient, socket: string, logger: Logger): Promise<void> {
+  if (await client.images.imageStatus({ image: LOCAL_PAUSE_IMAGE })) return;
+  await importImageArchive(socket, pauseImageStream());
+  logger.info('Loaded the sandbox image', { image: LOCAL_PAUSE_IMAGE });
 }
 
 /** Whether any sandbox is still ready (a pod runs there). */
