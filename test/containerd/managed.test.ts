@@ -298,3 +298,36 @@ spec:
     assert.deepEqual(ctrdPids(root), []);
   }
 });
+
+test('--registry-config: a hosts.toml mirror serves docker.io images under their original names', { skip }, async () => {
+  const root = join(dir, 'mirror-root');
+  const hosts = join(dir, 'registry-config');
+  mkdirSync(join(hosts, 'docker.io'), { recursive: true });
+  writeFileSync(
+    join(hosts, 'docker.io', 'hosts.toml'),
+    `server = "https://registry-1.docker.io"\n\n[host."http://${reg.registry}"]\n  capabilities = ["pull", "resolve"]\n`,
+  );
+  const manifest = join(dir, 'mirror.yaml');
+  writeFileSync(
+    manifest,
+    `apiVersion: v1
+kind: Pod
+metadata: {name: mirrored}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: web
+    image: podvisor-test/web:v1
+    readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
+`,
+  );
+  try {
+    const r = await runCli(['run', '-f', manifest, '--wait=ready', '--runtime=containerd', `--registry-config=${hosts}`, `--root-dir=${root}`]);
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /^mirrored\s+1\/1\s+Running/m);
+    const ls = await runCli(['image', 'ls', `--root-dir=${root}`]);
+    assert.match(ls.stdout, /^docker\.io\/podvisor-test\/web\s+v1\s/m);
+  } finally {
+    assert.deepEqual(ctrdPids(root), []);
+  }
+});
