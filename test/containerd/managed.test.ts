@@ -331,3 +331,20 @@ spec:
     assert.deepEqual(ctrdPids(root), []);
   }
 });
+
+test("image pull: an image from a registry into the root dir's containerd; a missing one fails with the registry's answer", { skip }, async () => {
+  const root = join(dir, 'pull-root');
+  const pulled = await runCli(['image', 'pull', reg.images.busybox!, `--root-dir=${root}`]);
+  assert.equal(pulled.code, 0, pulled.stderr);
+  assert.match(pulled.stdout, /^Image is up to date for sha256:[0-9a-f]{64}$/m);
+  const ls = await runCli(['image', 'ls', '-o', 'json', `--root-dir=${root}`]);
+  const images = (JSON.parse(ls.stdout) as { images: Array<{ repoTags: string[] }> }).images;
+  assert.ok(
+    images.some((i) => i.repoTags.includes(reg.images.busybox!)),
+    ls.stdout,
+  );
+  const missing = await runCli(['image', 'pull', `${reg.registry}/podvisor-test/nothing:v1`, `--root-dir=${root}`]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /^error: .*podvisor-test\/nothing:v1.*not found/m);
+  assert.deepEqual(ctrdPids(root), []);
+});
