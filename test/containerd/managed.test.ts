@@ -18,6 +18,7 @@ import { CriRuntimeClient } from '../../src/runtime/cri/client.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { mainJs, runCli, startCli } from '../fixtures/cli/cli-process.js';
 import { removeAllSandboxes } from './cleanup.js';
+import { waitFor } from '../fixtures/wait.js';
 import { skipReason, startTestRegistry, type TestRegistry } from './harness.js';
 
 const run = promisify(execFile);
@@ -141,7 +142,7 @@ test(
       assert.ok(existsSync(join(layout.cniConfDir, '10-podvisor.conflist')));
 
       const first = await agentStatus(root);
-      const ctrdPid = first.runtimeService?.pid;
+      let ctrdPid = first.runtimeService?.pid;
       assert.ok(typeof ctrdPid === 'number' && running(ctrdPid), JSON.stringify(first));
       assert.match(readFileSync(`/proc/${ctrdPid}/cmdline`, 'utf8'), /containerd\0--config\0.*config\.toml/);
       const containers = await runningContainers(endpoint);
@@ -161,6 +162,21 @@ test(
       assert.notEqual(second.pid, first.pid);
       assert.equal(second.runtimeService?.pid, ctrdPid, 'the restarted agent uses the same containerd');
       assert.deepEqual(await runningContainers(endpoint), containers, 'no container was restarted');
+
+      // containerd killed: the agent starts it again, and the containers (kept by their shims) are still the same.
+      process.kill(ctrdPid, 'SIGKILL');
+      const restarted = await waitFor('containerd started again by the agent', async () => {
+        const pid = (await agentStatus(root)).runtimeService?.pid;
+        return typeof pid === 'number' && pid !== ctrdPid && running(pid) ? pid : undefined;
+      });
+      const listed = await waitFor('the containers listed again', () =>
+        runningContainers(endpoint).then(
+          (c) => (c.length === containers.length ? c : undefined),
+          () => undefined,
+        ),
+      );
+      assert.deepEqual(listed, containers);
+      ctrdPid = restarted;
 
       // down --all --agent: nothing of the root dir's containerd is left.
       const down = await runCli(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
