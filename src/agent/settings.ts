@@ -216,6 +216,7 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
     if (cidr) settings.podCIDR = String(cidr);
   }
   if (runtime !== 'containerd') {
+    managedOnlyFlags(flags);
     for (const [name, v] of [
       ['cni-conf-dir', cniDir],
       ['pod-cidr', settings.podNetwork ? undefined : cidr],
