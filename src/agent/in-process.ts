@@ -92,6 +92,8 @@ export async function createInProcessAgent(deps: InProcessAgentDeps): Promise<In
       logger.warn('Failed to clean up pod sandboxes', { err: String(err) });
     }
     await kubelet.close();
+    // The root dir's containerd with no pod running stops, its sandboxes removed; the next agent starts it again.
+    if (settings.managedContainerd) await (await import('../runtime/containerd/managed.js')).stopIdleManagedContainerd(settings.rootDir, logger);
     if (settings.cniConfDir || settings.podNetwork) await (await import('./pod-network.js')).releasePodNetwork(settings, logger);
     // A process runtime service with nothing left to supervise stops; the next agent starts it again.
     if (empty && settings.runtime === 'process' && settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir)) {

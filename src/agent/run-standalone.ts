@@ -285,8 +285,15 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
           () => false,
         )
       : false;
+    // Pods not being deleted: a sandbox of another is what is left of a deletion the stop cut short.
+    const live = new Set(
+      agent
+        .pods()
+        .filter((p) => !p.metadata?.deletionTimestamp)
+        .map((p) => p.metadata?.uid ?? ''),
+    );
     await agent.stop().catch((err: Error) => log.error('Stopping the agent failed', { err: err.message }));
-    const idleStopped = idle && connected.stopService!();
+    const idleStopped = (idle && connected.stopService!()) || (await connected.stopWhenIdle?.(live).catch(() => false)) === true;
     await connected.releaseNetwork?.();
     lock.release();
     if (idleStopped) log.info('podvisor agent stopped, and with no pod left its runtime service', { runtime: agent.runtime.name });

@@ -1,6 +1,7 @@
 // The agent's connection to its container runtime, a CRI runtime service (as the kubelet's remote
 // runtime): connect to --container-runtime-endpoint, or — for the process runtime on the root dir's own
-// endpoint — start `podvisor runtime serve` when nothing answers, and start it again when it dies.
+// endpoint, and for containerd without an endpoint — start `podvisor runtime serve` or the root dir's
+// containerd when nothing answers, and start it again when it dies.
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,8 +25,16 @@ export interface AgentRuntime {
   restart?(): Promise<void>;
   /** Fields of `agent status` about the runtime (endpoint, the service's pid). */
   describe?(): Record<string, unknown>;
-  /** Stops the process runtime's service of the root dir (SIGTERM); false when none runs. */
+  /**
+   * When the agent stops with no pod running: stops the runtime service it started for the root dir
+   * (the process runtime's, or its containerd); false when none runs.
+   */
   stopService?(): boolean;
+  /**
+   * When the agent stops: stops the containerd it started for the root dir unless a pod of
+   * livePodUids runs there (the sandboxes left are removed first); whether it did.
+   */
+  stopWhenIdle?(livePodUids: ReadonlySet<string>): Promise<boolean>;
   /** When the agent stops: removes its pod bridge if no pod is left on it (--cni-conf-dir, --pod-network=cni). */
   releaseNetwork?(): Promise<void>;
 }
@@ -39,6 +48,12 @@ function runtimeServiceCommand(settings: AgentSettings, podvisorScript: string):
 
 /** Connects to the runtime service (starting the process runtime's when nothing answers). */
 export async function connectRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<CriRuntimeClient> {
+  if (settings.managedContainerd) {
+    const { preparePodNetwork } = await import('./pod-network.js');
+    await preparePodNetwork(settings, opts.logger);
+    const { connectManagedContainerd } = await import('../runtime/containerd/managed.js');
+    return (await connectManagedContainerd(settings.managedContainerd, { logger: opts.logger, warmCodecs: true })).client;
+  }
   const own = settings.runtime === 'process';
   if (own) await mkdir(settings.rootDir, { recursive: true, mode: 0o700 });
   if (settings.runtime === 'containerd') {
@@ -85,6 +100,7 @@ function checkPodNetworkOf(client: CriRuntimeClient, settings: AgentSettings, lo
  */
 export async function connectAgentRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<AgentRuntime & { runtime: CriRuntimeClient }> {
   const runtime = await connectRuntime(settings, opts);
+  if (settings.managedContainerd) return managedContainerdRuntime(runtime, settings, opts);
   const own = settings.runtime === 'process';
   const stateDir = runtimeStateDir(settings.rootDir);
   const same = (pid: number, start: string) => processState(pid, start) === 'running';
@@ -118,4 +134,29 @@ export async function connectAgentRuntime(settings: AgentSettings, opts: Runtime
     return true;
   };
   return { runtime, restart, describe, stopService, ...(releaseNetwork ? { releaseNetwork } : {}) };
+}
+
+/** The root dir's containerd: started again when it stops answering, stopped with the agent when idle. */
+async function managedContainerdRuntime(
+  runtime: CriRuntimeClient,
+  settings: AgentSettings,
+  opts: RuntimeConnectionOptions,
+): Promise<AgentRuntime & { runtime: CriRuntimeClient }> {
+  const managed = settings.managedContainerd!;
+  const { logger } = opts;
+  const m = await import('../runtime/containerd/managed.js');
+  const { managedContainerdLayout } = await import('../runtime/containerd/config.js');
+  const layout = managedContainerdLayout(settings.rootDir);
+  const { releasePodNetwork } = await import('./pod-network.js');
+  return {
+    runtime,
+    describe: () => ({ name: runtime.name, endpoint: settings.runtimeEndpoint, pid: m.managedContainerdPid(layout) ?? null, config: layout.config }),
+    restart: async () => {
+      const { client, startedPid } = await m.connectManagedContainerd(managed, { logger });
+      await client.close();
+      if (startedPid) logger.info('Started containerd again', { pid: startedPid, endpoint: settings.runtimeEndpoint });
+    },
+    stopWhenIdle: (live) => m.stopIdleManagedContainerd(settings.rootDir, logger, live),
+    releaseNetwork: () => releasePodNetwork(settings, logger),
+  };
 }

@@ -9,14 +9,17 @@ import { parseIpv4, parseIpv4Range } from '../kubeapi/service-allocator.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../kubelet/admission.js';
 import { parseEvictionHard, type DiskThresholds } from '../kubelet/disk-pressure.js';
 import { criTarget } from '../runtime/cri/proto.js';
-import { defaultRuntimeEndpoint, rootDirSocketProblem } from '../runtime/process-runtime.js';
+import { managedContainerdLayout } from '../runtime/containerd/config.js';
+import { defaultSandboxImage } from '../runtime/containerd/pause-image.js';
+import type { ManagedContainerdSettings } from '../runtime/containerd/managed.js';
+import { defaultRuntimeEndpoint, rootDirSocketProblem, UNIX_SOCKET_PATH_MAX } from '../runtime/process-runtime.js';
 import { defaultRootDir } from '../runtime/root-dir.js';
 import { parseGoDuration } from '../util/go-duration.js';
 import type { ProxyMode } from '../proxy/service-proxy.js';
 
 export const supportedRuntimes = ['process', 'containerd'];
 
-/** containerd's own socket, where `--runtime=containerd` connects unless told otherwise. */
+/** containerd's own socket, where a host's containerd (Docker's, a kubelet's) serves. */
 export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
 
 /** Flag values by long name (absent: undefined), as the command line gave them. */
@@ -36,6 +39,11 @@ export interface AgentSettings {
   rootDir: string;
   /** The CRI endpoint (`unix:///…`). */
   runtimeEndpoint: string;
+  /**
+   * --runtime=containerd without --container-runtime-endpoint: the containerd podvisor runs for the
+   * root dir (<root>/containerd), started when nothing answers on its socket.
+   */
+  managedContainerd?: ManagedContainerdSettings;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
   /** --eviction-hard: the root dir's DiskPressure thresholds. */
@@ -166,7 +174,8 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
       ? invalid(rootFlag, 'root-dir', socketProblem)
       : new InvalidSettingError(`${socketProblem} (the default root dir ${rootDir}: give --root-dir)`);
   const endpointFlag = flags['container-runtime-endpoint'];
-  const runtimeEndpoint = endpointFlag ? String(endpointFlag) : runtime === 'containerd' ? DEFAULT_CONTAINER_RUNTIME_ENDPOINT : defaultRuntimeEndpoint(rootDir);
+  const managed = runtime === 'containerd' && !endpointFlag;
+  const runtimeEndpoint = endpointFlag ? String(endpointFlag) : managed ? `unix://${managedContainerdLayout(rootDir).socket}` : defaultRuntimeEndpoint(rootDir);
   try {
     criTarget(runtimeEndpoint);
   } catch (err) {
@@ -207,6 +216,7 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
     if (cidr) settings.podCIDR = String(cidr);
   }
   if (runtime !== 'containerd') {
+    managedOnlyFlags(flags);
     for (const [name, v] of [
       ['cni-conf-dir', cniDir],
       ['pod-cidr', settings.podNetwork ? undefined : cidr],
@@ -217,9 +227,42 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
     return settings;
   }
   if (cniDir) settings.cniConfDir = resolve(place.cwd, String(cniDir));
+  if (managed) managedContainerdSettings(flags, place, settings);
+  else managedOnlyFlags(flags);
   if (cidr) {
-    if (!cniDir) throw new InvalidSettingError('flag "--pod-cidr" needs --cni-conf-dir');
+    if (!settings.cniConfDir) throw new InvalidSettingError('flag "--pod-cidr" needs --cni-conf-dir');
     settings.podCIDR = String(cidr);
   }
   return settings;
+}
+
+/** Flags of the containerd podvisor runs, refused with a runtime it does not run. */
+const MANAGED_FLAGS = ['pod-infra-container-image', 'registry-config'];
+
+function managedOnlyFlags(flags: FlagValues): void {
+  for (const name of MANAGED_FLAGS) {
+    const v = flags[name];
+    if (v !== undefined && v !== '')
+      throw new InvalidSettingError(`flag "--${name}" needs --runtime=containerd without --container-runtime-endpoint (the containerd podvisor starts)`);
+  }
+}
+
+/** The containerd of the root dir: its socket must fit, its CNI directory is the pod network's. */
+function managedContainerdSettings(flags: FlagValues, place: SettingsPlace, settings: AgentSettings): void {
+  const layout = managedContainerdLayout(settings.rootDir);
+  const longest = `${layout.socket}.ttrpc`;
+  if (Buffer.byteLength(longest) > UNIX_SOCKET_PATH_MAX) {
+    throw new InvalidSettingError(
+      `the root dir is too long for containerd's sockets: ${longest} would be ${Buffer.byteLength(longest)} bytes, and a unix socket path holds at most ${UNIX_SOCKET_PATH_MAX}; give a shorter --root-dir`,
+    );
+  }
+  settings.cniConfDir ??= layout.cniConfDir;
+  const image = flags['pod-infra-container-image'];
+  const registry = flags['registry-config'];
+  settings.managedContainerd = {
+    rootDir: settings.rootDir,
+    sandboxImage: image ? String(image) : defaultSandboxImage(),
+    cniConfDir: settings.cniConfDir,
+    ...(registry ? { registryConfigDir: resolve(place.cwd, String(registry)) } : {}),
+  };
 }

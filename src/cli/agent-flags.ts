@@ -101,7 +101,21 @@ export const agentFlagSpecs: FlagSpec[] = [
     name: 'container-runtime-endpoint',
     type: 'string',
     valueName: 'ENDPOINT',
-    usage: `CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock, where the process runtime service is started when nothing answers; ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT} with --runtime=containerd).`,
+    usage: `CRI endpoint of the runtime service, unix:///path (default unix://<root-dir>/runtime.sock, where the process runtime service is started when nothing answers; with --runtime=containerd, unix://<root-dir>/containerd/containerd.sock, where podvisor starts containerd from the host's binaries; a host's own containerd is usually at ${DEFAULT_CONTAINER_RUNTIME_ENDPOINT}).`,
+  },
+  {
+    name: 'pod-infra-container-image',
+    type: 'string',
+    valueName: 'IMAGE',
+    usage:
+      "With the containerd podvisor starts: the sandbox (pause) image of every pod (default: podvisor's own, localhost/podvisor/pause:1, made and loaded without a network; e.g. registry.k8s.io/pause:3.9 for the upstream one).",
+  },
+  {
+    name: 'registry-config',
+    type: 'string',
+    valueName: 'DIR',
+    usage:
+      "With the containerd podvisor starts: containerd's registry hosts directory (<DIR>/<host>/hosts.toml: mirrors, plain-HTTP and self-signed registries).",
   },
 ];
 

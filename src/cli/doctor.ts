@@ -1,15 +1,20 @@
-// `podvisor doctor`: checks the host for the runtime the agent would use — for containerd its socket
+// `podvisor doctor`: checks the host for the runtime the agent would use — for the containerd podvisor
+// starts (--runtime=containerd without an endpoint) the host's binaries by package, then that
+// containerd started with its config and asked as below; for a containerd at an endpoint its socket
 // and CRI plugin, runc, the CNI plugins, the sandbox (pause) image, restrict_oom_score_adj where root
-// lacks CAP_SYS_RESOURCE; for both the cgroup version and the root dir — and prints what is missing
-// with how to fix it (as `flutter doctor` or `brew doctor` do); exit 1 when anything is.
+// lacks CAP_SYS_RESOURCE; for both runtimes the cgroup version and the root dir — and prints what is
+// missing with how to fix it (as `flutter doctor` or `brew doctor` do); exit 1 when anything is.
 
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand, type CommandIO } from './args.js';
 import { agentFlagSpecs, agentSettings } from './agent-flags.js';
 import { streamLogger } from '../util/logger.js';
 import { setLongTimeout, type LongTimer } from '../util/timer.js';
 import type { ImageService } from '../runtime/cri.js';
+import type { ManagedContainerdSettings } from '../runtime/containerd/managed.js';
+import { CNI_BIN_DIRS, cniBinDir, hasSysResource, managedContainerdProblems, onPath } from '../runtime/containerd/host.js';
+import type { AgentSettings } from '../agent/settings.js';
 
 type Verdict = 'ok' | 'warn' | 'fail';
 
@@ -21,22 +26,6 @@ export interface Check {
 }
 
 const CNI_PLUGINS = ['bridge', 'host-local', 'loopback', 'portmap'];
-const CNI_BIN_DIRS = ['/opt/cni/bin', '/usr/lib/cni'];
-/** CAP_SYS_RESOURCE's bit in a capability mask. */
-const CAP_SYS_RESOURCE = 24n;
-
-function onPath(cmd: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin').split(':')) {
-    const p = join(dir, cmd);
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 /** cgroup v2 (unified) or v1/hybrid, from /sys/fs/cgroup. */
 export function cgroupCheck(root = '/sys/fs/cgroup'): Check {
@@ -66,12 +55,6 @@ export function rootDirCheck(dir: string): Check {
   }
 }
 
-/** Whether this process's bounding set holds CAP_SYS_RESOURCE (needed for a negative oom_score_adj). */
-function hasSysResource(): boolean {
-  const m = /^CapBnd:\s*([0-9a-f]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-  return !m || ((BigInt(`0x${m[1]}`) >> CAP_SYS_RESOURCE) & 1n) === 1n;
-}
-
 interface CriConfig {
   sandboxImage?: string;
   restrictOOMScoreAdj?: boolean;
@@ -97,8 +80,27 @@ async function pullWithin(images: ImageService, image: string, ms: number): Prom
   }
 }
 
-/** The containerd checks, through its CRI socket. */
-export async function containerdChecks(endpoint: string, env: NodeJS.ProcessEnv, io: Pick<CommandIO, 'stderr'>): Promise<Check[]> {
+/** How to fix a sandbox image that is neither present nor pullable. */
+function sandboxImageFix(managed: ManagedContainerdSettings | undefined): string {
+  if (managed) {
+    return (
+      'load a pause image and name it: podvisor image load -i pause.tar, then --pod-infra-container-image=<its name>; ' +
+      'or push one to a local registry (docker-registry on 127.0.0.1:5000) and give --pod-infra-container-image=127.0.0.1:5000/pause:3.9'
+    );
+  }
+  return (
+    'push a pause image to a local registry (docker-registry on 127.0.0.1:5000; skopeo copy oci:DIR:pause docker://127.0.0.1:5000/pause:3.9 --dest-tls-verify=false) ' +
+    'and set sandbox_image = "127.0.0.1:5000/pause:3.9" under [plugins."io.containerd.grpc.v1.cri"], or ctr -n k8s.io images import pause.tar'
+  );
+}
+
+/** The containerd checks, through its CRI socket (managed: the containerd podvisor runs for the root dir). */
+export async function containerdChecks(
+  endpoint: string,
+  env: NodeJS.ProcessEnv,
+  io: Pick<CommandIO, 'stderr'>,
+  managed?: ManagedContainerdSettings,
+): Promise<Check[]> {
   const out: Check[] = [];
   const sock = endpoint.replace(/^unix:\/\//, '');
   const start = `start containerd (containerd --config /etc/containerd/config.toml, or systemctl start containerd), or give --container-runtime-endpoint`;
@@ -153,9 +155,7 @@ export async function containerdChecks(endpoint: string, env: NodeJS.ProcessEnv,
           : {
               verdict: 'fail',
               what: `sandbox (pause) image ${pause} is not in containerd's image store and cannot be pulled: ${pulled}`,
-              fix:
-                'push a pause image to a local registry (docker-registry on 127.0.0.1:5000; skopeo copy oci:DIR:pause docker://127.0.0.1:5000/pause:3.9 --dest-tls-verify=false) ' +
-                'and set sandbox_image = "127.0.0.1:5000/pause:3.9" under [plugins."io.containerd.grpc.v1.cri"], or ctr -n k8s.io images import pause.tar',
+              fix: sandboxImageFix(managed),
             },
       );
     }
@@ -185,6 +185,51 @@ export async function containerdChecks(endpoint: string, env: NodeJS.ProcessEnv,
   return out;
 }
 
+/**
+ * The containerd podvisor runs for the root dir: the host's binaries (each missing one named with its
+ * package), then that containerd — started for the check when it does not run, and stopped again —
+ * asked as any containerd is.
+ */
+export async function managedContainerdChecks(settings: AgentSettings, io: Pick<CommandIO, 'stderr' | 'env'>): Promise<Check[]> {
+  const managed = settings.managedContainerd!;
+  const m = await import('../runtime/containerd/managed.js');
+  const problems = managedContainerdProblems(io.env);
+  if (problems.length) return problems.map((p) => ({ verdict: 'fail', what: p.what, fix: p.fix }));
+  const out: Check[] = [
+    { verdict: 'ok', what: `containerd at ${onPath('containerd', io.env)}, runc at ${onPath('runc', io.env)}, CNI plugins in ${cniBinDir()}` },
+  ];
+  if (!hasSysResource()) out.push({ verdict: 'ok', what: 'root lacks CAP_SYS_RESOURCE: the config podvisor writes sets restrict_oom_score_adj = true' });
+  const { managedContainerdLayout } = await import('../runtime/containerd/config.js');
+  const layout = managedContainerdLayout(settings.rootDir);
+  const logger = streamLogger(io.stderr, 'error');
+  let started: number | undefined;
+  try {
+    const { writePodNetworkConfig, bridgeName, defaultPodCIDR } = await import('../runtime/cni-config.js');
+    await writePodNetworkConfig(settings.cniConfDir ?? layout.cniConfDir, {
+      podCIDR: settings.podCIDR ?? defaultPodCIDR(settings.rootDir),
+      bridge: bridgeName(settings.rootDir),
+    });
+    const { client, startedPid } = await m.connectManagedContainerd(managed, { logger });
+    await client.close();
+    started = startedPid;
+    out.push({
+      verdict: 'ok',
+      what: started
+        ? `containerd starts with the config podvisor writes (${layout.config}); log ${layout.log}`
+        : `containerd of the root dir runs (pid ${m.managedContainerdPid(layout) ?? '?'}) with ${layout.config}`,
+    });
+  } catch (err) {
+    out.push({ verdict: 'fail', what: `containerd does not start with ${layout.config}: ${(err as Error).message}`, fix: `see its log, ${layout.log}` });
+    return out;
+  }
+  try {
+    out.push(...(await containerdChecks(settings.runtimeEndpoint, io.env, io, managed)).filter((c) => !/^runc at |^CNI plugins /.test(c.what)));
+  } finally {
+    if (started) await m.stopIdleManagedContainerd(settings.rootDir, logger);
+  }
+  return out;
+}
+
 const mark: Record<Verdict, string> = { ok: '[ok]  ', warn: '[warn]', fail: '[FAIL]' };
 
 /** The checks as lines: a mark, what was found, and the fix under it. */
@@ -198,17 +243,21 @@ export const doctorCommand = defineCommand({
   usage: 'podvisor doctor [--runtime=process|containerd] [--container-runtime-endpoint ENDPOINT] [--root-dir DIR]',
   description:
     'Check what the agent needs on this host and print, for each thing, [ok], [warn] or [FAIL] with how to\n' +
-    'fix it. For --runtime=containerd: the socket answers the CRI, runc, the CNI plugins, the sandbox\n' +
+    'fix it. For --runtime=containerd without --container-runtime-endpoint (the containerd podvisor starts):\n' +
+    'containerd, runc and the CNI plugins on the host (naming the package of each one missing), then that\n' +
+    'containerd started with its config (and stopped again if it was not running) and checked as follows.\n' +
+    'For a containerd at --container-runtime-endpoint: the socket answers the CRI, runc, the CNI plugins, the sandbox\n' +
     '(pause) image in its store (pulled now when absent, as the first sandbox would pull it),\n' +
     'restrict_oom_score_adj where root lacks CAP_SYS_RESOURCE, its runtime\n' +
     'and network conditions. For both runtimes: the cgroup hierarchy and the root dir.\n\n' +
     'Exit status: 0 when nothing failed (warnings allowed), 1 otherwise.',
   examples: ['podvisor doctor --runtime=containerd', 'podvisor doctor --runtime=containerd --container-runtime-endpoint unix:///tmp/ctrd/containerd.sock'],
-  flags: agentFlagSpecs.filter((f) => ['runtime', 'container-runtime-endpoint', 'root-dir'].includes(f.name)),
+  flags: agentFlagSpecs.filter((f) => ['runtime', 'container-runtime-endpoint', 'root-dir', 'pod-infra-container-image', 'registry-config'].includes(f.name)),
   async run(parsed, io) {
     const settings = agentSettings(parsed, io);
     const checks: Check[] = [];
-    if (settings.runtime === 'containerd') checks.push(...(await containerdChecks(settings.runtimeEndpoint, io.env, io)));
+    if (settings.managedContainerd) checks.push(...(await managedContainerdChecks(settings, io)));
+    else if (settings.runtime === 'containerd') checks.push(...(await containerdChecks(settings.runtimeEndpoint, io.env, io)));
     checks.push(cgroupCheck(), rootDirCheck(settings.rootDir));
     io.stdout.write(formatChecks(checks));
     const failed = checks.filter((c) => c.verdict === 'fail').length;

@@ -39,6 +39,11 @@ async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   let code: number;
   try {
     code = await deletePods(parsed, io);
+    // --all: a ReplicaSet whose Deployment just went may have made a pod before the garbage collector
+    // took it; such pods go too, so that nothing runs when the agent stops.
+    for (let round = 0; parsed.flags.all === true && code !== 2 && round < 3 && (await apiPodsLeft(rootDirOf(parsed, io))); round++) {
+      code = Math.max(code, await deletePods(parsed, io));
+    }
   } catch (err) {
     // The agent died mid-request or while the pods were awaited: said in a line, not a stack trace.
     if (!(err instanceof AgentGoneError || err instanceof NoAgentError)) throw err;
@@ -62,6 +67,13 @@ async function down(parsed: ParsedArgs, io: CommandIO): Promise<number> {
     return 1;
   }
   return code;
+}
+
+/** Whether the agent still has pods applied through its API. */
+async function apiPodsLeft(rootDir: string): Promise<boolean> {
+  const list = await agentRequest(rootDir, 'GET', '/api/v1/pods');
+  if (list.status !== 200) return false;
+  return list.json<{ items: Pod[] }>().items.some((p) => p.metadata?.annotations?.[configSourceAnnotation] === 'api');
 }
 
 async function deletePods(parsed: ParsedArgs, io: CommandIO): Promise<number> {

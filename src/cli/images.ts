@@ -1,10 +1,7 @@
-// `podvisor images`: the images the container runtime holds, as `crictl images` lists them
-// (IMAGE, TAG, IMAGE ID, SIZE), or as JSON.
+// The images the container runtime holds as `crictl images` lists them (IMAGE, TAG, IMAGE ID, SIZE):
+// the rows and the table of `podvisor image ls` and `podvisor images`.
 
-import type { Image, ImageService } from '../runtime/cri.js';
-import { streamLogger } from '../util/logger.js';
-import { agentSettings } from './agent-flags.js';
-import { defineCommand } from './args.js';
+import type { Image } from '../runtime/cri.js';
 import { tabwriteRows } from '../printers/tabwriter.js';
 
 /** docker/go-units HumanSize: decimal units, 4 significant digits. */
@@ -37,39 +34,3 @@ export function imageRows(images: Image[]): string[][] {
 export function formatTable(header: string[], rows: string[][]): string {
   return tabwriteRows([header, ...rows], { minwidth: 0, padding: 3 });
 }
-
-export const imagesCommand = defineCommand({
-  name: 'images',
-  summary: 'List the images the container runtime holds',
-  usage: 'podvisor images [flags]',
-  description: 'List the images of the container runtime (--runtime=containerd), as crictl images does.',
-  examples: ['podvisor images --runtime=containerd', 'podvisor images --runtime=containerd -o json'],
-  flags: [
-    {
-      name: 'runtime',
-      type: 'string',
-      default: 'containerd',
-      valueName: 'NAME',
-      usage: 'Container runtime whose images to list (only containerd has images).',
-    },
-    { name: 'container-runtime-endpoint', type: 'string', valueName: 'ENDPOINT', usage: 'CRI endpoint (default unix:///run/containerd/containerd.sock).' },
-    { name: 'output', short: 'o', type: 'string', values: ['table', 'json'], default: 'table', usage: 'Output format.' },
-  ],
-  async run(parsed, io) {
-    const settings = agentSettings(parsed, io);
-    const { CriRuntimeClient } = await import('../runtime/cri/client.js');
-    const client = new CriRuntimeClient({ endpoint: settings.runtimeEndpoint, logger: streamLogger(io.stderr, 'warn') });
-    let images: Image[];
-    try {
-      images = await (client.images as ImageService).listImages();
-    } catch (err) {
-      io.stderr.write(`error: cannot list images at ${settings.runtimeEndpoint}: ${(err as Error).message}\n`);
-      return 1;
-    } finally {
-      await client.close();
-    }
-    if (parsed.flags.output === 'json') io.stdout.write(`${JSON.stringify({ images }, null, 2)}\n`);
-    else io.stdout.write(formatTable(['IMAGE', 'TAG', 'IMAGE ID', 'SIZE'], imageRows(images)));
-    return 0;
-  },
-});

@@ -110,6 +110,7 @@ async function runPods(parsed: ParsedArgs, io: CommandIO, knobs: HiddenKnobs): P
   if (files.length === 0) return usageFailure(io, noFilenameMessage, 'run');
   const wait = parsed.flags.wait as WaitFor;
   const output = parsed.flags.output as RunOutput;
+  await (await import('./runtime-choice.js')).chooseRuntimeFor(files, parsed, io);
   let settings: ReturnType<typeof agentSettings>;
   let timeoutMs: number | undefined;
   try {

@@ -47,6 +47,7 @@ export function agentArgsFrom(parsed: ParsedArgs): string[] {
 export async function upDetached(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
   if (files.length === 0) return usageFailure(io, noFilenameMessage, 'up');
+  await (await import('./runtime-choice.js')).chooseRuntimeFor(files, parsed, io);
   let settings;
   let timeoutMs: number;
   try {

@@ -93,6 +93,7 @@ async function upPods(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   const files = parsed.flags.filename as string[];
   if (files.length === 0) return usageFailure(io, noFilenameMessage, 'up');
   const output = parsed.flags.output as ObjectFormat | undefined;
+  await (await import('./runtime-choice.js')).chooseRuntimeFor(files, parsed, io);
   let settings: ReturnType<typeof agentSettings>;
   let forMs: number | undefined;
   try {

@@ -30,6 +30,8 @@ export interface ImageDeps {
   recorder: EventRecorder;
   backoff: Backoff;
   secret(namespace: string, name: string): Secret | undefined;
+  /** The node's own credentials (its docker config.json files), after the pod's pull secrets. */
+  nodeCredentials?(): Secret[];
 }
 
 /** On success, `image` is the runtime's status of the image when it was asked for (reused for the container's config). */
@@ -236,7 +238,7 @@ export async function ensureImageExists(deps: ImageDeps, pod: Pod, container: Co
 
   deps.recorder.event(ref, 'Normal', 'Pulling', `Pulling image ${goQuote(requested)}`);
   const start = deps.clock.now();
-  const creds = credentialsFor(image, pullSecrets(deps, pod));
+  const creds = [...credentialsFor(image, pullSecrets(deps, pod)), ...credentialsFor(image, deps.nodeCredentials?.() ?? [])];
   const errors: string[] = [];
   let imageRef: string | undefined;
   for (const auth of creds.length ? creds : [undefined]) {

@@ -14,6 +14,7 @@ import { LABEL_POD_UID } from './container-config.js';
 import type { NodeAllocatable, ObjectLookup } from './envvars.js';
 import { formatPod, podRef } from './format.js';
 import { readHostMessage, withHostMessageFile } from './host-message-file.js';
+import { nodeDockerConfigPaths, nodeDockerConfigs } from './node-keyring.js';
 import { ensureImageExists, ImageNotUsedReason, imageNotUsedMessage, newImageBackoff, unusedImage, type EnsureImageResult } from './images.js';
 import type { ClusterDNSSettings } from './cluster-dns.js';
 import { containerSecurityContext, linuxContainerResources, linuxSandboxConfig, podDNSConfig, verifyRunAsNonRoot } from './linux-config.js';
@@ -155,7 +156,14 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
         return unusedImage(images, container);
       }
       return ensureImageExists(
-        { images, clock: deps.clock, recorder: deps.recorder, backoff: imageBackoff, secret: (ns, n) => deps.lookup.secret(ns, n) },
+        {
+          images,
+          clock: deps.clock,
+          recorder: deps.recorder,
+          backoff: imageBackoff,
+          secret: (ns, n) => deps.lookup.secret(ns, n),
+          nodeCredentials: () => nodeDockerConfigs(nodeDockerConfigPaths(deps.rootDir)),
+        },
         pod,
         container,
         sandboxConfig,

@@ -156,7 +156,7 @@ function basicAuthGate(target: number, user: string, password: string): Server {
 export async function startContainerd(): Promise<ContainerdEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'podvisor-ctrd-'));
   const children: ChildProcess[] = [];
-  let gate: Server | undefined;
+  const stops: Array<() => Promise<void>> = [];
   const suffix = Math.floor(Math.random() * 0xffff)
     .toString(16)
     .padStart(4, '0');
@@ -167,34 +167,16 @@ export async function startContainerd(): Promise<ContainerdEnv> {
   const stop = async () => {
     await removeEverything(join(dir, 'containerd.sock')).catch(() => {});
     for (const c of children.reverse()) await stopChild(c);
-    if (gate) await new Promise((r) => gate!.close(r));
+    for (const st of stops) await st();
     await run('ip', ['link', 'del', bridge]).catch(() => {});
     await run('umount', ['-R', join(dir, 'state')]).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   };
 
   try {
-    const layout = await buildTestImages();
-
-    // The registry.
-    const port = await freePort();
-    mkdirSync(join(dir, 'registry'));
-    writeFileSync(
-      join(dir, 'registry', 'config.yml'),
-      `version: 0.1\nlog: {level: error}\nstorage:\n  filesystem: {rootdirectory: ${join(dir, 'registry', 'storage')}}\n  delete: {enabled: true}\nhttp: {addr: 127.0.0.1:${port}}\n`,
-    );
-    const reg = spawn('docker-registry', ['serve', join(dir, 'registry', 'config.yml')], { stdio: 'ignore' });
-    children.push(reg);
-    const registry = `127.0.0.1:${port}`;
-    await waitFor('the registry', () => httpOK(`http://${registry}/v2/`));
-    const images: Record<string, string> = {};
-    for (const tag of ['pause', 'busybox', 'web', 'entrypoint', 'node']) images[tag] = await pushImage(layout, tag, registry);
-
-    const authUser = 'tester';
-    const authPassword = `pw-${suffix}`;
-    gate = basicAuthGate(port, authUser, authPassword);
-    await new Promise<void>((r) => gate!.listen(0, '127.0.0.1', r));
-    const authRegistry = `127.0.0.1:${(gate.address() as AddressInfo).port}`;
+    const reg = await startTestRegistry(dir);
+    stops.push(reg.stop);
+    const { registry, authRegistry, authUser, authPassword, images } = reg;
 
     // containerd.
     const cniConfDir = join(dir, 'net.d');
@@ -249,6 +231,60 @@ export async function startContainerd(): Promise<ContainerdEnv> {
     const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').slice(-4000) : '';
     await stop();
     throw new Error(`${(e as Error).message}${log ? `\ncontainerd log:\n${log}` : ''}`);
+  }
+}
+
+export interface TestRegistry {
+  /** `127.0.0.1:<port>` without authentication. */
+  registry: string;
+  /** `127.0.0.1:<port>`: the same images, behind Basic authentication as authUser/authPassword. */
+  authRegistry: string;
+  authUser: string;
+  authPassword: string;
+  /** Test image references in the open registry, by tag (pause, busybox, web, entrypoint, node). */
+  images: Record<string, string>;
+  /** The OCI layout the images were built in. */
+  layout: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A docker-registry on 127.0.0.1 (storage under dir/registry) holding the test images, and the same
+ * registry behind HTTP Basic authentication.
+ */
+export async function startTestRegistry(dir: string): Promise<TestRegistry> {
+  const suffix = Math.floor(Math.random() * 0xffff)
+    .toString(16)
+    .padStart(4, '0');
+  let gate: Server | undefined;
+  let reg: ChildProcess | undefined;
+  const stop = async () => {
+    await stopChild(reg);
+    if (gate) await new Promise((r) => gate!.close(r));
+  };
+  try {
+    const layout = await buildTestImages();
+    const port = await freePort();
+    mkdirSync(join(dir, 'registry'), { recursive: true });
+    writeFileSync(
+      join(dir, 'registry', 'config.yml'),
+      `version: 0.1\nlog: {level: error}\nstorage:\n  filesystem: {rootdirectory: ${join(dir, 'registry', 'storage')}}\n  delete: {enabled: true}\nhttp: {addr: 127.0.0.1:${port}}\n`,
+    );
+    reg = spawn('docker-registry', ['serve', join(dir, 'registry', 'config.yml')], { stdio: 'ignore' });
+    const registry = `127.0.0.1:${port}`;
+    await waitFor('the registry', () => httpOK(`http://${registry}/v2/`));
+    const images: Record<string, string> = {};
+    for (const tag of ['pause', 'busybox', 'web', 'entrypoint', 'node']) images[tag] = await pushImage(layout, tag, registry);
+
+    const authUser = 'tester';
+    const authPassword = `pw-${suffix}`;
+    gate = basicAuthGate(port, authUser, authPassword);
+    await new Promise<void>((r) => gate!.listen(0, '127.0.0.1', r));
+    const authRegistry = `127.0.0.1:${(gate.address() as AddressInfo).port}`;
+    return { registry, authRegistry, authUser, authPassword, images, layout, stop };
+  } catch (e) {
+    await stop();
+    throw e;
   }
 }
 
