@@ -10,6 +10,8 @@ import { canonicalJSON, configHashAnnotation, configSourceAnnotation, defaultNam
 import type { FieldError } from '../api/field-errors.js';
 import { validatePods } from '../api/validation/index.js';
 import { ApiError, invalid } from '../http/status.js';
+import type { CreateOptions } from '../kubeapi/backend.js';
+import { checkFields } from '../kubeapi/field-validation.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { runtimePodRules } from '../runtime/pod-rules.js';
 
@@ -19,11 +21,12 @@ export interface DecodeContext {
   capabilities: RuntimeCapabilities;
   /** The UID to give the pod (a new one on create, the stored one on update). */
   uid: string;
-  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** fieldValidation, the body's duplicate keys and where warnings go (kubeapi/field-validation.ts). */
+  fields?: CreateOptions;
 }
 
 /** Decodes, defaults (config source `api`) and validates a pod sent to the API; throws ApiError. */
-export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warnings: string[] } {
+export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ApiError(400, 'BadRequest', 'the body of the request was not a JSON object');
   }
@@ -36,16 +39,13 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
     delete meta[k];
   obj.metadata = meta;
   const decoded = strictDecode<Pod>(obj, kindTypes.Pod);
-  const warnings: string[] = [];
-  const mode = ctx.fieldValidation ?? 'Strict';
   if (decoded.typeErrors.length > 0) {
     throw new ApiError(400, 'BadRequest', `Pod in version "v1" cannot be handled as a Pod: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
   }
-  if (decoded.unknownFields.length > 0) {
-    const texts = decoded.unknownFields.map((p) => p.message);
-    if (mode === 'Strict') throw new ApiError(400, 'BadRequest', `strict decoding error: ${texts.join(', ')}`);
-    if (mode === 'Warn') warnings.push(...texts);
-  }
+  checkFields(
+    ctx.fields ?? {},
+    decoded.unknownFields.map((p) => p.message),
+  );
   const input = decoded.value;
   const m = (input.metadata ??= {}) as { uid?: string; namespace?: string; annotations?: Record<string, string> };
   m.uid = ctx.uid;
@@ -58,7 +58,7 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
   const errs = [...validatePods([pod])[0]!];
   errs.push(...runtimePodRules(ctx.capabilities)(pod));
   if (errs.length > 0) throw invalid('Pod', pod.metadata?.name ?? '', errs);
-  return { pod, warnings };
+  return { pod };
 }
 
 /** Leaf paths where a and b differ (`spec.containers[0].command`), for the forbidden-update message. */

@@ -24,6 +24,7 @@ import type {
   WatchEvent,
   WritableObjectMeta,
 } from '../kubeapi/backend.js';
+import { checkFields } from '../kubeapi/field-validation.js';
 import { objectStrategies } from '../kubeapi/strategies.js';
 import type { ServiceForEnv } from '../kuberuntime/envvars.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../http/status.js';
@@ -163,9 +164,10 @@ export class ObjectStore implements ObjectsBackend {
     if (decoded.typeErrors.length > 0) {
       throw badRequest(`${kind} in version "${strategy.apiVersion}" cannot be handled as a ${kind}: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
     }
-    if (decoded.unknownFields.length > 0 && (opts.fieldValidation ?? 'Strict') === 'Strict') {
-      throw badRequest(`strict decoding error: ${decoded.unknownFields.map((p) => p.message).join(', ')}`);
-    }
+    checkFields(
+      opts,
+      decoded.unknownFields.map((p) => p.message),
+    );
     let value = decoded.value;
     value.metadata ??= {};
     if (strategy.namespaced) value.metadata.namespace ||= defaultNamespace;
@@ -230,7 +232,10 @@ export class ObjectStore implements ObjectsBackend {
     }
     // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, undefined);
-    if (opts.dryRun) return obj;
+    if (opts.dryRun) {
+      strategy.release?.(obj);
+      return obj;
+    }
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
     this.items.set(this.key(kind, namespace, name), obj);
@@ -266,6 +271,7 @@ export class ObjectStore implements ObjectsBackend {
     }
     // After the stored status is kept: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, current);
+    if (opts.dryRun) strategy.release?.(obj);
     if (strategy.statusSubresource) {
       const specOf = (o: KubeObject) => canonicalJSON((o as { spec?: unknown }).spec);
       const generation = current.metadata.generation ?? 1;

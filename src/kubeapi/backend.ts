@@ -51,6 +51,10 @@ export interface CreateOptions {
   dryRun?: boolean;
   /** Strict (default), Warn or Ignore, as the API server's fieldValidation. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** Paths of the keys the request's JSON body repeats (field-validation.ts applies fieldValidation to them). */
+  duplicateFields?: readonly string[];
+  /** Receives what fieldValidation=Warn reports, for the response's Warning headers. */
+  warn?(message: string): void;
 }
 
 /**
@@ -110,6 +114,8 @@ export interface ObjectStrategy {
    * registry's BeginCreate/BeginUpdate), after validation; old is the stored version on update.
    */
   allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
+  /** Gives back what allocate chose for an object that is not stored after all (a dry run): nothing stays allocated. */
+  release?(obj: KubeObject): void;
   /** Finalizers the kind keeps outside metadata.finalizers (a Namespace's spec.finalizers): a deleted object stays until they are gone too. */
   specFinalizers?(obj: KubeObject): readonly string[];
   /** What a deletion held by finalizers marks beside the deletionTimestamp (a Namespace's phase Terminating). */

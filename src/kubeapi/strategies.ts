@@ -167,6 +167,7 @@ export function serviceStrategy(allocator: ServiceAllocator): ObjectStrategy {
       svc.status = loadBalancerStatus(svc, allocator.network.loadBalancerIP);
       return errs;
     },
+    release: (o) => allocator.release(o as ServiceLike),
   };
 }
 
