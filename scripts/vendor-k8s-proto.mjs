@@ -95,5 +95,10 @@ for (const pkg of machineryPackages) {
   readGoStructs(machineryDir, pkg, `k8s.io.apimachinery.${pkg.replaceAll('/', '.')}`);
 }
 const sorted = Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1)));
-writeFileSync(join(out, 'go-fields.json'), `${JSON.stringify({ source: `k8s.io/api and k8s.io/apimachinery ${tag}`, packages: [...apiPackages.map((p) => `k8s.io/api/${p}`), ...machineryPackages.map((p) => `k8s.io/apimachinery/${p}`)], messages: sorted }, null, 1)}\n`);
-console.log(`vendored ${apiPackages.length + machineryPackages.length} generated.proto files and ${Object.keys(sorted).length} messages' Go fields into ${out}`);
+writeFileSync(
+  join(out, 'go-fields.json'),
+  `${JSON.stringify({ source: `k8s.io/api and k8s.io/apimachinery ${tag}`, packages: [...apiPackages.map((p) => `k8s.io/api/${p}`), ...machineryPackages.map((p) => `k8s.io/apimachinery/${p}`)], messages: sorted }, null, 1)}\n`,
+);
+console.log(
+  `vendored ${apiPackages.length + machineryPackages.length} generated.proto files and ${Object.keys(sorted).length} messages' Go fields into ${out}`,
+);

@@ -44,7 +44,7 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
   }
   checkFields(
     ctx.fields ?? {},
-    decoded.unknownFields.map((p) => p.message),
+    decoded.unknownFields.map((p) => p.path),
   );
   const input = decoded.value;
   const m = (input.metadata ??= {}) as { uid?: string; namespace?: string; annotations?: Record<string, string> };

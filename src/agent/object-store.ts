@@ -166,7 +166,7 @@ export class ObjectStore implements ObjectsBackend {
     }
     checkFields(
       opts,
-      decoded.unknownFields.map((p) => p.message),
+      decoded.unknownFields.map((p) => p.path),
     );
     let value = decoded.value;
     value.metadata ??= {};

@@ -7,9 +7,12 @@
 import { badRequest } from '../http/status.js';
 import type { CreateOptions } from './backend.js';
 
-/** Applies the request's fieldValidation to the unknown fields' messages (`unknown field "spec.foo"`) and its duplicates. */
+/** Applies the request's fieldValidation to the paths of the unknown fields (`spec.foo`) and the body's duplicate keys. */
 export function checkFields(opts: CreateOptions, unknownFields: readonly string[]): void {
-  const findings = [...unknownFields, ...(opts.duplicateFields ?? []).map((p) => `duplicate field ${JSON.stringify(p)}`)];
+  const findings = [
+    ...unknownFields.map((p) => `unknown field ${JSON.stringify(p)}`),
+    ...(opts.duplicateFields ?? []).map((p) => `duplicate field ${JSON.stringify(p)}`),
+  ];
   if (findings.length === 0) return;
   const mode = opts.fieldValidation ?? 'Strict';
   if (mode === 'Strict') throw badRequest(`strict decoding error: ${findings.join(', ')}`);

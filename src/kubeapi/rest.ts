@@ -11,17 +11,7 @@ import { typeMetaError } from '../api/decode.js';
 import type { TableOptions } from '../printers/tables.js';
 import { readObjectBody } from '../http/body.js';
 import { addWarnings, sendObject } from '../http/negotiate.js';
-import {
-  badRequest,
-  conflict,
-  invalid,
-  methodNotAllowed,
-  notFound,
-  notFoundPath,
-  sendJSON,
-  successStatus,
-  unsupportedMediaType,
-} from '../http/status.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, notFoundPath, sendJSON, successStatus, unsupportedMediaType } from '../http/status.js';
 import type { CreateOptions, DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
 import { applyPatch, objectMetaMergeSchema, patchTypeOf, type PatchType } from './patch.js';
 import { boolParam, dryRunOf, includeObjectOf, intParam, wantsTable, writeOptionsOf } from './query.js';
