@@ -54,11 +54,34 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
     delete m.annotations[configHashAnnotation];
     delete m.annotations[configSourceAnnotation];
   }
-  const pod = defaultPod(input, { nodeName: ctx.nodeName, source: 'api' });
+  const pod = admitDefaults(defaultPod(input, { nodeName: ctx.nodeName, source: 'api' }));
   const errs = [...validatePods([pod])[0]!];
   errs.push(...runtimePodRules(ctx.capabilities)(pod));
   if (errs.length > 0) throw invalid('Pod', pod.metadata?.name ?? '', errs);
   return { pod };
+}
+
+/** Seconds a pod stays bound to a node that is not ready or unreachable (DefaultTolerationSeconds). */
+const defaultTolerationSeconds = 300;
+
+/**
+ * What the API server's default admission plugins set on a created pod: Priority (priority 0 and
+ * preemptionPolicy PreemptLowerPriority without a priority class) and DefaultTolerationSeconds (the
+ * not-ready and unreachable NoExecute tolerations for 300 s, unless the pod tolerates them already).
+ */
+function admitDefaults(pod: Pod): Pod {
+  const spec = pod.spec!;
+  if (!spec.priorityClassName && (spec.priority === undefined || spec.priority === null)) spec.priority = 0;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  const tolerations = [...(spec.tolerations ?? [])];
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    const tolerated = tolerations.some(
+      (t) => (t.effect === 'NoExecute' || !t.effect) && ((t.operator === 'Exists' && (!t.key || t.key === key)) || t.key === key),
+    );
+    if (!tolerated) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: defaultTolerationSeconds });
+  }
+  spec.tolerations = tolerations;
+  return pod;
 }
 
 /** Leaf paths where a and b differ (`spec.containers[0].command`), for the forbidden-update message. */
