@@ -399,6 +399,18 @@ export class ObjectStore implements ObjectsBackend {
     if (!ns && !systemNamespaces.includes(namespace) && !this.namespacesInUse().includes(namespace)) throw notFound('namespaces', namespace);
   }
 
+  /**
+   * Stores each system namespace not stored yet (kube-apiserver's system namespaces controller), so it
+   * has a uid and creationTimestamp of its own; a store that keeps no Namespaces is left alone.
+   */
+  async createSystemNamespaces(): Promise<void> {
+    if (!this.strategies.has('Namespace')) return;
+    for (const name of systemNamespaces) {
+      if (this.get('Namespace', '', name)) continue;
+      await this.create('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
+  }
+
   /** The kinds kept: kind, plural resource, apiVersion and scope (what a namespace's deletion goes through). */
   kinds(): Array<{ kind: string; resource: string; apiVersion: string; namespaced: boolean }> {
     return [...this.strategies.values()].map((s) => ({ kind: s.kind, resource: s.resource, apiVersion: s.apiVersion, namespaced: s.namespaced }));
