@@ -39,7 +39,10 @@ const richSpec = {
       name: 'app',
       image: 'busybox',
       command: ['sleep', '3600'],
-      ports: [{ containerPort: 8080, name: 'http' }, { containerPort: 53, protocol: 'UDP' }],
+      ports: [
+        { containerPort: 8080, name: 'http' },
+        { containerPort: 53, protocol: 'UDP' },
+      ],
       env: [
         { name: 'A', value: 'b' },
         { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
@@ -170,7 +173,9 @@ const laterDefaults: Record<string, Array<{ path: string; value: unknown; since:
     { path: 'spec.suspend', value: false, since: '1.21 SetDefaults_Job' },
     { path: 'spec.podReplacementPolicy', value: 'TerminatingOrFailed', since: '1.29 SetDefaults_Job (JobPodReplacementPolicy beta)' },
   ],
-  StatefulSet: [{ path: 'spec.persistentVolumeClaimRetentionPolicy', value: { whenDeleted: 'Retain', whenScaled: 'Retain' }, since: '1.27 SetDefaults_StatefulSet' }],
+  StatefulSet: [
+    { path: 'spec.persistentVolumeClaimRetentionPolicy', value: { whenDeleted: 'Retain', whenScaled: 'Retain' }, since: '1.27 SetDefaults_StatefulSet' },
+  ],
   DaemonSet: [{ path: 'spec.updateStrategy.rollingUpdate.maxSurge', value: 0, since: '1.22 SetDefaults_DaemonSet' }],
 };
 /** Job labels from 1.27 (the batch.kubernetes.io/ prefixed pair beside the legacy ones). */

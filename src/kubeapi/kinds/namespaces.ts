@@ -29,7 +29,13 @@ function implicitNamespace(b: KubeBackend, name: string): KubeObject {
 /** A backend that stores no Namespaces: the namespaces its pods use, and `default`, read-only. */
 function readOnlyNamespaces(b: KubeBackend): Storage {
   return {
-    list: () => ({ items: b.namespaces().sort().map((n) => implicitNamespace(b, n)), resourceVersion: b.listPods().resourceVersion }),
+    list: () => ({
+      items: b
+        .namespaces()
+        .sort()
+        .map((n) => implicitNamespace(b, n)),
+      resourceVersion: b.listPods().resourceVersion,
+    }),
     get: (_ns, name) => (b.namespaces().includes(name) ? implicitNamespace(b, name) : undefined),
   };
 }
