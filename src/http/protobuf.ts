@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import protobuf from 'protobufjs';
+import type * as Protobuf from 'protobufjs';
 import type goFieldsJson from './proto/go-fields.json';
 import { parseGoDuration } from '../util/go-duration.js';
 import { formatGoDuration } from '../util/go-format.js';
@@ -49,17 +49,24 @@ function protoDir(): string {
 }
 
 interface Schemas {
-  root: protobuf.Root;
+  root: Protobuf.Root;
   fields: Record<string, GoFields>;
 }
 
 let loaded: Schemas | undefined;
+let library: typeof Protobuf | undefined;
+
+/** protobufjs, loaded with the schemas on the first protobuf request (not when the API loads). */
+function protobufjs(): typeof Protobuf {
+  library ??= createRequire(import.meta.url)('protobufjs') as typeof Protobuf;
+  return library;
+}
 
 /** The vendored schemas, parsed on the first protobuf request. */
 function schemas(): Schemas {
   if (loaded) return loaded;
   const dir = protoDir();
-  const root = new protobuf.Root();
+  const root = new (protobufjs().Root)();
   root.resolvePath = (_origin, target) => (target.startsWith(dir) ? target : `${dir}${target}`);
   const files = (goFields().packages ?? []).map((p) => `${p}/generated.proto`);
   root.loadSync(files, { keepCase: true });
@@ -83,11 +90,11 @@ function packageOf(apiVersion: string): string {
 }
 
 /** The message of a kind in an apiVersion; the options kinds (DeleteOptions…) of any group are meta/v1's. */
-function messageOf(apiVersion: string, kind: string): protobuf.Type | undefined {
+function messageOf(apiVersion: string, kind: string): Protobuf.Type | undefined {
   const { root } = schemas();
   for (const name of [`${packageOf(apiVersion)}.${kind}`, `${meta}.${kind}`]) {
     const t = root.lookup(name);
-    if (t instanceof protobuf.Type) return t;
+    if (t instanceof protobufjs().Type) return t;
   }
   return undefined;
 }
@@ -99,7 +106,7 @@ export function hasProtobufMessage(apiVersion: string, kind: string): boolean {
 
 export class ProtobufDecodeError extends Error {}
 
-function fullName(t: protobuf.Type): string {
+function fullName(t: Protobuf.Type): string {
   return t.fullName.replace(/^\./, '');
 }
 
@@ -130,7 +137,7 @@ function parseTime(s: string): { seconds: number; nanos: number } {
 }
 
 /** A message's JSON form (fields absent on the wire stay absent), with the parent's inlined fields merged in. */
-function messageToJson(type: protobuf.Type, msg: protobuf.Message): Json {
+function messageToJson(type: Protobuf.Type, msg: Protobuf.Message): Json {
   const name = fullName(type);
   const m = msg as unknown as Record<string, unknown>;
   switch (name) {
@@ -174,7 +181,7 @@ function messageToJson(type: protobuf.Type, msg: protobuf.Message): Json {
     }
     if (!field.resolvedType && !go.pointers?.includes(field.name) && isZero(v)) continue;
     const value = valueToJson(field, v);
-    if (field.resolvedType && (fullName(field.resolvedType as protobuf.Type) === timeType || fullName(field.resolvedType as protobuf.Type) === microTimeType)) {
+    if (field.resolvedType && (fullName(field.resolvedType as Protobuf.Type) === timeType || fullName(field.resolvedType as Protobuf.Type) === microTimeType)) {
       // A non-pointer Time at zero is unset (JSON null).
       const t = v as { seconds?: unknown; nanos?: unknown };
       if (!go.pointers?.includes(field.name) && toNumber(t.seconds ?? 0) === 0 && toNumber(t.nanos ?? 0) === 0) continue;
@@ -185,15 +192,15 @@ function messageToJson(type: protobuf.Type, msg: protobuf.Message): Json {
   return out;
 }
 
-function valueToJson(field: protobuf.Field, v: unknown): Json {
-  if (field.resolvedType instanceof protobuf.Type) return messageToJson(field.resolvedType, v as protobuf.Message);
+function valueToJson(field: Protobuf.Field, v: unknown): Json {
+  if (field.resolvedType instanceof protobufjs().Type) return messageToJson(field.resolvedType, v as Protobuf.Message);
   if (field.type === 'bytes') return Buffer.from(v as Uint8Array).toString('base64');
   if (field.type === 'int64' || field.type === 'uint64' || field.type === 'sint64' || field.type === 'fixed64') return toNumber(v);
   return v as Json;
 }
 
 /** A message's plain object for protobufjs (fromObject) from its JSON form. */
-function jsonToMessage(type: protobuf.Type, json: Json): unknown {
+function jsonToMessage(type: Protobuf.Type, json: Json): unknown {
   const name = fullName(type);
   switch (name) {
     case timeType:
@@ -215,7 +222,7 @@ function jsonToMessage(type: protobuf.Type, json: Json): unknown {
   const go = schemas().fields[name] ?? {};
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
-    if (go.inline?.includes(field.name) && field.resolvedType instanceof protobuf.Type) {
+    if (go.inline?.includes(field.name) && field.resolvedType instanceof protobufjs().Type) {
       out[field.name] = jsonToMessage(field.resolvedType, obj);
       continue;
     }
@@ -232,8 +239,8 @@ function jsonToMessage(type: protobuf.Type, json: Json): unknown {
   return out;
 }
 
-function valueToMessage(field: protobuf.Field, v: Json): unknown {
-  if (field.resolvedType instanceof protobuf.Type) return jsonToMessage(field.resolvedType, v);
+function valueToMessage(field: Protobuf.Field, v: Json): unknown {
+  if (field.resolvedType instanceof protobufjs().Type) return jsonToMessage(field.resolvedType, v);
   if (field.type === 'bytes') return typeof v === 'string' ? Buffer.from(v, 'base64') : Buffer.alloc(0);
   return v;
 }
@@ -261,7 +268,7 @@ export function decodeProtobuf(body: Buffer): JsonObject {
   if (envelope.contentEncoding) throw new ProtobufDecodeError(`content encoding ${JSON.stringify(envelope.contentEncoding)} is not supported`);
   const type = messageOf(apiVersion, kind);
   if (!type) throw new ProtobufDecodeError(`no kind "${kind}" is registered for version "${apiVersion}"`);
-  let msg: protobuf.Message;
+  let msg: Protobuf.Message;
   try {
     msg = type.decode(envelope.raw ?? new Uint8Array());
   } catch (err) {
