@@ -257,6 +257,7 @@ export class ObjectStore implements ObjectsBackend {
     if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
     const errs = strategy.validateUpdate?.(obj, current) ?? [];
     if (errs.length > 0) throw invalid(kind, name, errs);
+    if (strategy.prepareForUpdate) obj = strategy.prepareForUpdate(obj, current) as Stored;
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
     if (current.metadata.deletionTimestamp) {

@@ -96,6 +96,8 @@ export interface ObjectStrategy {
   defaults?(obj: KubeObject): KubeObject;
   /** What create adds once the object has its uid, before validation (PrepareForCreate: a Job's generated selector). */
   prepareForCreate?(obj: KubeObject): KubeObject;
+  /** What an update keeps or derives from the stored version (PrepareForUpdate: a DaemonSet's template generation). */
+  prepareForUpdate?(next: KubeObject, old: KubeObject): KubeObject;
   /**
    * The kind has a status subresource: updates keep the stored status, updateStatus writes the status
    * alone, and metadata.generation counts changes of the spec (the workloads' PrepareForUpdate).

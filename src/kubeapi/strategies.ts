@@ -117,6 +117,13 @@ export const statefulSetStrategy = workload<StatefulSet>('StatefulSet', 'statefu
   validateUpdate: validateStatefulSetUpdate,
   initialStatus: { replicas: 0, availableReplicas: 0 },
 });
+/** The annotation apps/v1 carries a DaemonSet's templateGeneration in (the internal type's field). */
+const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+function withTemplateGeneration(o: KubeObject, generation: number): KubeObject {
+  return { ...o, metadata: { ...o.metadata, annotations: { ...(o.metadata?.annotations ?? {}), [templateGenerationAnnotation]: String(generation) } } };
+}
+
 export const daemonSetStrategy: ObjectStrategy = {
   ...workload<DaemonSet>('DaemonSet', 'daemonsets', 'apps/v1', {
     defaults: defaultDaemonSet,
@@ -125,10 +132,13 @@ export const daemonSetStrategy: ObjectStrategy = {
     initialStatus: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
   }),
   // PrepareForCreate: templateGeneration 1, which apps/v1 carries as this annotation.
-  prepareForCreate: (o) => ({
-    ...o,
-    metadata: { ...o.metadata, annotations: { ...(o.metadata?.annotations ?? {}), 'deprecated.daemonset.template.generation': '1' } },
-  }),
+  prepareForCreate: (o) => withTemplateGeneration(o, 1),
+  // PrepareForUpdate: the stored generation, one more when the template changed.
+  prepareForUpdate: (next, old) => {
+    const was = Number(old.metadata?.annotations?.[templateGenerationAnnotation] ?? '1') || 1;
+    const template = (o: KubeObject) => canonicalJSON((o as DaemonSet).spec?.template);
+    return withTemplateGeneration(next, template(next) === template(old) ? was : was + 1);
+  },
 };
 export const jobStrategy: ObjectStrategy = {
   ...workload<Job>('Job', 'jobs', 'batch/v1', { defaults: defaultJob, validate: validateJob, validateUpdate: validateJobUpdate, initialStatus: {} }),

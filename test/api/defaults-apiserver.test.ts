@@ -282,3 +282,34 @@ test('a gRPC probe is stored with service "" and kubectl 1.32 describes its pod'
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /Readiness:\s+grpc <pod>:9555  delay=0s timeout=1s period=10s #success=1 #failure=3/);
 });
+
+test('a DaemonSet counts its template generation as kube-apiserver does', { skip }, async (t) => {
+  const api = env.api(t);
+  const ds = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'gen' },
+    spec: { selector: selector('gen'), template: template('gen', { containers: [{ name: 'c', image: 'busybox' }] }) },
+  };
+  const file = join(api.dir, 'gen.json');
+  writeFileSync(file, JSON.stringify(ds));
+  const servers = [(args: string[]) => kcp!.kubectl(args), (args: string[]) => kubectl(api, args)];
+  const generation = async (run: (args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>) => {
+    const r = await run(['get', 'daemonset', 'gen', '-o', 'jsonpath={.metadata.annotations.deprecated\\.daemonset\\.template\\.generation}']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  const seen: string[][] = [];
+  for (const run of servers) {
+    await createIn(run, file);
+    const steps = [await generation(run)];
+    // A change of the DaemonSet's own labels leaves the template generation; a change of the template counts it up.
+    assert.equal((await run(['label', 'daemonset', 'gen', 'tier=web'])).code, 0);
+    steps.push(await generation(run));
+    assert.equal((await run(['set', 'image', 'daemonset/gen', 'c=busybox:1.36'])).code, 0);
+    steps.push(await generation(run));
+    seen.push(steps);
+  }
+  assert.deepEqual(seen[0], ['1', '1', '2']);
+  assert.deepEqual(seen[1], seen[0]);
+});
