@@ -6,7 +6,7 @@
 // Run after tsc: `npm run build` does both.
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -112,6 +112,8 @@ for (const file of ['src/api/schema.generated.json', 'src/api/field-order.genera
   writeFileSync(join(out, file.split('/').pop()), JSON.stringify(JSON.parse(readFileSync(join(root, file), 'utf8'))));
 }
 copyFileSync(join(root, 'src/runtime/cri/api.proto'), join(out, 'api.proto'));
+// The Kubernetes protobuf schemas the API's codec reads (src/http/protobuf.ts).
+cpSync(join(root, 'src/http/proto'), join(out, 'proto'), { recursive: true });
 
 // bin/podvisor, the clone's own executable, is a link to the launcher: it must be executable.
 chmodSync(launcher, 0o755);

@@ -10,6 +10,8 @@ import { canonicalJSON, configHashAnnotation, configSourceAnnotation, defaultNam
 import type { FieldError } from '../api/field-errors.js';
 import { validatePods } from '../api/validation/index.js';
 import { ApiError, invalid } from '../http/status.js';
+import type { CreateOptions } from '../kubeapi/backend.js';
+import { checkFields } from '../kubeapi/field-validation.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { runtimePodRules } from '../runtime/pod-rules.js';
 
@@ -19,11 +21,12 @@ export interface DecodeContext {
   capabilities: RuntimeCapabilities;
   /** The UID to give the pod (a new one on create, the stored one on update). */
   uid: string;
-  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** fieldValidation, the body's duplicate keys and where warnings go (kubeapi/field-validation.ts). */
+  fields?: CreateOptions;
 }
 
 /** Decodes, defaults (config source `api`) and validates a pod sent to the API; throws ApiError. */
-export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warnings: string[] } {
+export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ApiError(400, 'BadRequest', 'the body of the request was not a JSON object');
   }
@@ -36,16 +39,13 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
     delete meta[k];
   obj.metadata = meta;
   const decoded = strictDecode<Pod>(obj, kindTypes.Pod);
-  const warnings: string[] = [];
-  const mode = ctx.fieldValidation ?? 'Strict';
   if (decoded.typeErrors.length > 0) {
     throw new ApiError(400, 'BadRequest', `Pod in version "v1" cannot be handled as a Pod: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
   }
-  if (decoded.unknownFields.length > 0) {
-    const texts = decoded.unknownFields.map((p) => p.message);
-    if (mode === 'Strict') throw new ApiError(400, 'BadRequest', `strict decoding error: ${texts.join(', ')}`);
-    if (mode === 'Warn') warnings.push(...texts);
-  }
+  checkFields(
+    ctx.fields ?? {},
+    decoded.unknownFields.map((p) => p.path),
+  );
   const input = decoded.value;
   const m = (input.metadata ??= {}) as { uid?: string; namespace?: string; annotations?: Record<string, string> };
   m.uid = ctx.uid;
@@ -54,11 +54,34 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
     delete m.annotations[configHashAnnotation];
     delete m.annotations[configSourceAnnotation];
   }
-  const pod = defaultPod(input, { nodeName: ctx.nodeName, source: 'api' });
+  const pod = admitDefaults(defaultPod(input, { nodeName: ctx.nodeName, source: 'api' }));
   const errs = [...validatePods([pod])[0]!];
   errs.push(...runtimePodRules(ctx.capabilities)(pod));
   if (errs.length > 0) throw invalid('Pod', pod.metadata?.name ?? '', errs);
-  return { pod, warnings };
+  return { pod };
+}
+
+/** Seconds a pod stays bound to a node that is not ready or unreachable (DefaultTolerationSeconds). */
+const defaultTolerationSeconds = 300;
+
+/**
+ * What the API server's default admission plugins set on a created pod: Priority (priority 0 and
+ * preemptionPolicy PreemptLowerPriority without a priority class) and DefaultTolerationSeconds (the
+ * not-ready and unreachable NoExecute tolerations for 300 s, unless the pod tolerates them already).
+ */
+function admitDefaults(pod: Pod): Pod {
+  const spec = pod.spec!;
+  if (!spec.priorityClassName && (spec.priority === undefined || spec.priority === null)) spec.priority = 0;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  const tolerations = [...(spec.tolerations ?? [])];
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    const tolerated = tolerations.some(
+      (t) => (t.effect === 'NoExecute' || !t.effect) && ((t.operator === 'Exists' && (!t.key || t.key === key)) || t.key === key),
+    );
+    if (!tolerated) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: defaultTolerationSeconds });
+  }
+  spec.tolerations = tolerations;
+  return pod;
 }
 
 /** Leaf paths where a and b differ (`spec.containers[0].command`), for the forbidden-update message. */

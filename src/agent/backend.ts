@@ -69,7 +69,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       nodeName: this.nodeName,
       capabilities: this.d.runtimeCapabilities,
       uid: randomUUID(),
-      ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}),
+      fields: opts,
     });
     const name = pod.metadata?.name ?? '';
     this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
@@ -107,7 +107,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       nodeName: this.nodeName,
       capabilities: this.d.runtimeCapabilities,
       uid: current.metadata!.uid!,
-      ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}),
+      fields: opts,
     });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     const errs = validatePodUpdate(pod, current);

@@ -24,6 +24,7 @@ import type {
   WatchEvent,
   WritableObjectMeta,
 } from '../kubeapi/backend.js';
+import { checkFields } from '../kubeapi/field-validation.js';
 import { objectStrategies } from '../kubeapi/strategies.js';
 import type { ServiceForEnv } from '../kuberuntime/envvars.js';
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, staleObject } from '../http/status.js';
@@ -163,9 +164,10 @@ export class ObjectStore implements ObjectsBackend {
     if (decoded.typeErrors.length > 0) {
       throw badRequest(`${kind} in version "${strategy.apiVersion}" cannot be handled as a ${kind}: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
     }
-    if (decoded.unknownFields.length > 0 && (opts.fieldValidation ?? 'Strict') === 'Strict') {
-      throw badRequest(`strict decoding error: ${decoded.unknownFields.map((p) => p.message).join(', ')}`);
-    }
+    checkFields(
+      opts,
+      decoded.unknownFields.map((p) => p.path),
+    );
     let value = decoded.value;
     value.metadata ??= {};
     if (strategy.namespaced) value.metadata.namespace ||= defaultNamespace;
@@ -230,7 +232,10 @@ export class ObjectStore implements ObjectsBackend {
     }
     // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, undefined);
-    if (opts.dryRun) return obj;
+    if (opts.dryRun) {
+      strategy.release?.(obj);
+      return obj;
+    }
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
     this.items.set(this.key(kind, namespace, name), obj);
@@ -252,6 +257,7 @@ export class ObjectStore implements ObjectsBackend {
     if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
     const errs = strategy.validateUpdate?.(obj, current) ?? [];
     if (errs.length > 0) throw invalid(kind, name, errs);
+    if (strategy.prepareForUpdate) obj = strategy.prepareForUpdate(obj, current) as Stored;
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
     if (current.metadata.deletionTimestamp) {
@@ -266,6 +272,7 @@ export class ObjectStore implements ObjectsBackend {
     }
     // After the stored status is kept: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, current);
+    if (opts.dryRun) strategy.release?.(obj);
     if (strategy.statusSubresource) {
       const specOf = (o: KubeObject) => canonicalJSON((o as { spec?: unknown }).spec);
       const generation = current.metadata.generation ?? 1;
@@ -391,6 +398,18 @@ export class ObjectStore implements ObjectsBackend {
       );
     }
     if (!ns && !systemNamespaces.includes(namespace) && !this.namespacesInUse().includes(namespace)) throw notFound('namespaces', namespace);
+  }
+
+  /**
+   * Stores each system namespace not stored yet (kube-apiserver's system namespaces controller), so it
+   * has a uid and creationTimestamp of its own; a store that keeps no Namespaces is left alone.
+   */
+  async createSystemNamespaces(): Promise<void> {
+    if (!this.strategies.has('Namespace')) return;
+    for (const name of systemNamespaces) {
+      if (this.get('Namespace', '', name)) continue;
+      await this.create('Namespace', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
   }
 
   /** The kinds kept: kind, plural resource, apiVersion and scope (what a namespace's deletion goes through). */

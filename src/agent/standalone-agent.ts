@@ -203,6 +203,8 @@ export class StandaloneAgent implements KubeletView {
    * their own reach ClusterIPs and get the cluster DNS in their resolv.conf (ClusterFirst).
    */
   async startServiceNetwork(): Promise<void> {
+    // The system namespaces exist from the first start, stored with the time they were made (kube-apiserver's bootstrap).
+    await this.backend.objects.createSystemNamespaces();
     const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
     const podNetwork = this.runtime.capabilities.network === 'pod';
     this.serviceRoute = await routeServiceRange(range);

@@ -63,24 +63,30 @@ function defaultProbe(p: Probe | undefined): void {
   if (!p.successThreshold) p.successThreshold = 1;
   if (!p.failureThreshold) p.failureThreshold = 3;
   defaultHTTPGet(p.httpGet);
+  // GRPCAction.service `+default=""` (since 1.24; kubectl describe reads it without a nil check).
+  if (p.grpc && (p.grpc.service === undefined || p.grpc.service === null)) p.grpc.service = '';
+}
+
+/** A ResourceFieldSelector's divisor, a Quantity the API server always writes (`"0"` when unset). */
+function defaultResourceFieldRef(ref: { divisor?: unknown } | undefined): void {
+  if (ref && (ref.divisor === undefined || ref.divisor === null)) ref.divisor = '0';
 }
 
 function defaultHandler(h: LifecycleHandler | undefined): void {
   if (h) defaultHTTPGet(h.httpGet);
 }
 
-function defaultContainer(c: Container, hostNetwork: boolean): void {
+function defaultContainer(c: Container): void {
   if (!c.imagePullPolicy) c.imagePullPolicy = defaultImagePullPolicy(c.image);
   if (!c.terminationMessagePath) c.terminationMessagePath = terminationMessagePathDefault;
   if (!c.terminationMessagePolicy) c.terminationMessagePolicy = 'File';
-  for (const port of c.ports ?? []) {
-    if (!port.protocol) port.protocol = 'TCP';
-    // defaultHostNetworkPorts: with the host's network the container port is the host port.
-    if (hostNetwork && !port.hostPort) port.hostPort = port.containerPort;
-  }
+  // The API server's encoding always carries a container's resources (`resources: {}`).
+  c.resources ??= {};
+  for (const port of c.ports ?? []) if (!port.protocol) port.protocol = 'TCP';
   for (const e of c.env ?? []) {
     const ref = e.valueFrom?.fieldRef;
     if (ref && !ref.apiVersion) ref.apiVersion = 'v1';
+    defaultResourceFieldRef(e.valueFrom?.resourceFieldRef);
   }
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
@@ -112,6 +118,7 @@ function defaultVolumes(volumes: Json[] | undefined): void {
     for (const item of ((v.downwardAPI as Json | undefined)?.items as Json[] | undefined) ?? []) {
       const ref = item.fieldRef as Json | undefined;
       if (ref && !ref.apiVersion) ref.apiVersion = 'v1';
+      defaultResourceFieldRef(item.resourceFieldRef as Json | undefined);
     }
     for (const proj of ((v.projected as Json | undefined)?.sources as Json[] | undefined) ?? []) {
       const token = proj.serviceAccountToken as Json | undefined;
@@ -119,6 +126,7 @@ function defaultVolumes(volumes: Json[] | undefined): void {
       for (const item of ((proj.downwardAPI as Json | undefined)?.items as Json[] | undefined) ?? []) {
         const ref = item.fieldRef as Json | undefined;
         if (ref && !ref.apiVersion) ref.apiVersion = 'v1';
+        defaultResourceFieldRef(item.resourceFieldRef as Json | undefined);
       }
     }
     const hostPath = v.hostPath as Json | undefined;
@@ -128,14 +136,12 @@ function defaultVolumes(volumes: Json[] | undefined): void {
   }
 }
 
-/** Applies v1 defaulting to a copy of pod (what the API server stores for a created pod). */
-export function applyV1Defaults(input: Pod): Pod {
-  const pod = structuredClone(input);
-  pod.metadata ??= {};
-  const spec = (pod.spec ??= { containers: [] });
+/**
+ * SetDefaults_PodSpec and the defaulters reached through a pod spec (containers, probes, volumes):
+ * what a Pod and every pod template get. Changes spec in place.
+ */
+export function defaultPodSpec(spec: NonNullable<Pod['spec']>): void {
   spec.containers ??= [];
-  const hostNetwork = spec.hostNetwork === true;
-  // SetDefaults_PodSpec
   if (!spec.dnsPolicy) spec.dnsPolicy = 'ClusterFirst';
   if (!spec.restartPolicy) spec.restartPolicy = 'Always';
   spec.securityContext ??= {};
@@ -146,22 +152,40 @@ export function applyV1Defaults(input: Pod): Pod {
     spec.terminationGracePeriodSeconds = 1;
   }
   if (!spec.schedulerName) spec.schedulerName = defaultSchedulerName;
+  const podResources = (spec as { resources?: { limits?: Record<string, string>; requests?: Record<string, string> } }).resources;
+  defaultResourceList(podResources?.limits);
+  defaultResourceList(podResources?.requests);
+  for (const c of spec.containers) defaultContainer(c);
+  for (const c of spec.initContainers ?? []) defaultContainer(c);
+  for (const c of spec.ephemeralContainers ?? []) defaultContainer(c as Container);
+  defaultVolumes(spec.volumes as Json[] | undefined);
+}
+
+/**
+ * Applies v1 defaulting to a copy of pod (what the API server stores for a created pod):
+ * SetDefaults_Pod, which only a Pod gets (not a template), then defaultPodSpec.
+ */
+export function applyV1Defaults(input: Pod): Pod {
+  const pod = structuredClone(input);
+  pod.metadata ??= {};
+  const spec = (pod.spec ??= { containers: [] });
+  spec.containers ??= [];
   // SetDefaults_Pod
   for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) defaultRequestsFromLimits(c);
-  if (spec.enableServiceLinks === undefined || spec.enableServiceLinks === null) spec.enableServiceLinks = true;
   const podResources = (spec as { resources?: { limits?: Record<string, string>; requests?: Record<string, string> } }).resources;
   if (podResources?.limits) {
     // Pod-level resources: requests not given default to the pod's limits.
     const requests = (podResources.requests ??= {});
     for (const [k, v] of Object.entries(podResources.limits)) if (!(k in requests)) requests[k] = v;
   }
-  defaultResourceList(podResources?.limits);
-  defaultResourceList(podResources?.requests);
-  // Per-object defaulters reached through the spec.
-  for (const c of spec.containers) defaultContainer(c, hostNetwork);
-  for (const c of spec.initContainers ?? []) defaultContainer(c, hostNetwork);
-  for (const c of spec.ephemeralContainers ?? []) defaultContainer(c as Container, false);
-  defaultVolumes(spec.volumes as Json[] | undefined);
+  if (spec.enableServiceLinks === undefined || spec.enableServiceLinks === null) spec.enableServiceLinks = true;
+  if (spec.hostNetwork === true) {
+    // defaultHostNetworkPorts: with the host's network the container port is the host port.
+    for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+      for (const port of c.ports ?? []) if (!port.hostPort) port.hostPort = port.containerPort;
+    }
+  }
+  defaultPodSpec(spec);
   return pod;
 }
 
@@ -215,6 +239,7 @@ export function defaultPod(input: Pod, opts: DefaultPodOptions): Pod {
   if (!meta.namespace) meta.namespace = defaultNamespace;
   pod.spec!.nodeName = opts.nodeName;
   meta.annotations = { ...(meta.annotations ?? {}), [configHashAnnotation]: meta.uid, [configSourceAnnotation]: opts.source };
+  if (opts.source === 'api') return pod;
   // Static pods tolerate every NoExecute taint so node problems never evict them.
   const tolerations = (pod.spec!.tolerations ??= []);
   if (!tolerations.some((t) => t.operator === 'Exists' && t.effect === 'NoExecute' && !t.key)) {

@@ -42,6 +42,26 @@ const overlay: Record<string, Record<string, FieldType>> = {
     user: { type: 'any' },
     allocatedResourcesStatus: { type: 'array', items: { type: 'any' } },
   },
+  // core/v1 Namespace (kubernetes-types' schema generation started from the workload kinds).
+  'core/v1.Namespace': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    spec: { type: 'object', ref: 'core/v1.NamespaceSpec' },
+    status: { type: 'object', ref: 'core/v1.NamespaceStatus' },
+  },
+  'core/v1.NamespaceSpec': { finalizers: { type: 'array', items: { type: 'string' } } },
+  'core/v1.NamespaceStatus': {
+    phase: { type: 'string' },
+    conditions: { type: 'array', items: { type: 'object', ref: 'core/v1.NamespaceCondition' } },
+  },
+  'core/v1.NamespaceCondition': {
+    type: { type: 'string' },
+    status: { type: 'string' },
+    lastTransitionTime: { type: 'string' },
+    reason: { type: 'string' },
+    message: { type: 'string' },
+  },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -71,6 +91,7 @@ export const kindTypes = {
   Secret: 'core/v1.Secret',
   Service: 'core/v1.Service',
   Endpoints: 'core/v1.Endpoints',
+  Namespace: 'core/v1.Namespace',
   EndpointSlice: 'discovery/v1.EndpointSlice',
   List: 'core/v1.List',
   Deployment: 'apps/v1.Deployment',

@@ -4,19 +4,16 @@
 
 import type { CronJob, DaemonSet, Deployment, Job, PodTemplateSpec, ReplicaSet, StatefulSet } from './types.js';
 import type { Pod } from './types.js';
-import { applyV1Defaults } from './defaults.js';
+import { defaultPodSpec } from './defaults.js';
 
 type Template = PodTemplateSpec | undefined;
 
-/** SetDefaults_PodTemplateSpec: the pod defaults on a template (its metadata left as written). */
+/** The pod spec's defaults on a template (its metadata left as written; SetDefaults_Pod's are a Pod's alone). */
 export function defaultTemplate(t: Template): PodTemplateSpec {
   const template = t ?? {};
-  const pod = applyV1Defaults({ metadata: {}, spec: template.spec as Pod['spec'] } as Pod);
-  // SetDefaults_Pod's own defaults are the pod's, not its template's.
-  if (template.spec?.enableServiceLinks === undefined) delete pod.spec!.enableServiceLinks;
-  // The API server's encoding always carries a container's resources (`resources: {}`).
-  for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) c.resources ??= {};
-  return { ...template, spec: pod.spec as PodTemplateSpec['spec'] };
+  const spec = structuredClone(template.spec ?? { containers: [] }) as NonNullable<Pod['spec']>;
+  defaultPodSpec(spec);
+  return { ...template, spec: spec as PodTemplateSpec['spec'] };
 }
 
 export function defaultDeployment(input: Deployment): Deployment {
@@ -60,7 +57,23 @@ export function defaultStatefulSet(input: StatefulSet): StatefulSet {
   spec.persistentVolumeClaimRetentionPolicy.whenDeleted ||= 'Retain';
   spec.persistentVolumeClaimRetentionPolicy.whenScaled ||= 'Retain';
   spec.template = defaultTemplate(spec.template);
+  spec.volumeClaimTemplates = spec.volumeClaimTemplates?.map(defaultClaimTemplate);
+  if (!spec.volumeClaimTemplates) delete spec.volumeClaimTemplates;
   return s;
+}
+
+type ClaimTemplate = NonNullable<NonNullable<StatefulSet['spec']>['volumeClaimTemplates']>[number];
+
+/**
+ * A StatefulSet's volume claim template as the API server stores it: a v1 PersistentVolumeClaim
+ * (apiVersion and kind written out), volumeMode Filesystem and status phase Pending
+ * (SetDefaults_PersistentVolumeClaim, SetDefaults_PersistentVolumeClaimSpec).
+ */
+function defaultClaimTemplate(input: ClaimTemplate): ClaimTemplate {
+  const claim = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...input } as ClaimTemplate;
+  const spec = (claim.spec ??= {});
+  spec.volumeMode ??= 'Filesystem';
+  return { ...claim, status: { ...(claim.status ?? {}), phase: claim.status?.phase || 'Pending' } };
 }
 
 export function defaultDaemonSet(input: DaemonSet): DaemonSet {
@@ -78,7 +91,7 @@ export function defaultDaemonSet(input: DaemonSet): DaemonSet {
   return ds;
 }
 
-/** SetDefaults_Job on a Job's spec (also a CronJob's jobTemplate). */
+/** SetDefaults_Job on a Job's spec (a CronJob's jobTemplate gets only its pod template's defaults). */
 function defaultJobSpec(spec: NonNullable<Job['spec']>): void {
   if (spec.completions === undefined && spec.parallelism === undefined) {
     spec.completions = 1;
@@ -95,10 +108,37 @@ function defaultJobSpec(spec: NonNullable<Job['spec']>): void {
   spec.template = defaultTemplate(spec.template) as NonNullable<Job['spec']>['template'];
 }
 
+/**
+ * SetDefaults_Job's labels: a Job without labels has its template's. The API server applies it again
+ * when it reads the stored Job back, so a created Job carries the labels PrepareForCreate gave its template.
+ */
+export function withTemplateLabels(job: Job): Job {
+  const labels = job.spec?.template?.metadata?.labels;
+  if (!labels || Object.keys(job.metadata?.labels ?? {}).length > 0) return job;
+  return { ...job, metadata: { ...job.metadata, labels: { ...labels } } };
+}
+
 export function defaultJob(input: Job): Job {
   const job = structuredClone(input);
   defaultJobSpec((job.spec ??= {} as NonNullable<Job['spec']>));
-  return job;
+  return withTemplateLabels(job);
+}
+
+/** SetDefaults_Endpoints: each port's protocol TCP. */
+export function defaultEndpoints<T extends { subsets?: Array<{ ports?: Array<{ protocol?: string }> }> }>(input: T): T {
+  const ep = structuredClone(input);
+  for (const ss of ep.subsets ?? []) for (const p of ss.ports ?? []) p.protocol ||= 'TCP';
+  return ep;
+}
+
+/** discovery/v1 SetDefaults_EndpointPort: each port's name "" and protocol TCP. */
+export function defaultEndpointSlice<T extends { ports?: Array<{ name?: string; protocol?: string }> }>(input: T): T {
+  const slice = structuredClone(input);
+  for (const p of slice.ports ?? []) {
+    p.name ??= '';
+    p.protocol ??= 'TCP';
+  }
+  return slice;
 }
 
 export function defaultCronJob(input: CronJob): CronJob {
@@ -109,6 +149,9 @@ export function defaultCronJob(input: CronJob): CronJob {
   spec.successfulJobsHistoryLimit ??= 3;
   spec.failedJobsHistoryLimit ??= 1;
   spec.jobTemplate ??= {};
-  defaultJobSpec((spec.jobTemplate.spec ??= {} as NonNullable<Job['spec']>));
+  // SetObjectDefaults_CronJob reaches the job template's pod spec, not SetDefaults_Job: a Job made
+  // from it is defaulted when it is created.
+  const jobSpec = (spec.jobTemplate.spec ??= {} as NonNullable<Job['spec']>);
+  jobSpec.template = defaultTemplate(jobSpec.template) as NonNullable<Job['spec']>['template'];
   return cj;
 }

@@ -237,25 +237,32 @@ export async function applyObjects(
   io: Pick<CommandIO, 'stdout' | 'stderr'>,
   opts: ApplyOptions = { immutable: 'fail' },
 ): Promise<{ code: number; pods: AppliedObject[]; objects: AppliedRef[] }> {
-  if (opts.namespaces === 'create') {
-    const named = [...(objs.configMaps ?? []), ...(objs.secrets ?? []), ...(objs.objectManifests ?? []), ...objs.pods].map(
-      (o) => o.metadata?.namespace ?? 'default',
-    );
-    const code = await createMissingNamespaces(root, named, io);
-    if (code !== 0) return { code, pods: [], objects: [] };
-  }
+  // Namespaces first (a file may create the namespace its other objects use, as with kubectl), then
+  // Services before the workloads, so the pods they make get the service links.
+  const rank = (o: ManifestObject) => (o.kind === 'Namespace' ? 0 : o.kind === 'Service' ? 1 : 2);
+  const manifests = [...(objs.objectManifests ?? [])].sort((a, b) => rank(a) - rank(b));
+  const declared = new Set(manifests.filter((o) => o.kind === 'Namespace').map((o) => o.metadata?.name ?? ''));
+  const objects: AppliedRef[] = [];
   let code = 0;
+  const applyManifests = async (which: (o: ManifestObject) => boolean) => {
+    for (const obj of manifests.filter(which)) {
+      const { code: c, name } = await applyManifestObject(root, obj, io);
+      if (c === 0) objects.push({ kind: obj.kind, ns: obj.metadata?.namespace ?? 'default', name, object: obj });
+      code = Math.max(code, c);
+    }
+  };
+  await applyManifests((o) => o.kind === 'Namespace');
+  if (opts.namespaces === 'create') {
+    const named = [...(objs.configMaps ?? []), ...(objs.secrets ?? []), ...manifests.filter((o) => o.kind !== 'Namespace'), ...objs.pods]
+      .map((o) => o.metadata?.namespace ?? 'default')
+      .filter((ns) => !declared.has(ns));
+    const c = await createMissingNamespaces(root, named, io);
+    if (c !== 0) return { code: c, pods: [], objects };
+  }
   for (const cm of objs.configMaps ?? [])
     code = Math.max(code, await applyOne(root, 'configmaps', { apiVersion: 'v1', kind: 'ConfigMap', ...cm } as ConfigMap, io, opts));
   for (const s of objs.secrets ?? []) code = Math.max(code, await applyOne(root, 'secrets', { apiVersion: 'v1', kind: 'Secret', ...s } as Secret, io, opts));
-  // Services before the workloads, so the pods they make get the service links.
-  const manifests = [...(objs.objectManifests ?? [])].sort((a, b) => Number(b.kind === 'Service') - Number(a.kind === 'Service'));
-  const objects: AppliedRef[] = [];
-  for (const obj of manifests) {
-    const { code: c, name } = await applyManifestObject(root, obj, io);
-    if (c === 0) objects.push({ kind: obj.kind, ns: obj.metadata?.namespace ?? 'default', name, object: obj });
-    code = Math.max(code, c);
-  }
+  await applyManifests((o) => o.kind !== 'Namespace');
   const pods: AppliedObject[] = [];
   for (const [i, pod] of objs.pods.entries()) {
     // The pod as written (the server defaults it), in the namespace the loader gave it.

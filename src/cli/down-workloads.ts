@@ -29,6 +29,8 @@ export async function deleteWorkloads(rootDir: string, objects: readonly Manifes
       targets.push(...items.map((o) => ({ ...o, apiVersion, kind: kind as ManifestObject['kind'] })));
     }
   } else targets = [...objects];
+  // A Namespace goes after what it holds (whose deletion it would do otherwise).
+  targets.sort((a, b) => Number(a.kind === 'Namespace') - Number(b.kind === 'Namespace'));
   let code = 0;
   for (const o of targets) {
     const path = `${objectPath(o.apiVersion, o.kind, o.metadata?.namespace ?? 'default', o.metadata?.name ?? '')}?propagationPolicy=Background`;

@@ -19,6 +19,7 @@ export function objectPath(apiVersion: string, kind: string, ns: string | undefi
   // leaves the kinds' defaults and validation, and the schema behind them, to the commands that apply.
   const resource = `${kind.toLowerCase()}s`;
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  const base = ns === undefined ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
+  // A Namespace is cluster-scoped: its path has no namespace whatever ns says.
+  const base = ns === undefined || kind === 'Namespace' ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
   return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}`;
 }

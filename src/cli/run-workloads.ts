@@ -90,7 +90,9 @@ export async function tearDown(
     const r = await agentRequest(root, 'DELETE', `${path}?propagationPolicy=Background`);
     if (r.status !== 200 && r.status !== 202 && r.status !== 404) io.stderr.write(`error: deleting ${path}: ${replyMessage(r).message}\n`);
   };
-  for (const ref of [...objects].reverse()) await del(objectPath(ref.object.apiVersion, ref.kind, ref.ns, ref.name));
+  // A Namespace goes last, once what it holds is gone.
+  const namespaces = objects.filter((ref) => ref.kind === 'Namespace');
+  for (const ref of [...objects].reverse()) if (ref.kind !== 'Namespace') await del(objectPath(ref.object.apiVersion, ref.kind, ref.ns, ref.name));
   for (const p of loaded.pods) await del(apiPath('pods', p.metadata?.namespace ?? 'default', p.metadata?.name ?? ''));
   const deadline = Date.now() + 120_000;
   const uids = new Set(pods.map((p) => p.metadata?.uid));
@@ -109,6 +111,7 @@ export async function tearDown(
   }
   for (const cm of loaded.configMaps) await del(apiPath('configmaps', cm.metadata?.namespace ?? 'default', cm.metadata?.name ?? ''));
   for (const s of loaded.secrets) await del(apiPath('secrets', s.metadata?.namespace ?? 'default', s.metadata?.name ?? ''));
+  for (const ref of namespaces) await del(objectPath(ref.object.apiVersion, ref.kind, undefined, ref.name));
   if (running.length) io.stderr.write('all pods stopped\n');
 }
 

@@ -100,7 +100,7 @@ const kindHints: Record<string, string> = {
   PodTemplate: 'podvisor runs Pods; use its template',
 };
 const otherKindHint =
-  'podvisor reads v1 Pod, ConfigMap, Secret and Service, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, and batch/v1 Job and CronJob objects (or a v1 List of them)';
+  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, and batch/v1 Job and CronJob objects (or a v1 List of them)';
 const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
 
 /** Why a version is not read, when Kubernetes removed it: ` (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)`. */
@@ -166,7 +166,8 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
     const decoded = strictDecode<Record<string, unknown>>(c.value, kindTypes[c.kind]);
     reportDecodeProblems(c.doc, decoded.unknownFields, decoded.typeErrors);
     if (decoded.typeErrors.length) return;
-    if (opts.namespace) {
+    const clusterScoped = isObjectKind(c.kind) && !objectKinds[c.kind].namespaced;
+    if (opts.namespace && !clusterScoped) {
       const meta = (decoded.value.metadata ??= {}) as { namespace?: string };
       if (meta.namespace && meta.namespace !== opts.namespace) {
         problems.push(
@@ -184,7 +185,8 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
       podOrigins.push(origin);
     } else if (isObjectKind(c.kind)) {
       const obj = decoded.value as unknown as ManifestObject;
-      (obj.metadata ??= {}).namespace ||= defaultNamespace;
+      if (clusterScoped) delete (obj.metadata ??= {}).namespace;
+      else (obj.metadata ??= {}).namespace ||= defaultNamespace;
       objectManifests.push(structuredClone(obj));
       objects.push(objectKinds[c.kind].defaults(obj));
     } else if (c.kind === 'ConfigMap') {

@@ -1,4 +1,4 @@
-// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Services and the
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), each
 // with the API server's defaults and validation (the strategies of pkg/registry/apps/*, batch/*,
 // core/service), so a file is judged here in the words the agent's API would answer with.
@@ -9,6 +9,7 @@ import { kindTypes } from '../api/schema.js';
 import { validateDaemonSet, validateDeployment, validateReplicaSet, validateStatefulSet } from '../api/validation/apps.js';
 import { validateCronJob, validateJob, withGeneratedSelector } from '../api/validation/batch.js';
 import { defaultService, validateService, type ServiceLike } from '../api/validation/service.js';
+import { defaultNamespaceObject, validateNamespace, type NamespaceObject } from '../api/namespace.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -25,6 +26,8 @@ interface KindRules {
   /** The plural resource, as in API paths and in kubectl's `deployment.apps/web` names. */
   resource: string;
   singular: string;
+  /** Whether its objects live in a namespace (a Namespace itself does not). */
+  namespaced: boolean;
   defaults(o: ManifestObject): ManifestObject;
   validate(o: ManifestObject): FieldError[];
 }
@@ -34,6 +37,7 @@ function rules<T>(apiVersions: readonly string[], resource: string, singular: st
     apiVersions,
     resource,
     singular,
+    namespaced: true,
     defaults: (o) => defaults(o as unknown as T) as unknown as ManifestObject,
     validate: (o) => validate(o as unknown as T),
   };
@@ -48,6 +52,7 @@ function validateAsCreated(job: Job): FieldError[] {
 const serviceDefaults = (s: ServiceLike) => defaultService(structuredClone(s));
 
 export const objectKinds = {
+  Namespace: { ...rules<NamespaceObject>(['v1'], 'namespaces', 'namespace', defaultNamespaceObject, validateNamespace), namespaced: false },
   Service: rules<ServiceLike>(['v1'], 'services', 'service', serviceDefaults, validateService),
   Deployment: rules<Deployment>(['apps/v1'], 'deployments', 'deployment', defaultDeployment, validateDeployment),
   ReplicaSet: rules<ReplicaSet>(['apps/v1'], 'replicasets', 'replicaset', defaultReplicaSet, validateReplicaSet),

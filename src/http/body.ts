@@ -1,11 +1,14 @@
 // Request bodies, capped as the API server caps them (3 MiB): more is refused with 413 before it is
 // buffered, a body nested deeper than the manifests' limit is a 400 naming it (before any parser
-// recurses into it), and a body that is not JSON (or YAML, by its Content-Type) is a 400 in the API
-// server's words.
+// recurses into it), and a body that is not JSON (or YAML or Kubernetes protobuf, by its
+// Content-Type) is a 400 in the API server's words. readObjectBody is the one decoder of an object
+// sent to the API, whatever its media type.
 
 import type { IncomingMessage } from 'node:http';
 import { parseSource } from '../config/documents.js';
 import { findExcessiveNesting, maxNestingDepth } from '../config/limits.js';
+import { duplicateJSONFields } from './json-duplicates.js';
+import { decodeProtobuf, protobufMediaType, ProtobufDecodeError } from './protobuf.js';
 import { ApiError } from './status.js';
 
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -14,6 +17,11 @@ export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 export function isYAMLMediaType(contentType: string | undefined): boolean {
   const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
   return type === 'application/yaml' || type === 'application/apply-patch+yaml';
+}
+
+/** True for Kubernetes protobuf (`application/vnd.kubernetes.protobuf`). */
+export function isProtobufMediaType(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase() === protobufMediaType;
 }
 
 function tooDeep(depth: number): ApiError {
@@ -65,5 +73,33 @@ export async function readJSONBody(req: IncomingMessage, limit = MAX_REQUEST_BOD
       'BadRequest',
       `the body of the request was in an unknown format - accepted media types include: application/json (${(err as Error).message})`,
     );
+  }
+}
+
+/** An object sent to the API, decoded; `duplicates` are the paths of keys a JSON body repeats. */
+export interface DecodedBody {
+  /** undefined for an empty body. */
+  value: unknown;
+  duplicates: string[];
+}
+
+/**
+ * The request body as an object, by its Content-Type: Kubernetes protobuf, YAML (or `yaml` for an
+ * apply patch), else JSON; 400 in the API server's words when it cannot be decoded.
+ */
+export async function readObjectBody(req: IncomingMessage, opts: { yaml?: boolean } = {}): Promise<DecodedBody> {
+  const raw = await readBody(req);
+  const contentType = req.headers['content-type'];
+  try {
+    if (!opts.yaml && isProtobufMediaType(contentType)) return { value: raw.length === 0 ? undefined : decodeProtobuf(raw), duplicates: [] };
+    const text = raw.toString('utf8');
+    if (text.trim() === '') return { value: undefined, duplicates: [] };
+    if (opts.yaml || isYAMLMediaType(contentType)) return { value: parseYAMLText(text), duplicates: [] };
+    const value = parseJSONText(text);
+    return { value, duplicates: duplicateJSONFields(text) };
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    if (err instanceof ProtobufDecodeError) throw new ApiError(400, 'BadRequest', `the body of the request was in an unknown format - ${err.message}`);
+    throw new ApiError(400, 'BadRequest', `the request body could not be decoded: ${(err as Error).message}`);
   }
 }

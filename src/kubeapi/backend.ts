@@ -51,6 +51,10 @@ export interface CreateOptions {
   dryRun?: boolean;
   /** Strict (default), Warn or Ignore, as the API server's fieldValidation. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** Paths of the keys the request's JSON body repeats (field-validation.ts applies fieldValidation to them). */
+  duplicateFields?: readonly string[];
+  /** Receives what fieldValidation=Warn reports, for the response's Warning headers. */
+  warn?(message: string): void;
 }
 
 /**
@@ -92,6 +96,8 @@ export interface ObjectStrategy {
   defaults?(obj: KubeObject): KubeObject;
   /** What create adds once the object has its uid, before validation (PrepareForCreate: a Job's generated selector). */
   prepareForCreate?(obj: KubeObject): KubeObject;
+  /** What an update keeps or derives from the stored version (PrepareForUpdate: a DaemonSet's template generation). */
+  prepareForUpdate?(next: KubeObject, old: KubeObject): KubeObject;
   /**
    * The kind has a status subresource: updates keep the stored status, updateStatus writes the status
    * alone, and metadata.generation counts changes of the spec (the workloads' PrepareForUpdate).
@@ -110,6 +116,8 @@ export interface ObjectStrategy {
    * registry's BeginCreate/BeginUpdate), after validation; old is the stored version on update.
    */
   allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
+  /** Gives back what allocate chose for an object that is not stored after all (a dry run): nothing stays allocated. */
+  release?(obj: KubeObject): void;
   /** Finalizers the kind keeps outside metadata.finalizers (a Namespace's spec.finalizers): a deleted object stays until they are gone too. */
   specFinalizers?(obj: KubeObject): readonly string[];
   /** What a deletion held by finalizers marks beside the deletionTimestamp (a Namespace's phase Terminating). */

@@ -9,27 +9,16 @@ import { randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { typeMetaError } from '../api/decode.js';
 import type { TableOptions } from '../printers/tables.js';
-import { isYAMLMediaType, parseJSONText, parseYAMLText, readBody } from '../http/body.js';
-import {
-  ApiError,
-  badRequest,
-  conflict,
-  invalid,
-  methodNotAllowed,
-  notFound,
-  notFoundPath,
-  sendJSON,
-  successStatus,
-  unsupportedMediaType,
-} from '../http/status.js';
-import type { DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
+import { readObjectBody } from '../http/body.js';
+import { addWarnings, sendObject } from '../http/negotiate.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, notFoundPath, sendJSON, successStatus, unsupportedMediaType } from '../http/status.js';
+import type { CreateOptions, DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
 import { applyPatch, objectMetaMergeSchema, patchTypeOf, type PatchType } from './patch.js';
 import { boolParam, dryRunOf, includeObjectOf, intParam, wantsTable, writeOptionsOf } from './query.js';
 import { groupVersionOf, type ApiContext, type ResourceDef, type ScaleSubresource, type Verb } from './resource-def.js';
 import { scaleOf, withReplicas } from './scale.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { serveWatch } from './watch.js';
-import { setWarnings } from './warnings.js';
 
 export interface RestOptions extends ApiContext {
   /** How often a watch that allows bookmarks gets one. */
@@ -63,25 +52,23 @@ function randomSuffix(): string {
  */
 const maxPatchAttempts = 100;
 
-/** The request body as an object (YAML for apply patches and a YAML Content-Type); undefined when empty. */
-async function readObject(req: IncomingMessage, yaml = false): Promise<unknown> {
-  const body = (await readBody(req)).toString('utf8');
-  if (body.trim() === '') return undefined;
-  try {
-    return yaml || isYAMLMediaType(req.headers['content-type']) ? parseYAMLText(body) : parseJSONText(body);
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw badRequest(`the request body could not be decoded: ${(err as Error).message}`);
-  }
+/** The request body as an object (by its Content-Type: JSON, YAML or Kubernetes protobuf; YAML for apply patches). */
+async function readObject(req: IncomingMessage): Promise<unknown> {
+  return (await readObjectBody(req)).value;
 }
 
 /** A PATCH body with its type (by Content-Type); 415 for other types, 400 when empty. */
-async function readPatch(req: IncomingMessage): Promise<{ type: PatchType; patch: unknown }> {
+async function readPatch(req: IncomingMessage): Promise<{ type: PatchType; patch: unknown; duplicates: string[] }> {
   const type = patchTypeOf(req.headers['content-type']);
   if (!type) throw unsupportedMediaType(req.headers['content-type'] ?? '');
-  const patch = await readObject(req, type === 'apply');
+  const { value: patch, duplicates } = await readObjectBody(req, type === 'apply' ? { yaml: true } : {});
   if (patch === undefined) throw badRequest('the body of the request was empty');
-  return { type, patch };
+  return { type, patch, duplicates };
+}
+
+/** A write's options: the query's fieldValidation and dryRun, the body's duplicate keys, warnings as the response's Warning headers. */
+function writeOptions(r: RestRequest, duplicates: readonly string[] = []): CreateOptions {
+  return { ...writeOptionsOf(r.query), duplicateFields: duplicates, warn: (m) => addWarnings(r.res, [m]) };
 }
 
 /** The verb of a request on a subresource that is read and written (status, scale). */
@@ -141,7 +128,7 @@ export class RestHandler {
 
   /** The object written, with the backend's warnings about it set as Warning headers (create, update, patch). */
   private warned(r: RestRequest, written: KubeObject): KubeObject {
-    if (this.backend.writeWarnings) setWarnings(r.res, this.backend.writeWarnings(written));
+    if (this.backend.writeWarnings) addWarnings(r.res, this.backend.writeWarnings(written));
     return written;
   }
 
@@ -215,10 +202,10 @@ export class RestHandler {
     const list = storage.list();
     const items = list.items.filter(match);
     if (table) return sendJSON(r.res, 200, def.table!(items, { ...table, resourceVersion: list.resourceVersion ?? '' }));
-    sendJSON(r.res, 200, this.listBody(def, list, items));
+    sendObject(r.req, r.res, 200, this.listBody(def, list, items));
   }
 
-  private listBody(def: ResourceDef, list: ListResult<KubeObject>, items: KubeObject[]): unknown {
+  private listBody(def: ResourceDef, list: ListResult<KubeObject>, items: KubeObject[]): KubeObject & { items: KubeObject[] } {
     const metadata = list.resourceVersion !== undefined ? { resourceVersion: list.resourceVersion } : {};
     return { kind: `${def.kind}List`, apiVersion: groupVersionOf(def), metadata, items: items.map((o) => withKind(def, o)) };
   }
@@ -227,9 +214,10 @@ export class RestHandler {
     const { def } = r;
     requireVerb(def, 'create');
     const create = need(r.storage, 'create');
-    const obj = checkBody(def, await readObject(r.req), r.namespace ?? '');
+    const body = await readObjectBody(r.req);
+    const obj = checkBody(def, body.value, r.namespace ?? '');
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + randomSuffix();
-    sendJSON(r.res, 201, this.warned(r, withKind(def, await create(obj, writeOptionsOf(r.query)))));
+    sendObject(r.req, r.res, 201, this.warned(r, withKind(def, await create(obj, writeOptions(r, body.duplicates)))));
   }
 
   private async deleteCollection(r: RestRequest): Promise<void> {
@@ -243,7 +231,7 @@ export class RestHandler {
     for (const o of list.items.filter(match)) {
       deleted.push(await del(o.metadata?.namespace ?? '', o.metadata?.name ?? '', opts));
     }
-    sendJSON(r.res, 200, this.listBody(def, list, deleted));
+    sendObject(r.req, r.res, 200, this.listBody(def, list, deleted));
   }
 
   // ---- one object ----
@@ -275,15 +263,16 @@ export class RestHandler {
     const table = this.tableRequest(r);
     const obj = this.current(r, name);
     if (table) return sendJSON(r.res, 200, r.def.table!([obj], { ...table, resourceVersion: obj.metadata.resourceVersion ?? '' }));
-    sendJSON(r.res, 200, withKind(r.def, obj));
+    sendObject(r.req, r.res, 200, withKind(r.def, obj));
   }
 
   private async update(r: RestRequest, name: string): Promise<void> {
     requireVerb(r.def, 'update');
     const update = need(r.storage, 'update');
-    const obj = checkBody(r.def, await readObject(r.req), r.namespace ?? '', name);
+    const body = await readObjectBody(r.req);
+    const obj = checkBody(r.def, body.value, r.namespace ?? '', name);
     this.current(r, name);
-    sendJSON(r.res, 200, this.warned(r, withKind(r.def, await update(obj, writeOptionsOf(r.query)))));
+    sendObject(r.req, r.res, 200, this.warned(r, withKind(r.def, await update(obj, writeOptions(r, body.duplicates)))));
   }
 
   /**
@@ -293,11 +282,12 @@ export class RestHandler {
   private async patched(
     r: RestRequest,
     name: string,
-    write: (next: Obj) => Promise<KubeObject>,
-    create?: (obj: Obj) => Promise<KubeObject>,
+    write: (next: Obj, opts: CreateOptions) => Promise<KubeObject>,
+    create?: (obj: Obj, opts: CreateOptions) => Promise<KubeObject>,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { def } = r;
-    const { type, patch } = await readPatch(r.req);
+    const { type, patch, duplicates } = await readPatch(r.req);
+    const opts = writeOptions(r, duplicates);
     if (type === 'apply' && !r.query.get('fieldManager'))
       throw badRequest('PATCH requests with apply-patch content type must have a fieldManager query parameter');
     const patchRV = (patch as KubeObject | undefined)?.metadata?.resourceVersion;
@@ -305,14 +295,14 @@ export class RestHandler {
       const current = r.storage.get(r.namespace ?? '', name) as Obj | undefined;
       if (!current) {
         // Server-side apply of an object that does not exist creates it.
-        if (type === 'apply' && create) return { object: await create(checkBody(def, patch, r.namespace ?? '', name)), created: true };
+        if (type === 'apply' && create) return { object: await create(checkBody(def, patch, r.namespace ?? '', name), opts), created: true };
         throw notFound(def.resource, name, def.group);
       }
       const next = checkBody(def, applyPatch(type, current, patch, def.mergeSchema ?? objectMetaMergeSchema), r.namespace ?? '', name);
       // A patch applies to the current object unless it names the version it was made against.
       next.metadata.resourceVersion = typeof patchRV === 'string' ? patchRV : current.metadata.resourceVersion;
       try {
-        return { object: await write(next), created: false };
+        return { object: await write(next, opts), created: false };
       } catch (err) {
         // Another write stored a newer version after this patch read it: the patch is applied again
         // to that one, as the apiserver's patcher does, unless the patch named its version.
@@ -325,10 +315,9 @@ export class RestHandler {
     const { def, storage } = r;
     requireVerb(def, 'patch');
     const update = need(storage, 'update');
-    const opts = writeOptionsOf(r.query);
-    const create = def.verbs.includes('create') && storage.create ? (o: Obj) => storage.create!(o, opts) : undefined;
-    const { object, created } = await this.patched(r, name, (next) => update(next, opts), create);
-    sendJSON(r.res, created ? 201 : 200, this.warned(r, withKind(def, object)));
+    const create = def.verbs.includes('create') && storage.create ? (o: Obj, opts: CreateOptions) => storage.create!(o, opts) : undefined;
+    const { object, created } = await this.patched(r, name, (next, opts) => update(next, opts), create);
+    sendObject(r.req, r.res, created ? 201 : 200, this.warned(r, withKind(def, object)));
   }
 
   /** DeleteOptions from the query and the body (either may carry them). */
@@ -377,11 +366,11 @@ export class RestHandler {
       );
     }
     const gone = await del(r.namespace ?? '', name, opts);
-    if (def.returnDeletedObject) return sendJSON(r.res, 200, withKind(def, gone));
+    if (def.returnDeletedObject) return sendObject(r.req, r.res, 200, withKind(def, gone));
     // Kept for its finalizers (marked with a deletionTimestamp): the API server answers with the object.
-    if (gone.metadata?.deletionTimestamp && r.storage.get(r.namespace ?? '', name)) return sendJSON(r.res, 200, withKind(def, gone));
+    if (gone.metadata?.deletionTimestamp && r.storage.get(r.namespace ?? '', name)) return sendObject(r.req, r.res, 200, withKind(def, gone));
     // Deleted at once: the API server answers with a Status naming the object, not the object.
-    sendJSON(r.res, 200, successStatus({ name, ...(def.group ? { group: def.group } : {}), kind: def.resource, uid: gone.metadata?.uid ?? '' }));
+    sendObject(r.req, r.res, 200, successStatus({ name, ...(def.group ? { group: def.group } : {}), kind: def.resource, uid: gone.metadata?.uid ?? '' }));
   }
 
   // ---- subresources ----
@@ -403,16 +392,16 @@ export class RestHandler {
   private async status(r: RestRequest, name: string, verbs: ReadonlyArray<'get' | 'patch' | 'update'>): Promise<void> {
     const verb = subresourceVerb(r.req.method ?? 'GET');
     if (!verbs.includes(verb)) throw methodNotAllowed();
-    if (verb === 'get') return sendJSON(r.res, 200, withKind(r.def, this.current(r, name)));
+    if (verb === 'get') return sendObject(r.req, r.res, 200, withKind(r.def, this.current(r, name)));
     const updateStatus = need(r.storage, 'updateStatus');
-    const opts = writeOptionsOf(r.query);
     if (verb === 'update') {
-      const obj = checkBody(r.def, await readObject(r.req), r.namespace ?? '', name);
+      const body = await readObjectBody(r.req);
+      const obj = checkBody(r.def, body.value, r.namespace ?? '', name);
       this.current(r, name);
-      return sendJSON(r.res, 200, withKind(r.def, await updateStatus(obj, opts)));
+      return sendObject(r.req, r.res, 200, withKind(r.def, await updateStatus(obj, writeOptions(r, body.duplicates))));
     }
-    const { object } = await this.patched(r, name, (next) => updateStatus(next, opts));
-    sendJSON(r.res, 200, withKind(r.def, object));
+    const { object } = await this.patched(r, name, (next, opts) => updateStatus(next, opts));
+    sendObject(r.req, r.res, 200, withKind(r.def, object));
   }
 
   /** autoscaling/v1 Scale of an object with replicas (the apiserver's ScaleREST, as a CRD's scale subresource reads its paths). */
@@ -420,9 +409,9 @@ export class RestHandler {
     const verb = subresourceVerb(r.req.method ?? 'GET');
     if (verb !== 'get' && !r.def.verbs.includes('update')) throw methodNotAllowed();
     const current = this.current(r, name);
-    if (verb === 'get') return sendJSON(r.res, 200, scaleOf(current, paths));
+    if (verb === 'get') return sendObject(r.req, r.res, 200, scaleOf(current, paths));
     const update = need(r.storage, 'update');
-    const opts = writeOptionsOf(r.query);
+    const opts = writeOptions(r);
     const write = async (scale: KubeObject, obj: Obj): Promise<KubeObject> => {
       const replicas = (scale as { spec?: { replicas?: unknown } }).spec?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
@@ -438,10 +427,10 @@ export class RestHandler {
     if (verb === 'update') {
       const body = await readObject(r.req);
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a Scale object');
-      return sendJSON(r.res, 200, await write(body as KubeObject, current));
+      return sendObject(r.req, r.res, 200, await write(body as KubeObject, current));
     }
     const { type, patch } = await readPatch(r.req);
     const scale = applyPatch(type, scaleOf(current, paths), patch) as KubeObject;
-    sendJSON(r.res, 200, await write(scale, current));
+    sendObject(r.req, r.res, 200, await write(scale, current));
   }
 }

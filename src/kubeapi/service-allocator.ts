@@ -177,4 +177,9 @@ export class ServiceAllocator {
     if (errs.length === 0) this.pending.set(key(svc), mine);
     return errs;
   }
+
+  /** Forgets the values held for a Service that will not be stored (a dry run): they are free again. */
+  release(svc: AllocatedService): void {
+    this.pending.delete(key(svc));
+  }
 }

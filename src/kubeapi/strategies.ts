@@ -20,7 +20,17 @@ import {
   validateStatefulSetUpdate,
 } from '../api/validation/apps.js';
 import { validateCronJob, validateJob, validateJobUpdate, withGeneratedSelector } from '../api/validation/batch.js';
-import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
+import {
+  defaultCronJob,
+  defaultDaemonSet,
+  defaultDeployment,
+  defaultEndpoints,
+  defaultEndpointSlice,
+  defaultJob,
+  defaultReplicaSet,
+  defaultStatefulSet,
+  withTemplateLabels,
+} from '../api/workload-defaults.js';
 import {
   defaultService,
   validateEndpoints,
@@ -107,15 +117,32 @@ export const statefulSetStrategy = workload<StatefulSet>('StatefulSet', 'statefu
   validateUpdate: validateStatefulSetUpdate,
   initialStatus: { replicas: 0, availableReplicas: 0 },
 });
-export const daemonSetStrategy = workload<DaemonSet>('DaemonSet', 'daemonsets', 'apps/v1', {
-  defaults: defaultDaemonSet,
-  validate: validateDaemonSet,
-  validateUpdate: validateDaemonSetUpdate,
-  initialStatus: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
-});
+/** The annotation apps/v1 carries a DaemonSet's templateGeneration in (the internal type's field). */
+const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+function withTemplateGeneration(o: KubeObject, generation: number): KubeObject {
+  return { ...o, metadata: { ...o.metadata, annotations: { ...(o.metadata?.annotations ?? {}), [templateGenerationAnnotation]: String(generation) } } };
+}
+
+export const daemonSetStrategy: ObjectStrategy = {
+  ...workload<DaemonSet>('DaemonSet', 'daemonsets', 'apps/v1', {
+    defaults: defaultDaemonSet,
+    validate: validateDaemonSet,
+    validateUpdate: validateDaemonSetUpdate,
+    initialStatus: { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 },
+  }),
+  // PrepareForCreate: templateGeneration 1, which apps/v1 carries as this annotation.
+  prepareForCreate: (o) => withTemplateGeneration(o, 1),
+  // PrepareForUpdate: the stored generation, one more when the template changed.
+  prepareForUpdate: (next, old) => {
+    const was = Number(old.metadata?.annotations?.[templateGenerationAnnotation] ?? '1') || 1;
+    const template = (o: KubeObject) => canonicalJSON((o as DaemonSet).spec?.template);
+    return withTemplateGeneration(next, template(next) === template(old) ? was : was + 1);
+  },
+};
 export const jobStrategy: ObjectStrategy = {
   ...workload<Job>('Job', 'jobs', 'batch/v1', { defaults: defaultJob, validate: validateJob, validateUpdate: validateJobUpdate, initialStatus: {} }),
-  prepareForCreate: (o) => withGeneratedSelector(o as Job) as KubeObject,
+  prepareForCreate: (o) => withTemplateLabels(withGeneratedSelector(o as Job)) as KubeObject,
 };
 export const cronJobStrategy = workload<CronJob>('CronJob', 'cronjobs', 'batch/v1', {
   defaults: defaultCronJob,
@@ -167,6 +194,7 @@ export function serviceStrategy(allocator: ServiceAllocator): ObjectStrategy {
       svc.status = loadBalancerStatus(svc, allocator.network.loadBalancerIP);
       return errs;
     },
+    release: (o) => allocator.release(o as ServiceLike),
   };
 }
 
@@ -176,6 +204,7 @@ export const endpointsStrategy: ObjectStrategy = {
   apiVersion: 'v1',
   namespaced: true,
   schemaType: kindTypes.Endpoints,
+  defaults: (o) => defaultEndpoints(o as Parameters<typeof defaultEndpoints>[0]) as KubeObject,
   validate: (o) => validateEndpoints(o as Parameters<typeof validateEndpoints>[0]),
 };
 
@@ -185,6 +214,7 @@ export const endpointSliceStrategy: ObjectStrategy = {
   apiVersion: 'discovery.k8s.io/v1',
   namespaced: true,
   schemaType: kindTypes.EndpointSlice,
+  defaults: (o) => defaultEndpointSlice(o as Parameters<typeof defaultEndpointSlice>[0]) as KubeObject,
   validate: (o) => validateEndpointSlice(o as Parameters<typeof validateEndpointSlice>[0]),
 };
 

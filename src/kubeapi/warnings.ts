@@ -1,22 +1,6 @@
-// Warnings of a write that succeeded, sent as the API server sends them: one `Warning` header each,
-// `299 - "<text>"` (RFC 7234 warn-code 299, no agent, the text quoted as Go's strconv.Quote does),
-// which kubectl prints as `Warning: <text>`. Upstream: apimachinery's util/net NewWarningHeader and
-// apiserver's pkg/warning (the recorder of a request's warnings), endpoints/filters/warning.go.
-
-import type { ServerResponse } from 'node:http';
-import { goQuote } from '../util/go-format.js';
-
-/** The header value of one warning; what is not ASCII escaped as \\u (a header carries bytes, not text). */
-export function warningHeader(text: string): string {
-  return `299 - ${goQuote(text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
-}
-
-/** Sets the Warning headers of these texts (each once, in order) on a response not yet sent. */
-export function setWarnings(res: ServerResponse, texts: readonly string[]): void {
-  const unique = [...new Set(texts)];
-  if (unique.length === 0 || res.headersSent) return;
-  res.setHeader('Warning', unique.map(warningHeader));
-}
+// Warnings of a write that succeeded, as a client reads them: the API server sends one `Warning`
+// header each (`http/negotiate.ts` writes them, as apiserver's pkg/warning recorder does), which
+// kubectl prints as `Warning: <text>`. Upstream: client-go's rest/warnings.go.
 
 /** The texts of a response's Warning headers (what kubectl prints as `Warning: <text>`), in order. */
 export function warningTexts(header: string | string[] | undefined): string[] {

@@ -62,7 +62,8 @@ const rows: [string, unknown][] = [
   ['spec.containers.0.livenessProbe.initialDelaySeconds', undefined],
   ['spec.containers.0.livenessProbe.httpGet.path', '/'],
   ['spec.containers.0.livenessProbe.httpGet.scheme', 'HTTP'],
-  ['spec.containers.0.readinessProbe.grpc.service', undefined],
+  // GRPCAction.service `+default=""` (k8s.io/api core/v1 types.go, 1.24+).
+  ['spec.containers.0.readinessProbe.grpc.service', ''],
   ['spec.containers.0.readinessProbe.periodSeconds', 10],
   ['spec.containers.0.startupProbe.failureThreshold', 3],
   ['spec.containers.0.startupProbe.initialDelaySeconds', 0],

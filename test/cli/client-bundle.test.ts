@@ -154,9 +154,11 @@ test('client commands run from the client bundle and load none of the heavy modu
 
 test('the API path of every kind a manifest may hold names its resource', () => {
   for (const [kind, rules] of Object.entries(objectKinds)) {
+    // A cluster-scoped kind (Namespace) has no namespace in its path.
+    const scope = rules.namespaced ? '/namespaces/ns' : '';
     assert.equal(
       objectPath(rules.apiVersions[0]!, kind, 'ns', 'x'),
-      `${rules.apiVersions[0]!.includes('/') ? '/apis' : '/api'}/${rules.apiVersions[0]}/namespaces/ns/${rules.resource}/x`,
+      `${rules.apiVersions[0]!.includes('/') ? '/apis' : '/api'}/${rules.apiVersions[0]}${scope}/${rules.resource}/x`,
     );
   }
 });

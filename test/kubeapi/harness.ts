@@ -109,10 +109,23 @@ export function kubectlArgs(api: { kubeconfig: string; dir: string }, args: stri
   return ['--kubeconfig', api.kubeconfig, '--cache-dir', join(api.dir, 'cache'), ...args];
 }
 
+/**
+ * A kubectl of 1.32 or later, whose typed clients send built-in objects as Kubernetes protobuf:
+ * $KUBECTL132, else google-cloud-sdk's kubectl.1.32 (its /usr/bin/kubectl dispatcher picks a
+ * kubectl by the server's version, 1.30 for podvisor); undefined when there is none.
+ */
+export const kubectl132Path: string | undefined =
+  process.env.KUBECTL132 || ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/lib/google-cloud-sdk/bin/kubectl.1.33'].find((p) => existsSync(p));
+
 /** Runs kubectl to completion (generous deadline), optionally feeding stdin. */
 export function kubectl(api: { kubeconfig: string; dir: string }, args: string[], input?: string): Promise<KubectlResult> {
+  return runKubectl(kubectlPath!, api, args, input);
+}
+
+/** Runs the kubectl at `bin` to completion, as kubectl() runs the default one. */
+export function runKubectl(bin: string, api: { kubeconfig: string; dir: string }, args: string[], input?: string): Promise<KubectlResult> {
   return new Promise((resolve) => {
-    const child = execFile(kubectlPath!, kubectlArgs(api, args), { timeout: 60_000, env: { ...process.env, HOME: api.dir } }, (err, stdout, stderr) => {
+    const child = execFile(bin, kubectlArgs(api, args), { timeout: 60_000, env: { ...process.env, HOME: api.dir } }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { runCli } from '../fixtures/cli/cli-process.js';
 import { useKubectlAgent } from '../fixtures/kubectl-agent.js';
 import { kubectl, kubectlPath, waitFor } from './harness.js';
 
@@ -94,4 +95,45 @@ spec:
   assert.equal(r.code, 0, r.stderr);
   r = await kubectl(a, ['delete', 'namespace', 'shop']);
   assert.equal(r.code, 0, r.stderr);
+});
+
+test('the system namespaces are stored objects with a uid and a creationTimestamp', { skip }, async (t) => {
+  const a = env.api(t);
+  const r = await kubectl(a, ['get', 'namespaces', 'default', 'kube-system', 'kube-public', 'kube-node-lease', '-o', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  const items = (JSON.parse(r.stdout) as { items: Array<{ metadata: { name: string; uid?: string; creationTimestamp?: string } }> }).items;
+  assert.equal(items.length, 4);
+  for (const ns of items) {
+    assert.match(ns.metadata.creationTimestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, ns.metadata.name);
+    assert.ok(ns.metadata.uid, ns.metadata.name);
+  }
+});
+
+test('podvisor apply and down of a file that creates the namespace its other objects use, as kubectl apply does', { skip }, async (t) => {
+  const a = env.api(t);
+  const file = join(a.dir, 'app.yaml');
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: filed}\ndata: {a: b}',
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: filed, labels: {team: web}}',
+      'apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: filed}\nspec: {selector: {app: web}, ports: [{port: 80}]}',
+    ].join('\n---\n'),
+  );
+  let r = await runCli(['validate', '-f', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^namespace\/filed validated$/m);
+  r = await runCli(['apply', '-f', file, '--root-dir', env.root]);
+  assert.equal(r.code, 0, r.stderr);
+  // The namespace first, whatever its place in the file.
+  assert.match(r.stdout, /^namespace\/filed created\nconfigmap\/cfg created\nservice\/web created\n$/);
+  const got = await kubectl(a, ['get', 'namespace', 'filed', '-o', 'jsonpath={.metadata.labels.team} {.status.phase}']);
+  assert.equal(got.stdout, 'web Active');
+  r = await runCli(['apply', '-f', file, '--root-dir', env.root]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^namespace\/filed unchanged$/m);
+  r = await runCli(['down', '-f', file, '--root-dir', env.root]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /namespace "filed" deleted\n$/);
+  await waitFor('the namespace to go', async () => (await kubectl(a, ['get', 'namespace', 'filed'])).code !== 0);
 });

@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { warningHeader, warningTexts } from '../../src/kubeapi/warnings.js';
+import { warningHeader } from '../../src/http/negotiate.js';
+import { warningTexts } from '../../src/kubeapi/warnings.js';
 
 test('a warning is written as kube-apiserver writes it and read back as it was', () => {
   assert.equal(warningHeader('spec.template.spec.containers[0].command: Required value'), '299 - "spec.template.spec.containers[0].command: Required value"');

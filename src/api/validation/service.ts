@@ -75,6 +75,8 @@ export function defaultService(svc: ServiceLike): ServiceLike {
   if (spec.type !== 'ExternalName') {
     spec.internalTrafficPolicy ??= 'Cluster';
     if (spec.clusterIP === undefined && spec.clusterIPs?.length) spec.clusterIP = spec.clusterIPs[0];
+    // A headless Service's clusterIPs (the registry's dual-stack defaulting: clusterIPs[0] is clusterIP).
+    if (spec.clusterIP === 'None' && !spec.clusterIPs?.length) spec.clusterIPs = ['None'];
     spec.ipFamilyPolicy ??= 'SingleStack';
     spec.ipFamilies ??= ['IPv4'];
   }

@@ -155,19 +155,21 @@ export class EndpointsController {
     for (const content of wanted) {
       const i = left.findIndex((s) => endpointPortsKey((s.ports ?? []) as SliceContent['ports']) === endpointPortsKey(content.ports));
       const current = i >= 0 ? left.splice(i, 1)[0] : left.shift();
+      // As the API server stores them: an unnamed port's name is "" (discovery/v1 SetDefaults_EndpointPort).
+      const ports = content.ports.map((p) => ({ ...p, name: p.name ?? '' }));
       const body: SliceObject = {
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
         metadata: { name: current?.metadata?.name ?? `${name}-${randomBytes(3).toString('hex').slice(0, 5)}`, namespace, labels, ownerReferences },
         addressType: 'IPv4',
         endpoints: content.endpoints,
-        ...(content.ports.length ? { ports: content.ports } : {}),
+        ...(ports.length ? { ports } : {}),
       };
       if (!current) {
         await this.slices.create!(body, {});
         continue;
       }
-      if (same(current.endpoints ?? [], body.endpoints) && same(current.ports ?? [], content.ports) && same(current.metadata?.labels, labels)) continue;
+      if (same(current.endpoints ?? [], body.endpoints) && same(current.ports ?? [], ports) && same(current.metadata?.labels, labels)) continue;
       await this.slices.update!({ ...body, metadata: { ...current.metadata, labels, ownerReferences } }, {});
     }
     for (const s of left) await this.slices.delete!(namespace, s.metadata!.name!, {}).catch(() => {});

@@ -14,15 +14,29 @@ const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-le
 /** The namespaces the API server refuses to delete (immortalNamespaces). */
 const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
 
-function implicitNamespace(name: string): KubeObject {
-  return { kind: 'Namespace', apiVersion: 'v1', ...defaultNamespaceObject({ metadata: { name } }) } as KubeObject;
+/** A namespace that exists without being stored, created when its first pod was (or with no time when it has none). */
+function implicitNamespace(b: KubeBackend, name: string): KubeObject {
+  const created = b
+    .listPods()
+    .items.filter((p) => (p.metadata?.namespace ?? 'default') === name)
+    .map((p) => p.metadata?.creationTimestamp)
+    .filter((t): t is string => typeof t === 'string')
+    .sort()[0];
+  const metadata = { name, ...(created ? { creationTimestamp: created } : {}) };
+  return { kind: 'Namespace', apiVersion: 'v1', ...defaultNamespaceObject({ metadata }) } as KubeObject;
 }
 
 /** A backend that stores no Namespaces: the namespaces its pods use, and `default`, read-only. */
 function readOnlyNamespaces(b: KubeBackend): Storage {
   return {
-    list: () => ({ items: b.namespaces().sort().map(implicitNamespace), resourceVersion: b.listPods().resourceVersion }),
-    get: (_ns, name) => (b.namespaces().includes(name) ? implicitNamespace(name) : undefined),
+    list: () => ({
+      items: b
+        .namespaces()
+        .sort()
+        .map((n) => implicitNamespace(b, n)),
+      resourceVersion: b.listPods().resourceVersion,
+    }),
+    get: (_ns, name) => (b.namespaces().includes(name) ? implicitNamespace(b, name) : undefined),
   };
 }
 
@@ -32,7 +46,7 @@ function namespaceStorage(b: KubeBackend): Storage {
   const implicit = () => {
     const names = new Set([...systemNamespaces, ...b.namespaces()]);
     for (const o of stored.list().items) names.delete(o.metadata?.name ?? '');
-    return [...names].map(implicitNamespace);
+    return [...names].map((n) => implicitNamespace(b, n));
   };
   return {
     list: () => {
@@ -45,7 +59,7 @@ function namespaceStorage(b: KubeBackend): Storage {
     // A namespace that exists without being stored is stored by its first write.
     update: async (obj, opts) => {
       const name = obj.metadata?.name ?? '';
-      if (!stored.get('', name) && implicit().some((o) => o.metadata?.name === name)) await stored.create!(implicitNamespace(name), {});
+      if (!stored.get('', name) && implicit().some((o) => o.metadata?.name === name)) await stored.create!(implicitNamespace(b, name), {});
       const current = stored.get('', name);
       return stored.update!(
         { ...obj, metadata: { ...obj.metadata, resourceVersion: obj.metadata?.resourceVersion ?? current?.metadata?.resourceVersion } },
@@ -59,7 +73,7 @@ function namespaceStorage(b: KubeBackend): Storage {
           kind: 'namespaces',
         });
       }
-      if (!stored.get('', name) && implicit().some((o) => o.metadata?.name === name)) await stored.create!(implicitNamespace(name), {});
+      if (!stored.get('', name) && implicit().some((o) => o.metadata?.name === name)) await stored.create!(implicitNamespace(b, name), {});
       return stored.delete!('', name, opts);
     },
     watch: (rv, on) => stored.watch!(rv, on),
