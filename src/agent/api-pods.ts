@@ -1,5 +1,6 @@
 // Pods written through the API, checked as the API server checks them: strict decoding (400), v1 and
-// kubelet defaults, validation and the runtime's own rules (422 Invalid with one cause per field), and
+// kubelet defaults (spec.nodeName only when the pod names a node: the others wait for the scheduler),
+// validation and the runtime's own rules (422 Invalid with one cause per field), and
 // on update the rule that a live pod may change only its images, activeDeadlineSeconds (downwards),
 // added tolerations and metadata.
 
@@ -55,10 +56,29 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod; warn
     delete m.annotations[configSourceAnnotation];
   }
   const pod = defaultPod(input, { nodeName: ctx.nodeName, source: 'api' });
+  // A pod sent without a node waits for the scheduler; one that names a node is bound to this one.
+  const sent = obj.spec as { nodeName?: string; tolerations?: Array<{ key?: string; operator?: string; effect?: string }> } | undefined;
+  if (!sent?.nodeName) delete pod.spec!.nodeName;
+  apiPodTolerations(pod, sent?.tolerations ?? []);
   const errs = [...validatePods([pod])[0]!];
   errs.push(...runtimePodRules(ctx.capabilities)(pod));
   if (errs.length > 0) throw invalid('Pod', pod.metadata?.name ?? '', errs);
   return { pod, warnings };
+}
+
+/**
+ * An API pod's tolerations: the static pods' tolerate-every-NoExecute default is not an API pod's
+ * (unless sent), and the DefaultTolerationSeconds admission adds not-ready and unreachable NoExecute
+ * tolerations for 300 s where the pod has none for them.
+ */
+function apiPodTolerations(pod: Pod, sent: ReadonlyArray<{ key?: string; operator?: string; effect?: string }>): void {
+  const isCatchAll = (t: { key?: string; operator?: string; effect?: string }) => t.operator === 'Exists' && t.effect === 'NoExecute' && !t.key;
+  const tolerations = (pod.spec!.tolerations ?? []).filter((t) => !isCatchAll(t) || sent.some(isCatchAll));
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    const covered = tolerations.some((t) => (t.effect === 'NoExecute' || !t.effect) && (t.key === key || (!t.key && t.operator === 'Exists')));
+    if (!covered) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+  }
+  pod.spec!.tolerations = tolerations;
 }
 
 /** Leaf paths where a and b differ (`spec.containers[0].command`), for the forbidden-update message. */

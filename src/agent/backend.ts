@@ -94,6 +94,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       ...(opts.fieldValidation ? { fieldValidation: opts.fieldValidation } : {}),
     });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
+    if (!pod.spec!.nodeName && current.spec?.nodeName) pod.spec!.nodeName = current.spec.nodeName;
     const errs = validatePodUpdate(pod, current);
     if (errs.length > 0) throw invalid('Pod', name, errs);
     if (sameWritableContent(pod, current) || opts.dryRun) return current;

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { sendJSON } from '../http/status.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
-import type { Pod } from '../api/types.js';
+import type { Pod, Taint } from '../api/types.js';
 import { configSourceAnnotation } from '../api/defaults.js';
 import { APIPodStore } from '../config/api-pod-store.js';
 import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../config/static-source.js';
@@ -57,6 +57,10 @@ export interface StandaloneAgentConfig {
   nodePortAddresses?: string[];
   /** --proxy-mode (default userspace). */
   proxyMode?: ProxyMode;
+  /** --node-labels, parsed. */
+  nodeLabels?: Record<string, string>;
+  /** --register-with-taints, parsed. */
+  registerWithTaints?: Taint[];
 }
 
 export interface StandaloneAgentIO {
@@ -93,6 +97,9 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     serviceNetwork: { ...defaultServiceNetwork(), ...(cfg.serviceClusterIPRange ? { clusterIPRange: parseIpv4Range(cfg.serviceClusterIPRange) } : {}) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     ...(cfg.proxyMode ? { proxyMode: cfg.proxyMode } : {}),
+    ...(cfg.nodeLabels ? { nodeLabels: cfg.nodeLabels } : {}),
+    ...(cfg.registerWithTaints ? { registerWithTaints: cfg.registerWithTaints } : {}),
+    ...(cfg.port ? { kubeletPort: cfg.port } : {}),
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
       staticPodURL: cfg.manifestURL ?? '',

@@ -36,6 +36,12 @@ import { agentStatusDocument } from './status-document.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
+import type { Node, Taint } from '../api/types.js';
+import { AgentNode } from './agent-node.js';
+import { Scheduler } from '../scheduler/schedule-one.js';
+import { holdsNode } from '../scheduler/framework.js';
+import { defaultFilters } from '../scheduler/plugins/registry.js';
+import type { Watch } from '../kubeapi/backend.js';
 
 /**
  * While the runtime pushes container events, how often housekeeping still asks it for its version:
@@ -73,6 +79,12 @@ export interface StandaloneAgentOptions {
   nodePortAddresses?: string[];
   /** The service proxy's mode (default userspace). */
   proxyMode?: ProxyMode;
+  /** --node-labels: labels the Node is registered with, beside the kubelet's own. */
+  nodeLabels?: Record<string, string>;
+  /** --register-with-taints: the Node's taints when it is first registered. */
+  registerWithTaints?: Taint[];
+  /** The kubelet port the Node advertises (daemonEndpoints), 0 when none. */
+  kubeletPort?: number;
 }
 
 export class StandaloneAgent implements KubeletView {
@@ -112,6 +124,13 @@ export class StandaloneAgent implements KubeletView {
   private podClusterDNS?: ClusterDNSSettings;
   /** The workload controllers, once started (startControllers). */
   controllers?: WorkloadControllers;
+  /** The agent's own v1 Node, in the object store. */
+  readonly node: AgentNode;
+  /** Binds the API's pending pods to the node, by the scheduler's filters. */
+  readonly scheduler: Scheduler;
+  /** Resolves once the Node is registered and the scheduler watches the pods. */
+  readonly schedulingStarted: Promise<void>;
+  private readonly schedulingWatches: Watch[] = [];
 
   constructor(opts: StandaloneAgentOptions) {
     this.opts = opts;
@@ -180,6 +199,43 @@ export class StandaloneAgent implements KubeletView {
       // no host resolvers: names outside the cluster domain are answered SERVFAIL
     }
     this.clusterDNS = new ClusterDNS({ objects, logger: opts.logger, clock: opts.clock, upstreams: resolvConfNameservers(hostResolvConf) });
+    this.node = new AgentNode({
+      spec: {
+        nodeName: opts.nodeName,
+        internalIP: '127.0.0.1',
+        kubeletPort: opts.kubeletPort ?? 0,
+        capacity: { cpuMilli: opts.nodeAllocatable.cpuMilli, memoryBytes: opts.nodeAllocatable.memoryBytes, pods: opts.nodeAllocatable.pods ?? 110 },
+        ...(opts.nodeLabels ? { labels: opts.nodeLabels } : {}),
+        ...(opts.registerWithTaints ? { taints: opts.registerWithTaints } : {}),
+        kubeletVersion: `podvisor/${opts.version}`,
+        containerRuntimeVersion: `${this.runtime.name}://${opts.version}`,
+      },
+      storage: objects.storage('Node')!,
+      clock: opts.clock,
+      logger: opts.logger,
+      readiness: () => ({ ready: !this.runtimeDown, pressure: this.kubelet.nodeConditions() }),
+    });
+    this.scheduler = new Scheduler({
+      clock: opts.clock,
+      logger: opts.logger,
+      recorder: this.kubelet.events.recorderFor('default-scheduler'),
+      filters: defaultFilters({
+        network: this.runtime.capabilities.network === 'host' ? 'host' : 'pod',
+        namespaceLabels: (ns) => objects.get('Namespace', '', ns)?.metadata?.labels ?? { 'kubernetes.io/metadata.name': ns },
+      }),
+      host: {
+        node: () => this.node.current(),
+        assignedPods: () => this.registry.list().items.filter((p) => !!p.spec?.nodeName && holdsNode(p)),
+        bind: async (pod, nodeName) => {
+          await this.registry.bind(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', nodeName);
+        },
+        setUnschedulable: (pod, reason, message, nominated) => this.registry.setSchedulingStatus(pod.metadata?.uid ?? '', reason, message, nominated),
+        preemptVictim: async (victim) => {
+          await this.registry.delete(victim.metadata?.namespace ?? 'default', victim.metadata?.name ?? '', {}, true);
+        },
+      },
+    });
+    this.schedulingStarted = this.startScheduling().catch((err: Error) => opts.logger.error('The scheduler did not start', { err: err.message }));
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
     mountKubeApi(this.router, this.backend, { now: () => opts.clock.now() });
@@ -216,6 +272,36 @@ export class StandaloneAgent implements KubeletView {
     } catch (err) {
       this.opts.logger.warn('Cluster DNS is off: it cannot listen', { address: `${ip}:53`, err: (err as Error).message });
     }
+  }
+
+  /**
+   * Registers the Node, then has the scheduler watch the pods (pending ones to place, bound ones as
+   * cluster events) and the Node (its labels, taints, cordon and allocatable).
+   */
+  private async startScheduling(): Promise<void> {
+    await this.node.register();
+    const known = new Map<string, Pod>();
+    this.schedulingWatches.push(
+      this.registry.watchPods('', (ev) => {
+        const uid = ev.object.metadata?.uid ?? '';
+        const old = known.get(uid);
+        if (ev.type === 'DELETED') known.delete(uid);
+        else known.set(uid, ev.object);
+        this.scheduler.podChanged(old, ev.type === 'DELETED' ? undefined : ev.object);
+      }),
+    );
+    const nodeStorage = this.backend.objects.storage('Node')!;
+    let seen = '';
+    this.schedulingWatches.push(
+      nodeStorage.watch!('', (ev) => {
+        if (ev.object.metadata?.name !== this.nodeName) return;
+        const n = ev.object as Node;
+        const key = JSON.stringify([n.metadata?.labels, n.spec?.taints, n.spec?.unschedulable, n.status?.allocatable]);
+        if (key === seen) return;
+        seen = key;
+        this.scheduler.clusterChanged('NodeChange');
+      }),
+    );
   }
 
   // --- KubeletView ---
@@ -266,6 +352,7 @@ export class StandaloneAgent implements KubeletView {
           this.kubelet.resyncAll();
         }
         this.lastHousekeeping = this.opts.clock.now();
+        await this.node.refresh();
         await this.collectOrphanedPodDirs();
       } catch (err) {
         if (!this.runtimeDown) this.opts.logger.error('Container runtime not answering', { runtime: this.runtime.name, err: String(err) });
@@ -342,6 +429,8 @@ export class StandaloneAgent implements KubeletView {
   async stop(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.controllers?.stop();
+    for (const w of this.schedulingWatches.splice(0)) w.stop();
+    this.scheduler.close();
     this.endpointsController.stop();
     this.serviceProxy.stop();
     this.serviceURLs.stop();
