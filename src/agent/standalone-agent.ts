@@ -39,6 +39,7 @@ import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 import type { Node, Taint } from '../api/types.js';
 import { AgentNode } from './agent-node.js';
 import { Scheduler } from '../scheduler/schedule-one.js';
+import { TaintEvictionController } from '../scheduler/taint-eviction.js';
 import { holdsNode } from '../scheduler/framework.js';
 import { defaultFilters } from '../scheduler/plugins/registry.js';
 import type { Watch } from '../kubeapi/backend.js';
@@ -128,6 +129,8 @@ export class StandaloneAgent implements KubeletView {
   readonly node: AgentNode;
   /** Binds the API's pending pods to the node, by the scheduler's filters. */
   readonly scheduler: Scheduler;
+  /** Deletes the pods that do not tolerate the node's NoExecute taints (after their tolerationSeconds). */
+  readonly taintEviction: TaintEvictionController;
   /** Resolves once the Node is registered and the scheduler watches the pods. */
   readonly schedulingStarted: Promise<void>;
   private readonly schedulingWatches: Watch[] = [];
@@ -235,6 +238,16 @@ export class StandaloneAgent implements KubeletView {
         },
       },
     });
+    this.taintEviction = new TaintEvictionController({
+      clock: opts.clock,
+      logger: opts.logger,
+      recorder: this.kubelet.events.recorderFor('taint-eviction-controller'),
+      node: () => this.node.current(),
+      pods: () => this.registry.list().items,
+      evict: async (pod) => {
+        await this.registry.delete(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', {}, true);
+      },
+    });
     this.schedulingStarted = this.startScheduling().catch((err: Error) => opts.logger.error('The scheduler did not start', { err: err.message }));
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
@@ -288,6 +301,12 @@ export class StandaloneAgent implements KubeletView {
         if (ev.type === 'DELETED') known.delete(uid);
         else known.set(uid, ev.object);
         this.scheduler.podChanged(old, ev.type === 'DELETED' ? undefined : ev.object);
+        if (
+          ev.type !== 'DELETED' &&
+          ev.object.spec?.nodeName &&
+          (!old?.spec?.nodeName || JSON.stringify(old.spec.tolerations) !== JSON.stringify(ev.object.spec.tolerations))
+        )
+          this.taintEviction.sync();
       }),
     );
     const nodeStorage = this.backend.objects.storage('Node')!;
@@ -300,6 +319,7 @@ export class StandaloneAgent implements KubeletView {
         if (key === seen) return;
         seen = key;
         this.scheduler.clusterChanged('NodeChange');
+        this.taintEviction.sync();
       }),
     );
   }
@@ -431,6 +451,7 @@ export class StandaloneAgent implements KubeletView {
     this.controllers?.stop();
     for (const w of this.schedulingWatches.splice(0)) w.stop();
     this.scheduler.close();
+    this.taintEviction.close();
     this.endpointsController.stop();
     this.serviceProxy.stop();
     this.serviceURLs.stop();

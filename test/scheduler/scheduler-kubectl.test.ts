@@ -217,3 +217,57 @@ test('required pod anti-affinity on the hostname keeps the second replica Pendin
   );
   await deleteAndWait(a, ['deploy/db'], 'app=db');
 });
+
+test('a NoExecute taint evicts a running pod after its tolerationSeconds, one without toleration at once', { skip }, async (t) => {
+  const a = env.api(t);
+  const node = (await kubectl(a, ['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+  await apply(a, 'plain', bare('plain', '10m'));
+  await apply(a, 'patient', bare('patient', '10m', '  tolerations: [{key: maint, operator: Exists, effect: NoExecute, tolerationSeconds: 2}]\n'));
+  await waitFor('both Running', async () => (await podStates(a, 'app in (plain,patient)')).filter((p) => p.phase === 'Running').length === 2, 60_000);
+  let r = await kubectl(a, ['taint', 'node', node, 'maint=now:NoExecute']);
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor('plain evicted', async () => (await podStates(a, 'app=plain')).length === 0, 60_000);
+  await waitFor('patient evicted after its 2 s', async () => (await podStates(a, 'app=patient')).length === 0, 60_000);
+  r = await kubectl(a, ['get', 'events', '--field-selector', 'reason=TaintManagerEviction', '-o', 'jsonpath={.items[*].message}']);
+  assert.match(r.stdout, /Marking for deletion Pod default\/plain/);
+  assert.match(r.stdout, /Marking for deletion Pod default\/patient/);
+  r = await kubectl(a, ['taint', 'node', node, 'maint-']);
+  assert.equal(r.code, 0, r.stderr);
+});
+
+test('preemption: a high-priority pod deletes a low-priority one and takes its CPU', { skip }, async (t) => {
+  const a = env.api(t);
+  await apply(a, 'low', bare('low', '800m'));
+  await waitFor('low Running', async () => (await podStates(a, 'app=low'))[0]?.phase === 'Running', 60_000);
+  await apply(a, 'high', bare('high', '800m', '  priority: 1000\n'));
+  await waitFor('high Running in low’s place', async () => (await podStates(a, 'app=high'))[0]?.phase === 'Running', 60_000);
+  assert.equal((await podStates(a, 'app=low')).length, 0);
+  const r = await kubectl(a, ['get', 'events', '--field-selector', 'reason=Preempted', '-o', 'jsonpath={.items[*].involvedObject.name}']);
+  assert.match(r.stdout, /\blow\b/);
+  await deleteAndWait(a, ['pod/high'], 'app=high');
+});
+
+test('kubectl drain cordons the node and evicts its pods through the eviction API; their replacements wait', { skip }, async (t) => {
+  const a = env.api(t);
+  const node = (await kubectl(a, ['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+  let r = await kubectl(a, ['get', '--raw', '/api/v1']);
+  assert.match(r.stdout, /"name":"pods\/eviction","singularName":"","namespaced":true,"group":"policy","version":"v1","kind":"Eviction","verbs":\["create"\]/);
+  await apply(a, 'dr', deployment('dr', 2, '100m'));
+  await waitFor('dr Running', async () => (await podStates(a, 'app=dr')).filter((p) => p.phase === 'Running').length === 2, 60_000);
+  r = await kubectl(a, ['drain', node, '--timeout=60s']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout + r.stderr, /evicting pod default\/dr-/);
+  assert.match(r.stdout, /drained/);
+  await waitFor(
+    'the replacements Pending on the cordoned node',
+    async () => {
+      const pods = await podStates(a, 'app=dr');
+      return pods.length === 2 && pods.every((p) => p.phase === 'Pending' && p.scheduled.includes('1 node(s) were unschedulable'));
+    },
+    60_000,
+  );
+  r = await kubectl(a, ['uncordon', node]);
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor('dr Running after uncordon', async () => (await podStates(a, 'app=dr')).filter((p) => p.phase === 'Running').length === 2, 60_000);
+  await deleteAndWait(a, ['deploy/dr'], 'app=dr');
+});
