@@ -42,6 +42,12 @@ export async function slowStartBatchErr(count: number, fn: () => Promise<void>):
 /** The ReplicaSet condition of a failed creation or deletion (calculateStatus). */
 export const ReplicaFailure = 'ReplicaFailure';
 
+/** Whether two versions of an object differ in their status (and resourceVersion) alone. */
+function onlyStatusChanged(a: ReplicaSet, b: ReplicaSet): boolean {
+  const rest = (o: ReplicaSet) => JSON.stringify([o.spec, { ...o.metadata, resourceVersion: undefined, managedFields: undefined }]);
+  return rest(a) === rest(b);
+}
+
 export class ReplicaSetController {
   readonly queue: WorkQueue;
   private readonly sets: Informer<ReplicaSet>;
@@ -56,7 +62,10 @@ export class ReplicaSetController {
     this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
     this.sets.on({
       onAdd: (rs) => this.queue.add(objectKey(rs)),
-      onUpdate: (_old, rs) => this.queue.add(objectKey(rs)),
+      // Its own status writes are no reason to sync again (a failure's message would retry it at once, past its back-off).
+      onUpdate: (old, rs) => {
+        if (!onlyStatusChanged(old, rs)) this.queue.add(objectKey(rs));
+      },
     });
     const podChanged = (p: Pod) => this.enqueueFor(p);
     ctx.pods.on({ onAdd: podChanged, onUpdate: (old, p) => (this.enqueueFor(old), podChanged(p)), onDelete: podChanged });

@@ -6,7 +6,7 @@
 // required pod anti-affinity on the hostname keeps a second replica Pending.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { useKubectlAgent } from '../fixtures/kubectl-agent.js';
@@ -270,4 +270,78 @@ test('kubectl drain cordons the node and evicts its pods through the eviction AP
   assert.equal(r.code, 0, r.stderr);
   await waitFor('dr Running after uncordon', async () => (await podStates(a, 'app=dr')).filter((p) => p.phase === 'Running').length === 2, 60_000);
   await deleteAndWait(a, ['deploy/dr'], 'app=dr');
+});
+
+test('a directory of 20 Deployments that cannot fit makes exactly their replicas’ worth of pods, all Pending', { skip }, async (t) => {
+  const a = env.api(t);
+  const dir = join(env.dir, 'many');
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < 20; i++) writeFileSync(join(dir, `big${i}.yaml`), deployment(`big${i}`, 2, '2'));
+  let r = await kubectl(a, ['apply', '-f', dir]);
+  assert.equal(r.code, 0, r.stderr);
+  const count = async () => {
+    const out = (await kubectl(a, ['get', 'pods', '-l', 'app', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.phase}{"\\n"}{end}'])).stdout;
+    return out.split('\n').filter((l) => l.startsWith('big'));
+  };
+  await waitFor(
+    'every ReplicaSet counts its 2 pods',
+    async () => {
+      const out = (await kubectl(a, ['get', 'rs', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.replicas}{"\\n"}{end}'])).stdout;
+      return out.split('\n').filter((l) => /^big\d+-\S+ 2$/.test(l)).length === 20;
+    },
+    120_000,
+  );
+  const pods = await count();
+  assert.equal(pods.length, 40, pods.join('\n'));
+  assert.ok(pods.every((l) => l.endsWith(' Pending')));
+  r = await kubectl(a, ['delete', '-f', dir, '--wait=true']);
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor('the big pods gone', async () => (await count()).length === 0, 120_000);
+});
+
+test('pods the API refuses: the ReplicaSet says ReplicaFailure (FailedCreate), the Deployment copies it, no pod is made', { skip }, async (t) => {
+  const a = env.api(t);
+  // The process runtime refuses a container without a command, which the Deployment's template does not know.
+  await apply(
+    a,
+    'nocmd',
+    `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nocmd}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: nocmd}}
+  template:
+    metadata: {labels: {app: nocmd}}
+    spec:
+      containers: [{name: main, image: busybox}]
+`,
+  );
+  const cond = '{range .status.conditions[?(@.type=="ReplicaFailure")]}{.status}/{.reason}/{.message}{end}';
+  const rs = await waitFor(
+    'the ReplicaSet has ReplicaFailure',
+    async () => {
+      const out = (await kubectl(a, ['get', 'rs', '-l', 'app=nocmd', '-o', `jsonpath={range .items[*]}${cond}{end}`])).stdout;
+      return out.startsWith('True/FailedCreate/') && out;
+    },
+    60_000,
+  );
+  assert.match(rs, /spec\.containers\[0\]\.command: Required value/);
+  await waitFor(
+    'the Deployment copies it',
+    async () =>
+      /^True\/FailedCreate\/Pod "nocmd-\S+" is invalid: spec\.containers\[0\]\.command: Required value/.test(
+        (await kubectl(a, ['get', 'deploy', 'nocmd', '-o', `jsonpath=${cond}`])).stdout,
+      ),
+    60_000,
+  );
+  // Creations are retried after a doubling back-off, not at once: a handful of attempts, not hundreds.
+  const r = await kubectl(a, ['get', 'events', '--field-selector', 'reason=FailedCreate', '-o', 'jsonpath={range .items[*]}{.count}{"\\n"}{end}']);
+  const attempts = r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .reduce((n, c) => n + Number(c), 0);
+  assert.ok(attempts >= 1 && attempts <= 10, `${attempts} attempts`);
+  assert.equal((await podStates(a, 'app=nocmd')).length, 0);
+  await deleteAndWait(a, ['deploy/nocmd'], 'app=nocmd');
 });
