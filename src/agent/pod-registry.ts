@@ -236,6 +236,19 @@ export class PodRegistry {
   }
 
   /**
+   * Marks a bound pod about to be deleted by a controller (preemption, the taint manager) with the
+   * DisruptionTarget condition its status then carries, as those controllers patch it before deleting.
+   */
+  markDisruptionTarget(uid: string, reason: string, message: string): void {
+    const e = this.byUid.get(uid);
+    if (!e || e.unbound) return;
+    const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: toRFC3339(this.opts.clock.now()), reason, message };
+    const conditions = [...(e.pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'), condition];
+    e.pod = { ...e.pod, status: { ...(e.pod.status ?? {}), conditions } };
+    this.opts.kubelet.updatePod(e.pod);
+  }
+
+  /**
    * The scheduler's verdict on a pending pod: PodScheduled=False with its reason and message (the
    * transition time kept while the status stays False), and nominatedNodeName when preemption chose
    * the node. Nothing is published when nothing changed.

@@ -233,7 +233,8 @@ export class StandaloneAgent implements KubeletView {
           await this.registry.bind(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', nodeName);
         },
         setUnschedulable: (pod, reason, message, nominated) => this.registry.setSchedulingStatus(pod.metadata?.uid ?? '', reason, message, nominated),
-        preemptVictim: async (victim) => {
+        preemptVictim: async (victim, message) => {
+          this.registry.markDisruptionTarget(victim.metadata?.uid ?? '', 'PreemptionByScheduler', message);
           await this.registry.delete(victim.metadata?.namespace ?? 'default', victim.metadata?.name ?? '', {}, true);
         },
       },
@@ -245,6 +246,7 @@ export class StandaloneAgent implements KubeletView {
       node: () => this.node.current(),
       pods: () => this.registry.list().items,
       evict: async (pod) => {
+        this.registry.markDisruptionTarget(pod.metadata?.uid ?? '', 'DeletionByTaintManager', 'Taint manager: deleting due to NoExecute taint');
         await this.registry.delete(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', {}, true);
       },
     });

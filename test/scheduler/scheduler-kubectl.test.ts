@@ -345,3 +345,17 @@ spec:
   assert.equal((await podStates(a, 'app=nocmd')).length, 0);
   await deleteAndWait(a, ['deploy/nocmd'], 'app=nocmd');
 });
+
+test('a pod bound by hand (spec.nodeName) skips the scheduler: the kubelet admits or rejects it (OutOfcpu)', { skip }, async (t) => {
+  const a = env.api(t);
+  const node = (await kubectl(a, ['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+  await apply(a, 'byhand', bare('byhand', '2', `  nodeName: ${node}\n`));
+  await waitFor(
+    'byhand Failed OutOfcpu',
+    async () => (await kubectl(a, ['get', 'pod', 'byhand', '-o', 'jsonpath={.status.phase}/{.status.reason}'])).stdout === 'Failed/OutOfcpu',
+    60_000,
+  );
+  const r = await kubectl(a, ['get', 'events', '--field-selector', 'involvedObject.name=byhand', '-o', 'jsonpath={.items[*].reason}']);
+  assert.doesNotMatch(r.stdout, /FailedScheduling|Scheduled/);
+  await deleteAndWait(a, ['pod/byhand'], 'app=byhand');
+});
