@@ -134,6 +134,8 @@ export class StandaloneAgent implements KubeletView {
   /** Resolves once the Node is registered and the scheduler watches the pods. */
   readonly schedulingStarted: Promise<void>;
   private readonly schedulingWatches: Watch[] = [];
+  /** The pods as the scheduler's watch last saw them, by UID (the scheduler's cache). */
+  private readonly schedulerCache = new Map<string, Pod>();
 
   constructor(opts: StandaloneAgentOptions) {
     this.opts = opts;
@@ -228,7 +230,7 @@ export class StandaloneAgent implements KubeletView {
       }),
       host: {
         node: () => this.node.current(),
-        assignedPods: () => this.registry.list().items.filter((p) => !!p.spec?.nodeName && holdsNode(p)),
+        assignedPods: () => [...this.schedulerCache.values()].filter((p) => !!p.spec?.nodeName && holdsNode(p)),
         bind: async (pod, nodeName) => {
           await this.registry.bind(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', nodeName);
         },
@@ -295,7 +297,7 @@ export class StandaloneAgent implements KubeletView {
    */
   private async startScheduling(): Promise<void> {
     await this.node.register();
-    const known = new Map<string, Pod>();
+    const known = this.schedulerCache;
     this.schedulingWatches.push(
       this.registry.watchPods('', (ev) => {
         const uid = ev.object.metadata?.uid ?? '';
