@@ -13,6 +13,7 @@ import { claimPods, controllersOfPod } from './pod-claims.js';
 import type { WorkQueue } from './work-queue.js';
 import { errorText, PodControl, workloadRef } from './workload-events.js';
 import { RefusalBackoff } from './refusal-backoff.js';
+import { ControllerExpectations, ExpectationsTimeoutMs } from './expectations.js';
 
 /** The most pods one sync creates or deletes (the controller's burstReplicas). */
 const burstReplicas = 500;
@@ -54,11 +55,14 @@ export class ReplicaSetController {
   private readonly podControl: PodControl;
   /** Failed syncs retried at the rate limiter's pace, not at once. */
   private readonly refusals: RefusalBackoff;
+  /** Its creations and deletions not yet seen by the pod informer. */
+  private readonly expectations: ControllerExpectations;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = ctx.workQueue('replicaset', (key) => this.sync(key));
     this.podControl = new PodControl(ctx.backend, ctx.recorder('replicaset-controller'));
     this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'replicaset');
+    this.expectations = new ControllerExpectations(() => ctx.clock.now());
     this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
     this.sets.on({
       onAdd: (rs) => this.queue.add(objectKey(rs)),
@@ -68,7 +72,30 @@ export class ReplicaSetController {
       },
     });
     const podChanged = (p: Pod) => this.enqueueFor(p);
-    ctx.pods.on({ onAdd: podChanged, onUpdate: (old, p) => (this.enqueueFor(old), podChanged(p)), onDelete: podChanged });
+    ctx.pods.on({
+      onAdd: (p) => {
+        const key = this.ownerKey(p);
+        if (key) this.expectations.creationObserved(key);
+        podChanged(p);
+      },
+      onUpdate: (old, p) => {
+        const key = this.ownerKey(p);
+        if (key && p.metadata?.deletionTimestamp && !old.metadata?.deletionTimestamp) this.expectations.deletionObserved(key);
+        this.enqueueFor(old);
+        podChanged(p);
+      },
+      onDelete: (p) => {
+        const key = this.ownerKey(p);
+        if (key && !p.metadata?.deletionTimestamp) this.expectations.deletionObserved(key);
+        podChanged(p);
+      },
+    });
+  }
+
+  /** The key of the ReplicaSet controlling the pod, if one does. */
+  private ownerKey(p: Pod): string | undefined {
+    const ref = controllerRef(p);
+    return ref?.kind === 'ReplicaSet' ? `${p.metadata?.namespace ?? ''}/${ref.name}` : undefined;
   }
 
   private enqueueFor(p: Pod): void {
@@ -78,8 +105,12 @@ export class ReplicaSetController {
   private async sync(key: string): Promise<void> {
     const [ns, name] = key.split('/') as [string, string];
     const rs = this.sets.get(ns, name);
+    if (!rs) this.expectations.delete(key);
     if (!rs || rs.metadata?.deletionTimestamp) return;
     const uid = rs.metadata!.uid!;
+    // Until the informer has seen what the last sync created and deleted, only the status is written.
+    const needsSync = this.expectations.satisfied(key);
+    if (!needsSync) this.queue.addAfter(key, ExpectationsTimeoutMs + 1);
     // The active pods it owns or adopts (FilterActivePods, then ClaimPods).
     const claimer = { owner: rs, apiVersion: 'apps/v1', kind: 'ReplicaSet', selector: rs.spec?.selector };
     const owned = await claimPods(this.ctx.backend, claimer, this.ctx.pods.list(ns).filter(isPodActive));
@@ -88,22 +119,36 @@ export class ReplicaSetController {
     const diff = active.length - want;
     const ref = workloadRef(rs, 'apps/v1', 'ReplicaSet');
     let failure: string | undefined;
-    if (diff < 0) {
+    if (needsSync && diff < 0) {
       const owner = ownerRefTo(rs, 'apps/v1', 'ReplicaSet');
       let lastName = '';
-      const { err } = await slowStartBatchErr(Math.min(-diff, burstReplicas), async () => {
+      const count = Math.min(-diff, burstReplicas);
+      this.expectations.expectCreations(key, count);
+      let attempted = 0;
+      const { err } = await slowStartBatchErr(count, async () => {
+        attempted++;
         const pod = podFromTemplate(rs.spec!.template!, ns, (lastName = `${name}-${nameSuffix()}`), owner);
-        await this.podControl.create(ref, pod);
+        try {
+          await this.podControl.create(ref, pod);
+        } catch (e) {
+          this.expectations.creationObserved(key);
+          throw e;
+        }
       });
+      // The creations never tried will not be seen either.
+      this.expectations.creationObserved(key, count - attempted);
       // A batch that failed stops the creations (the API is refusing them): the ReplicaSet says so
       // (ReplicaFailure) and the next sync comes after the rate limiter's back-off (1 s doubled, at most 5 min).
       if (err !== undefined) {
         failure = errorText(err);
         this.refusals.refused(key, lastName, err);
       } else this.refusals.succeeded(key);
-    } else if (diff > 0) {
-      for (const p of deletionOrder(active).slice(0, diff)) {
+    } else if (needsSync && diff > 0) {
+      const victims = deletionOrder(active).slice(0, Math.min(diff, burstReplicas));
+      this.expectations.expectDeletions(key, victims.length);
+      for (const p of victims) {
         await this.podControl.delete(ref, ns, p.metadata!.name!).catch((err: unknown) => {
+          this.expectations.deletionObserved(key);
           if (!isConflictOrGone(err)) throw err;
         });
       }
