@@ -224,6 +224,8 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     gathering = undefined;
     for (const { kind, u } of initial) podConfig.apply(kind, u);
     agent.startHousekeeping();
+    // The Node is registered before controllers and clients come (a DaemonSet counts it, kubectl gets it).
+    await agent.schedulingStarted;
     agent.startControllers();
 
     let tcp: Parameters<typeof listen>[0]['tcp'];
