@@ -113,6 +113,8 @@ export async function nodeRegistration(c: {
   registerWithTaints?: string;
 }): Promise<{ labels?: Record<string, string>; taints?: Taint[] }> {
   const { parseNodeLabels, parseTaints } = await import('../cluster/node-status.js');
+  const { formatFieldError, newPath } = await import('../api/field-errors.js');
+  const { validateLabels } = await import('../api/validation/pod.js');
   const out: { labels?: Record<string, string>; taints?: Taint[] } = {};
   for (const [name, v, parse] of [
     ['node-labels', c.nodeLabels, parseNodeLabels],
@@ -123,6 +125,10 @@ export async function nodeRegistration(c: {
       const parsed = (parse as (s: string) => unknown)(v);
       if (name === 'node-labels') out.labels = parsed as Record<string, string>;
       else out.taints = parsed as Taint[];
+      // What the API server would refuse in the Node is refused here, before anything starts.
+      const labels = name === 'node-labels' ? out.labels : Object.fromEntries((out.taints ?? []).map((t) => [t.key, t.value ?? '']));
+      const errs = validateLabels(labels, newPath(name === 'node-labels' ? 'metadata' : 'spec').child(name === 'node-labels' ? 'labels' : 'taints'));
+      if (errs.length > 0) throw new Error(errs.map(formatFieldError).join(', '));
     } catch (err) {
       throw new UsageError(`invalid argument "${v}" for "--${name}" flag: ${(err as Error).message}`);
     }
