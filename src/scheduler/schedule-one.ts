@@ -56,6 +56,8 @@ export class Scheduler {
   private running = false;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
+  /** Pods nominated to the node by preemption, by UID, until bound or gone (the nominator). */
+  private readonly nominated = new Map<string, Pod>();
 
   constructor(private readonly opts: SchedulerOptions) {
     this.queue = new SchedulingQueue(opts.clock, () => this.kick(), opts.queue);
@@ -85,6 +87,7 @@ export class Scheduler {
 
   deletePod(pod: Pod): void {
     this.queue.delete(pod.metadata?.uid ?? '');
+    this.nominated.delete(pod.metadata?.uid ?? '');
   }
 
   /** A bound pod was added, changed, ended or deleted, or the node changed: unschedulable pods may fit now. */
@@ -99,6 +102,7 @@ export class Scheduler {
       else this.addPod(pod);
     } else if (old && !old.spec?.nodeName) {
       this.queue.delete(old.metadata?.uid ?? '');
+      this.nominated.delete(old.metadata?.uid ?? '');
     }
     const event = assignedPodEvent(old, pod);
     if (event) this.clusterChanged(event);
@@ -149,7 +153,10 @@ export class Scheduler {
       this.fail(info, fitErrorMessage(0, [], ''));
       return;
     }
-    const nodeInfo = { node, pods: host.assignedPods().filter((p) => p.metadata?.uid !== uid) };
+    // addNominatedPods: pods that preempted for room here and are not bound yet keep it from pods of no higher priority.
+    const priority = pod.spec?.priority ?? 0;
+    const nominated = [...this.nominated.values()].filter((p) => p.metadata?.uid !== uid && (p.spec?.priority ?? 0) >= priority);
+    const nodeInfo = { node, pods: [...host.assignedPods().filter((p) => p.metadata?.uid !== uid), ...nominated] };
     let status: Status | undefined;
     for (const f of filters) {
       status = f.filter(pod, nodeInfo);
@@ -158,6 +165,7 @@ export class Scheduler {
     const nodeName = node.metadata?.name ?? '';
     if (!status) {
       this.queue.done(uid);
+      this.nominated.delete(uid);
       await host.bind(pod, nodeName);
       recorder.event(
         podRef(pod),
@@ -174,6 +182,7 @@ export class Scheduler {
         recorder.event(podRef(v), 'Normal', 'Preempted', `Preempted by pod ${uid} on node ${nodeName}`);
         await host.preemptVictim(v, `${defaultSchedulerName}: preempting to accommodate a higher priority pod`);
       }
+      this.nominated.set(uid, pod);
       this.fail(info, message, nodeName, status.plugin);
       return;
     }

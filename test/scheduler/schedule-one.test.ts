@@ -160,6 +160,23 @@ test('preemption: a higher-priority pod has a lower-priority one deleted and is 
   h.s.close();
 });
 
+test('the nominated preemptor keeps the room it made from a pod of lower priority arriving meanwhile', async () => {
+  const h = harness(node({ cpu: '1' }));
+  const low = cpu('800m', { priority: 0 });
+  await h.add(low);
+  const high = cpu('800m', { priority: 1000 });
+  await h.add(high);
+  assert.equal(h.conditions.get(high.metadata!.name!)?.nominated, 'vm');
+  const other = cpu('800m', { priority: 0 });
+  await h.add(other);
+  assert.equal(h.bound(other), undefined, 'the freed CPU is the preemptor’s');
+  await h.clock.advance(1000);
+  await h.s.idle();
+  assert.equal(h.bound(high), 'vm');
+  assert.equal(h.bound(other), undefined);
+  h.s.close();
+});
+
 test('scheduling gates keep a pod SchedulingGated, out of the queue', async () => {
   const h = harness(node());
   const p = cpu('100m', { schedulingGates: [{ name: 'example.com/wait' }] });
