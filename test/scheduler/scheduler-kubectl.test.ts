@@ -235,14 +235,44 @@ test('a NoExecute taint evicts a running pod after its tolerationSeconds, one wi
   assert.equal(r.code, 0, r.stderr);
 });
 
-test('preemption: a high-priority pod deletes a low-priority one and takes its CPU', { skip }, async (t) => {
+test('preemption: a high-priority pod deletes a low-priority one gracefully (DisruptionTarget), is nominated, and takes its CPU', { skip }, async (t) => {
   const a = env.api(t);
-  await apply(a, 'low', bare('low', '800m'));
+  // The victim ignores SIGTERM for its 30 s grace period, so its terminating state can be read.
+  await apply(
+    a,
+    'low',
+    `apiVersion: v1
+kind: Pod
+metadata: {name: low, labels: {app: low}}
+spec:
+  terminationGracePeriodSeconds: 30
+  containers: [{name: main, image: busybox, command: [sh, -c, 'trap "" TERM; while true; do sleep 1; done'], resources: {requests: {cpu: 800m}}}]
+`,
+  );
   await waitFor('low Running', async () => (await podStates(a, 'app=low'))[0]?.phase === 'Running', 60_000);
   await apply(a, 'high', bare('high', '800m', '  priority: 1000\n'));
+  const cond = await waitFor(
+    'low terminating with DisruptionTarget, high nominated',
+    async () => {
+      const low = (
+        await kubectl(a, [
+          'get',
+          'pod',
+          'low',
+          '-o',
+          'jsonpath={.metadata.deletionTimestamp}|{range .status.conditions[?(@.type=="DisruptionTarget")]}{.status}/{.reason}/{.message}{end}',
+        ])
+      ).stdout;
+      const high = (await kubectl(a, ['get', 'pod', 'high', '-o', 'jsonpath={.status.nominatedNodeName}'])).stdout;
+      return low.includes('|True/') && high !== '' && low;
+    },
+    60_000,
+  );
+  assert.match(cond, /\|True\/PreemptionByScheduler\/default-scheduler: preempting to accommodate a higher priority pod$/);
+  let r = await kubectl(a, ['delete', 'pod', 'low', '--grace-period=0', '--force']);
+  assert.equal(r.code, 0, r.stderr);
   await waitFor('high Running in low’s place', async () => (await podStates(a, 'app=high'))[0]?.phase === 'Running', 60_000);
-  assert.equal((await podStates(a, 'app=low')).length, 0);
-  const r = await kubectl(a, ['get', 'events', '--field-selector', 'reason=Preempted', '-o', 'jsonpath={.items[*].involvedObject.name}']);
+  r = await kubectl(a, ['get', 'events', '--field-selector', 'reason=Preempted', '-o', 'jsonpath={.items[*].involvedObject.name}']);
   assert.match(r.stdout, /\blow\b/);
   await deleteAndWait(a, ['pod/high'], 'app=high');
 });
