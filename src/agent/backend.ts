@@ -105,6 +105,14 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     return this.d.registry.delete(namespace, name, opts);
   }
 
+  /** The eviction API: the pod marked DisruptionTarget (EvictionByEvictionAPI), then deleted gracefully. */
+  async evictPod(namespace: string, name: string, opts: DeleteOptions = {}): Promise<Pod> {
+    const pod = this.d.registry.get(namespace, name);
+    if (pod && !opts.dryRun && this.d.registry.origin(namespace, name)?.source === 'api')
+      this.d.registry.markDisruptionTarget(pod.metadata?.uid ?? '', 'EvictionByEvictionAPI', 'Eviction API: evicting');
+    return this.d.registry.delete(namespace, name, opts);
+  }
+
   watchPods(resourceVersion: string, onEvent: (ev: WatchEvent<Pod>) => void): Watch {
     return this.d.registry.watchPods(resourceVersion, onEvent);
   }

@@ -61,7 +61,7 @@ async function evictPod({ req, res, namespace, name }: ConnectRequest<Pod>, back
     throw badRequest('the body of the request was not an Eviction');
   if (body.metadata?.name && body.metadata.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
   const d = body.deleteOptions ?? {};
-  await backend.deletePod(namespace, name, {
+  await (backend.evictPod ?? backend.deletePod).call(backend, namespace, name, {
     ...(d.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: d.gracePeriodSeconds } : {}),
     ...(d.preconditions ? { preconditions: d.preconditions } : {}),
     ...(d.dryRun ? { dryRun: true } : {}),
