@@ -30,6 +30,11 @@ const floors = [
   },
   { name: 'kubelet', folders: ['kubelet'], role: 'the kubelet core: facade, pod workers, admission, back-off, run-once, the PLEG' },
   {
+    name: 'scheduler',
+    folders: ['scheduler'],
+    role: "the one-node scheduler: kube-scheduler's filter plugins, scheduling queue with back-off, preemption, and the taint manager's NoExecute eviction",
+  },
+  {
     name: 'http',
     folders: ['http'],
     role: 'the HTTP plumbing the servers share: the route table, the one v1 Status module and error type, request bodies, streamed logs',

@@ -36,4 +36,5 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   pm2: (await import('./pm2.js')).pm2,
   workloads: (await import('./workloads.js')).workloads,
   spawner: (await import('./spawner.js')).spawner,
+  scheduler: (await import('./scheduler.js')).scheduler,
 };

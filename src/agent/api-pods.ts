@@ -1,5 +1,6 @@
 // Pods written through the API, checked as the API server checks them: strict decoding (400), v1 and
-// kubelet defaults, validation and the runtime's own rules (422 Invalid with one cause per field), and
+// kubelet defaults (spec.nodeName only when the pod names a node: the others wait for the scheduler),
+// validation and the runtime's own rules (422 Invalid with one cause per field), and
 // on update the rule that a live pod may change only its images, activeDeadlineSeconds (downwards),
 // added tolerations and metadata.
 
@@ -55,6 +56,8 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
     delete m.annotations[configSourceAnnotation];
   }
   const pod = admitDefaults(defaultPod(input, { nodeName: ctx.nodeName, source: 'api' }));
+  // A pod sent without a node waits for the scheduler; one that names a node is bound to this one.
+  if (!(obj.spec as { nodeName?: string } | undefined)?.nodeName) delete pod.spec!.nodeName;
   const errs = [...validatePods([pod])[0]!];
   errs.push(...runtimePodRules(ctx.capabilities)(pod));
   if (errs.length > 0) throw invalid('Pod', pod.metadata?.name ?? '', errs);

@@ -110,6 +110,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       fields: opts,
     });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
+    if (!pod.spec!.nodeName && current.spec?.nodeName) pod.spec!.nodeName = current.spec.nodeName;
     const errs = validatePodUpdate(pod, current);
     if (errs.length > 0) throw invalid('Pod', name, errs);
     if (sameWritableContent(pod, current) || opts.dryRun) return current;
@@ -117,6 +118,14 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   }
 
   deletePod(namespace: string, name: string, opts: DeleteOptions = {}): Promise<Pod> {
+    return this.d.registry.delete(namespace, name, opts);
+  }
+
+  /** The eviction API: the pod marked DisruptionTarget (EvictionByEvictionAPI), then deleted gracefully. */
+  async evictPod(namespace: string, name: string, opts: DeleteOptions = {}): Promise<Pod> {
+    const pod = this.d.registry.get(namespace, name);
+    if (pod && !opts.dryRun && this.d.registry.origin(namespace, name)?.source === 'api')
+      this.d.registry.markDisruptionTarget(pod.metadata?.uid ?? '', 'EvictionByEvictionAPI', 'Eviction API: evicting');
     return this.d.registry.delete(namespace, name, opts);
   }
 

@@ -239,7 +239,7 @@ export class ObjectStore implements ObjectsBackend {
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
     this.items.set(this.key(kind, namespace, name), obj);
-    this.publish(kind, this.rv, { type: 'ADDED', object: obj });
+    this.publish(kind, Number(obj.metadata.resourceVersion), { type: 'ADDED', object: obj });
     return obj;
   }
 
@@ -285,7 +285,7 @@ export class ObjectStore implements ObjectsBackend {
     obj.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, obj, namespace, name);
     this.items.set(this.key(kind, namespace, name), obj);
-    this.publish(kind, this.rv, { type: 'MODIFIED', object: obj });
+    this.publish(kind, Number(obj.metadata.resourceVersion), { type: 'MODIFIED', object: obj });
     return obj;
   }
 
@@ -316,7 +316,7 @@ export class ObjectStore implements ObjectsBackend {
     next.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, next, ns, name);
     this.items.set(this.key(kind, ns, name), next);
-    this.publish(kind, this.rv, { type: 'MODIFIED', object: next });
+    this.publish(kind, Number(next.metadata.resourceVersion), { type: 'MODIFIED', object: next });
     return next;
   }
 
@@ -348,7 +348,7 @@ export class ObjectStore implements ObjectsBackend {
     marked.metadata.resourceVersion = String(++this.rv);
     await this.persist(kind, marked, namespace, name);
     this.items.set(this.key(kind, namespace, name), marked);
-    this.publish(kind, this.rv, { type: 'MODIFIED', object: marked });
+    this.publish(kind, Number(marked.metadata.resourceVersion), { type: 'MODIFIED', object: marked });
     return marked;
   }
 
@@ -364,7 +364,7 @@ export class ObjectStore implements ObjectsBackend {
     await this.persist(kind, undefined, namespace, name);
     this.items.delete(this.key(kind, namespace, name));
     const gone = { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.rv) } };
-    this.publish(kind, this.rv, { type: 'DELETED', object: gone });
+    this.publish(kind, Number(gone.metadata.resourceVersion), { type: 'DELETED', object: gone });
     return gone;
   }
 
@@ -431,6 +431,7 @@ export class ObjectStore implements ObjectsBackend {
     return { stop: () => void this.watchers.delete(w) };
   }
 
+  /** rv is the event's object's own version: writes of other kinds may have taken later ones while this one was persisted. */
   private publish(kind: string, rv: number, ev: WatchEvent<KubeObject>): void {
     this.history.push({ rv, kind, ev });
     if (this.history.length > historyLimit) this.floor = this.history.splice(0, this.history.length - historyLimit).pop()!.rv;

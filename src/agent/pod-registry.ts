@@ -53,6 +53,8 @@ interface Entry {
   recordingDeletion?: Promise<void>;
   /** A pod of the same name waiting for this one to terminate (a static pod's new version). */
   next?: { pod: Pod; origin: PodOrigin };
+  /** An API pod not bound to the node yet (no spec.nodeName): the scheduler's status, the kubelet has it not. */
+  unbound?: { status: PodStatus };
 }
 
 interface History<T> {
@@ -150,7 +152,7 @@ export class PodRegistry {
    * restart, and here the pod has none until its first sync.
    */
   async firstStatuses(uids: readonly string[], ms: number): Promise<{ waiting: number }> {
-    const waiting = () => uids.filter((uid) => this.byUid.has(uid) && !this.opts.kubelet.getPodStatus(uid)).length;
+    const waiting = () => uids.filter((uid) => this.byUid.has(uid) && !this.byUid.get(uid)!.unbound && !this.opts.kubelet.getPodStatus(uid)).length;
     if (waiting() === 0) return { waiting: 0 };
     let done!: () => void;
     const all = new Promise<void>((resolve) => (done = resolve));
@@ -190,16 +192,83 @@ export class PodRegistry {
     return this.admitAndStart(key, pod, { source: 'api', from: 'api' });
   }
 
+  /**
+   * Takes the pod: a pod bound to the node (spec.nodeName: static pods, API pods bound by hand or by
+   * the scheduler) goes to the kubelet's admission, then its worker; an API pod without a node waits
+   * Pending for the scheduler (bind).
+   */
   private admitAndStart(key: string, pod: Pod, origin: PodOrigin): Pod {
     const e: Entry = { key, pod, origin, rv: this.next(), seenAt: this.opts.clock.now() };
     this.byKey.set(key, e);
     this.byUid.set(uidOf(pod), e);
+    if (!pod.spec?.nodeName) e.unbound = { status: { phase: 'Pending', qosClass: getPodQOS(pod) } };
+    else this.admit(pod);
+    this.publish(this.podHistory, e.rv, { type: 'ADDED', object: this.view(e) });
+    return this.view(e);
+  }
+
+  private admit(pod: Pod): void {
     const { kubelet } = this.opts;
     const admit = kubelet.admit(pod);
     if (admit.admit) kubelet.startPod(pod);
     else kubelet.rejectPod(pod, admit.reason ?? 'UnknownReason', admit.message ?? '');
-    this.publish(this.podHistory, e.rv, { type: 'ADDED', object: this.view(e) });
+  }
+
+  /**
+   * pods/binding: the scheduler assigns a pending pod to the node (spec.nodeName, persisted), which the
+   * kubelet then admits and starts. 409 when the pod is gone, replaced or bound already.
+   */
+  async bind(namespace: string, name: string, uid: string, nodeName: string): Promise<Pod> {
+    const e = this.byKey.get(podKey(namespace, name));
+    if (!e || uidOf(e.pod) !== uid) throw notFound(name);
+    if (!e.unbound || e.deleting || e.recordingDeletion) {
+      throw conflict('pods', name, `pod ${name} is already assigned to node ${JSON.stringify(e.pod.spec?.nodeName ?? '')}`);
+    }
+    const bound: Pod = { ...e.pod, spec: { ...e.pod.spec!, nodeName } };
+    const store = this.opts.store;
+    if (e.origin.source === 'api' && store) await storing('pods', name, () => store.save(bound));
+    if (this.byKey.get(e.key) !== e || !e.unbound) throw conflict('pods', name, 'the pod changed while it was bound');
+    e.pod = bound;
+    e.unbound = undefined;
+    this.admit(bound);
+    this.modified(e);
     return this.view(e);
+  }
+
+  /**
+   * Marks a bound pod about to be deleted by a controller (preemption, the taint manager) with the
+   * DisruptionTarget condition its status then carries, as those controllers patch it before deleting.
+   */
+  markDisruptionTarget(uid: string, reason: string, message: string): void {
+    const e = this.byUid.get(uid);
+    if (!e || e.unbound) return;
+    const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: toRFC3339(this.opts.clock.now()), reason, message };
+    const conditions = [...(e.pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget'), condition];
+    e.pod = { ...e.pod, status: { ...(e.pod.status ?? {}), conditions } };
+    this.opts.kubelet.updatePod(e.pod);
+  }
+
+  /**
+   * The scheduler's verdict on a pending pod: PodScheduled=False with its reason and message (the
+   * transition time kept while the status stays False), and nominatedNodeName when preemption chose
+   * the node. Nothing is published when nothing changed.
+   */
+  setSchedulingStatus(uid: string, reason: string, message: string, nominatedNodeName?: string): void {
+    const e = this.byUid.get(uid);
+    if (!e?.unbound) return;
+    const was = e.unbound.status;
+    const old = was.conditions?.find((c) => c.type === 'PodScheduled');
+    if (old?.reason === reason && old.message === message && was.nominatedNodeName === nominatedNodeName) return;
+    const condition = {
+      type: 'PodScheduled',
+      status: 'False',
+      lastProbeTime: null as unknown as string,
+      lastTransitionTime: old?.status === 'False' && old.lastTransitionTime ? old.lastTransitionTime : toRFC3339(this.opts.clock.now()),
+      reason,
+      message,
+    };
+    e.unbound.status = { phase: 'Pending', conditions: [condition], qosClass: getPodQOS(e.pod), ...(nominatedNodeName ? { nominatedNodeName } : {}) };
+    this.modified(e);
   }
 
   /**
@@ -338,8 +407,8 @@ export class PodRegistry {
 
   private view(e: Entry): Pod {
     const uid = uidOf(e.pod);
-    const current = this.opts.kubelet.getPod(uid) ?? e.pod;
-    const status: PodStatus = this.opts.kubelet.getPodStatus(uid) ?? { phase: 'Pending', qosClass: getPodQOS(e.pod) };
+    const current = e.unbound ? e.pod : (this.opts.kubelet.getPod(uid) ?? e.pod);
+    const status: PodStatus = e.unbound?.status ?? this.opts.kubelet.getPodStatus(uid) ?? { phase: 'Pending', qosClass: getPodQOS(e.pod) };
     return {
       apiVersion: 'v1',
       kind: 'Pod',

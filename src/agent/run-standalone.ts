@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { sendJSON } from '../http/status.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
-import type { Pod } from '../api/types.js';
+import type { Pod, Taint } from '../api/types.js';
 import { configSourceAnnotation } from '../api/defaults.js';
 import { APIPodStore } from '../config/api-pod-store.js';
 import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../config/static-source.js';
@@ -60,6 +60,10 @@ export interface StandaloneAgentConfig {
   nodePortAddresses?: string[];
   /** --proxy-mode (default userspace). */
   proxyMode?: ProxyMode;
+  /** --node-labels, parsed. */
+  nodeLabels?: Record<string, string>;
+  /** --register-with-taints, parsed. */
+  registerWithTaints?: Taint[];
 }
 
 export interface StandaloneAgentIO {
@@ -105,6 +109,9 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     serviceNetwork: { ...defaultServiceNetwork(), clusterIPRange: parseIpv4Range(network.serviceClusterIPRange) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     ...(cfg.proxyMode ? { proxyMode: cfg.proxyMode } : {}),
+    ...(cfg.nodeLabels ? { nodeLabels: cfg.nodeLabels } : {}),
+    ...(cfg.registerWithTaints ? { registerWithTaints: cfg.registerWithTaints } : {}),
+    ...(cfg.port ? { kubeletPort: cfg.port } : {}),
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
       staticPodURL: cfg.manifestURL ?? '',
@@ -236,6 +243,8 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     gathering = undefined;
     for (const { kind, u } of initial) podConfig.apply(kind, u);
     agent.startHousekeeping();
+    // The Node is registered before controllers and clients come (a DaemonSet counts it, kubectl gets it).
+    await agent.schedulingStarted;
     agent.startControllers();
 
     let tcp: Parameters<typeof listen>[0]['tcp'];

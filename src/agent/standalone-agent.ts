@@ -36,6 +36,13 @@ import { agentStatusDocument } from './status-document.js';
 import { PodRegistry, type PodStore } from './pod-registry.js';
 import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
+import type { Node, Taint } from '../api/types.js';
+import { AgentNode } from './agent-node.js';
+import { Scheduler } from '../scheduler/schedule-one.js';
+import { TaintEvictionController } from '../scheduler/taint-eviction.js';
+import { holdsNode } from '../scheduler/framework.js';
+import { defaultFilters } from '../scheduler/plugins/registry.js';
+import type { Watch } from '../kubeapi/backend.js';
 
 /**
  * While the runtime pushes container events, how often housekeeping still asks it for its version:
@@ -73,6 +80,12 @@ export interface StandaloneAgentOptions {
   nodePortAddresses?: string[];
   /** The service proxy's mode (default userspace). */
   proxyMode?: ProxyMode;
+  /** --node-labels: labels the Node is registered with, beside the kubelet's own. */
+  nodeLabels?: Record<string, string>;
+  /** --register-with-taints: the Node's taints when it is first registered. */
+  registerWithTaints?: Taint[];
+  /** The kubelet port the Node advertises (daemonEndpoints), 0 when none. */
+  kubeletPort?: number;
 }
 
 /** An address another process holds (EADDRINUSE) or the host does not have (EADDRNOTAVAIL). */
@@ -122,6 +135,17 @@ export class StandaloneAgent implements KubeletView {
   private podClusterDNS?: ClusterDNSSettings;
   /** The workload controllers, once started (startControllers). */
   controllers?: WorkloadControllers;
+  /** The agent's own v1 Node, in the object store. */
+  readonly node: AgentNode;
+  /** Binds the API's pending pods to the node, by the scheduler's filters. */
+  readonly scheduler: Scheduler;
+  /** Deletes the pods that do not tolerate the node's NoExecute taints (after their tolerationSeconds). */
+  readonly taintEviction: TaintEvictionController;
+  /** Resolves once the Node is registered and the scheduler watches the pods. */
+  readonly schedulingStarted: Promise<void>;
+  private readonly schedulingWatches: Watch[] = [];
+  /** The pods as the scheduler's watch last saw them, by UID (the scheduler's cache). */
+  private readonly schedulerCache = new Map<string, Pod>();
 
   constructor(opts: StandaloneAgentOptions) {
     this.opts = opts;
@@ -190,6 +214,55 @@ export class StandaloneAgent implements KubeletView {
       // no host resolvers: names outside the cluster domain are answered SERVFAIL
     }
     this.clusterDNS = new ClusterDNS({ objects, logger: opts.logger, clock: opts.clock, upstreams: resolvConfNameservers(hostResolvConf) });
+    this.node = new AgentNode({
+      spec: {
+        nodeName: opts.nodeName,
+        internalIP: '127.0.0.1',
+        kubeletPort: opts.kubeletPort ?? 0,
+        capacity: { cpuMilli: opts.nodeAllocatable.cpuMilli, memoryBytes: opts.nodeAllocatable.memoryBytes, pods: opts.nodeAllocatable.pods ?? 110 },
+        ...(opts.nodeLabels ? { labels: opts.nodeLabels } : {}),
+        ...(opts.registerWithTaints ? { taints: opts.registerWithTaints } : {}),
+        kubeletVersion: `podvisor/${opts.version}`,
+        containerRuntimeVersion: `${this.runtime.name}://${opts.version}`,
+      },
+      storage: objects.storage('Node')!,
+      clock: opts.clock,
+      logger: opts.logger,
+      readiness: () => ({ ready: !this.runtimeDown, pressure: this.kubelet.nodeConditions() }),
+    });
+    this.scheduler = new Scheduler({
+      clock: opts.clock,
+      logger: opts.logger,
+      recorder: this.kubelet.events.recorderFor('default-scheduler'),
+      filters: defaultFilters({
+        network: this.runtime.capabilities.network === 'host' ? 'host' : 'pod',
+        namespaceLabels: (ns) => objects.get('Namespace', '', ns)?.metadata?.labels ?? { 'kubernetes.io/metadata.name': ns },
+      }),
+      host: {
+        node: () => this.node.current(),
+        assignedPods: () => [...this.schedulerCache.values()].filter((p) => !!p.spec?.nodeName && holdsNode(p)),
+        bind: async (pod, nodeName) => {
+          await this.registry.bind(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', nodeName);
+        },
+        setUnschedulable: (pod, reason, message, nominated) => this.registry.setSchedulingStatus(pod.metadata?.uid ?? '', reason, message, nominated),
+        preemptVictim: async (victim, message) => {
+          this.registry.markDisruptionTarget(victim.metadata?.uid ?? '', 'PreemptionByScheduler', message);
+          await this.registry.delete(victim.metadata?.namespace ?? 'default', victim.metadata?.name ?? '', {}, true);
+        },
+      },
+    });
+    this.taintEviction = new TaintEvictionController({
+      clock: opts.clock,
+      logger: opts.logger,
+      recorder: this.kubelet.events.recorderFor('taint-eviction-controller'),
+      node: () => this.node.current(),
+      pods: () => this.registry.list().items,
+      evict: async (pod) => {
+        this.registry.markDisruptionTarget(pod.metadata?.uid ?? '', 'DeletionByTaintManager', 'Taint manager: deleting due to NoExecute taint');
+        await this.registry.delete(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', {}, true);
+      },
+    });
+    this.schedulingStarted = this.startScheduling().catch((err: Error) => opts.logger.error('The scheduler did not start', { err: err.message }));
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
     mountKubeApi(this.router, this.backend, { now: () => opts.clock.now() });
@@ -247,6 +320,43 @@ export class StandaloneAgent implements KubeletView {
     }
   }
 
+  /**
+   * Registers the Node, then has the scheduler watch the pods (pending ones to place, bound ones as
+   * cluster events) and the Node (its labels, taints, cordon and allocatable).
+   */
+  private async startScheduling(): Promise<void> {
+    await this.node.register();
+    const known = this.schedulerCache;
+    this.schedulingWatches.push(
+      this.registry.watchPods('', (ev) => {
+        const uid = ev.object.metadata?.uid ?? '';
+        const old = known.get(uid);
+        if (ev.type === 'DELETED') known.delete(uid);
+        else known.set(uid, ev.object);
+        this.scheduler.podChanged(old, ev.type === 'DELETED' ? undefined : ev.object);
+        if (
+          ev.type !== 'DELETED' &&
+          ev.object.spec?.nodeName &&
+          (!old?.spec?.nodeName || JSON.stringify(old.spec.tolerations) !== JSON.stringify(ev.object.spec.tolerations))
+        )
+          this.taintEviction.sync();
+      }),
+    );
+    const nodeStorage = this.backend.objects.storage('Node')!;
+    let seen = '';
+    this.schedulingWatches.push(
+      nodeStorage.watch!('', (ev) => {
+        if (ev.object.metadata?.name !== this.nodeName) return;
+        const n = ev.object as Node;
+        const key = JSON.stringify([n.metadata?.labels, n.spec?.taints, n.spec?.unschedulable, n.status?.allocatable]);
+        if (key === seen) return;
+        seen = key;
+        this.scheduler.clusterChanged('NodeChange');
+        this.taintEviction.sync();
+      }),
+    );
+  }
+
   // --- KubeletView ---
 
   pods(): Pod[] {
@@ -295,6 +405,7 @@ export class StandaloneAgent implements KubeletView {
           this.kubelet.resyncAll();
         }
         this.lastHousekeeping = this.opts.clock.now();
+        await this.node.refresh();
         await this.collectOrphanedPodDirs();
       } catch (err) {
         if (!this.runtimeDown) this.opts.logger.error('Container runtime not answering', { runtime: this.runtime.name, err: String(err) });
@@ -378,6 +489,9 @@ export class StandaloneAgent implements KubeletView {
   async stop(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.controllers?.stop();
+    for (const w of this.schedulingWatches.splice(0)) w.stop();
+    this.scheduler.close();
+    this.taintEviction.close();
     this.endpointsController.stop();
     this.serviceProxy.stop();
     this.serviceURLs.stop();

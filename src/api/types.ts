@@ -26,7 +26,17 @@ export type {
 } from 'kubernetes-types/core/v1.js';
 export type { ObjectMeta, Time };
 export type { LabelSelector, OwnerReference } from 'kubernetes-types/meta/v1.js';
-export type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+export type {
+  PodTemplateSpec,
+  Node,
+  NodeCondition,
+  Taint,
+  Toleration,
+  NodeSelectorTerm,
+  NodeSelectorRequirement,
+  PodAffinityTerm,
+  TopologySpreadConstraint,
+} from 'kubernetes-types/core/v1.js';
 export type { Deployment, DeploymentCondition, ReplicaSet, StatefulSet, DaemonSet, ControllerRevision } from 'kubernetes-types/apps/v1.js';
 export type { Job, JobCondition, CronJob, JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
 

@@ -3,6 +3,7 @@
 
 import { resolve } from 'node:path';
 import type { ClusterNodeConfig } from '../agent/run-cluster-node.js';
+import type { Taint } from '../api/types.js';
 import { UsageError, type CommandIO, type FlagSpec, type ParsedArgs } from './args.js';
 import { durationFlag } from './duration.js';
 
@@ -13,8 +14,8 @@ export const clusterFlagSpecs: FlagSpec[] = [
     valueName: 'FILE',
     usage: 'Join the cluster of this kubeconfig as a node (user system:node:<node-name>); see docs/cluster.md.',
   },
-  { name: 'node-labels', type: 'string', valueName: 'K=V,…', usage: 'With --kubeconfig: labels to register the node with.' },
-  { name: 'register-with-taints', type: 'string', valueName: 'K=V:EFFECT,…', usage: 'With --kubeconfig: taints to register the node with.' },
+  { name: 'node-labels', type: 'string', valueName: 'K=V,…', usage: 'Labels to register the node with.' },
+  { name: 'register-with-taints', type: 'string', valueName: 'K=V:EFFECT,…', usage: 'Taints to register the node with (on its first registration).' },
   {
     name: 'node-status-update-frequency',
     type: 'string',
@@ -65,7 +66,7 @@ export function clusterSettings(
   | undefined {
   const kubeconfig = parsed.flags.kubeconfig as string | undefined;
   if (!kubeconfig) {
-    for (const name of ['node-labels', 'register-with-taints', 'node-ip', 'client-ca-file']) {
+    for (const name of ['node-ip', 'client-ca-file']) {
       if (parsed.flags[name]) throw new UsageError(`flag "--${name}" needs --kubeconfig`);
     }
     return undefined;
@@ -98,21 +99,39 @@ export function clusterSettings(
 /** The checks that read files or parse values in the node module: a bad kubeconfig, label or taint is a usage error. */
 export async function checkClusterInputs(c: { kubeconfig: string; nodeLabels?: string; registerWithTaints?: string }): Promise<void> {
   const { loadKubeconfig } = await import('../cluster/kubeconfig.js');
-  const { parseNodeLabels, parseTaints } = await import('../cluster/node-status.js');
   try {
     loadKubeconfig(c.kubeconfig);
   } catch (err) {
     throw new UsageError(`invalid argument "${c.kubeconfig}" for "--kubeconfig" flag: ${(err as Error).message}`);
   }
+  await nodeRegistration(c);
+}
+
+/** --node-labels and --register-with-taints parsed (both modes register a Node); a bad one is a usage error. */
+export async function nodeRegistration(c: {
+  nodeLabels?: string;
+  registerWithTaints?: string;
+}): Promise<{ labels?: Record<string, string>; taints?: Taint[] }> {
+  const { parseNodeLabels, parseTaints } = await import('../cluster/node-status.js');
+  const { formatFieldError, newPath } = await import('../api/field-errors.js');
+  const { validateLabels } = await import('../api/validation/pod.js');
+  const out: { labels?: Record<string, string>; taints?: Taint[] } = {};
   for (const [name, v, parse] of [
     ['node-labels', c.nodeLabels, parseNodeLabels],
     ['register-with-taints', c.registerWithTaints, parseTaints],
   ] as const) {
     if (!v) continue;
     try {
-      (parse as (s: string) => unknown)(v);
+      const parsed = (parse as (s: string) => unknown)(v);
+      if (name === 'node-labels') out.labels = parsed as Record<string, string>;
+      else out.taints = parsed as Taint[];
+      // What the API server would refuse in the Node is refused here, before anything starts.
+      const labels = name === 'node-labels' ? out.labels : Object.fromEntries((out.taints ?? []).map((t) => [t.key, t.value ?? '']));
+      const errs = validateLabels(labels, newPath(name === 'node-labels' ? 'metadata' : 'spec').child(name === 'node-labels' ? 'labels' : 'taints'));
+      if (errs.length > 0) throw new Error(errs.map(formatFieldError).join(', '));
     } catch (err) {
       throw new UsageError(`invalid argument "${v}" for "--${name}" flag: ${(err as Error).message}`);
     }
   }
+  return out;
 }

@@ -8,7 +8,7 @@ import type { AgentSettings } from '../agent/settings.js';
 import { isLoopbackAddress } from '../server/access.js';
 import type { Logger } from '../util/logger.js';
 import { defineCommand, usageFailure, UsageError, type Command, type CommandIO, type ParsedArgs } from './args.js';
-import { checkClusterInputs, clusterFlagSpecs, clusterSettings } from './agent-cluster-flags.js';
+import { checkClusterInputs, clusterFlagSpecs, clusterSettings, nodeRegistration } from './agent-cluster-flags.js';
 import { durationFlag } from './duration.js';
 import { podvisorExecutable } from './executable.js';
 import { podvisorVersion } from './version.js';
@@ -35,7 +35,7 @@ const foreground = (flags: typeof import('./agent-flags.js')) =>
     name,
     summary,
     usage:
-      'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [flags]\n  podvisor agent --kubeconfig FILE [--node-name N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]\n  podvisor agent stop [--delete-pods] [--root-dir DIR]',
+      'podvisor agent [--pod-manifest-path DIR] [--manifest-url URL] [--port N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent --kubeconfig FILE [--node-name N] [--node-labels K=V,…] [--register-with-taints K=V:EFFECT,…] [flags]\n  podvisor agent status [--root-dir DIR] [-o json]\n  podvisor agent stop [--delete-pods] [--root-dir DIR]',
     description:
       'Run podvisor as a node agent in the foreground, as the kubelet runs. Pods come from a static-pod\n' +
       'directory (--pod-manifest-path, watched and re-read every 20s), a manifest URL (--manifest-url,\n' +
@@ -127,6 +127,12 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
     const manifestURL = parsed.flags['manifest-url'] as string | undefined;
     cluster = clusterSettings(parsed, io, { ...(port !== undefined ? { port } : {}), readOnlyPort, ...(manifestURL ? { manifestURL } : {}), anonymousAuth });
     if (cluster) await checkClusterInputs(cluster);
+    const registration = cluster
+      ? {}
+      : await nodeRegistration({
+          ...(parsed.flags['node-labels'] ? { nodeLabels: String(parsed.flags['node-labels']) } : {}),
+          ...(parsed.flags['register-with-taints'] ? { registerWithTaints: String(parsed.flags['register-with-taints']) } : {}),
+        });
     if (anonymousAuth && !cluster && !isLoopbackAddress(address)) {
       throw new UsageError(`--anonymous-auth=true needs a loopback --address (127.0.0.1 or ::1), not "${address}"`);
     }
@@ -156,6 +162,8 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
       ...(settings.serviceClusterIPRange ? { serviceClusterIPRange: settings.serviceClusterIPRange } : {}),
       ...(settings.nodePortAddresses ? { nodePortAddresses: settings.nodePortAddresses } : {}),
       ...(settings.proxyMode ? { proxyMode: settings.proxyMode } : {}),
+      ...(registration.labels ? { nodeLabels: registration.labels } : {}),
+      ...(registration.taints ? { registerWithTaints: registration.taints } : {}),
       runtimeConfig: {
         containerRuntime: settings.runtime,
         containerRuntimeEndpoint: settings.runtimeEndpoint,
@@ -172,7 +180,8 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
   const run = { stderr: io.stderr, ...connect, ...(io.signal ? { signal: io.signal } : {}) };
   if (cluster) {
     const { runClusterNode } = await import('../agent/run-cluster-node.js');
-    return runClusterNode({ ...cfg, ...cluster }, run);
+    const { nodeLabels: _labels, registerWithTaints: _taints, ...common } = cfg;
+    return runClusterNode({ ...common, ...cluster }, run);
   }
   const { runStandaloneAgent } = await import('../agent/run-standalone.js');
   return runStandaloneAgent(cfg, run);

@@ -6,16 +6,17 @@
 
 import { arch } from 'node:os';
 import type { PodTemplateSpec } from '../api/types.js';
+import { ErrReasonPod, requiredNodeAffinityMatches } from '../scheduler/plugins/nodeaffinity.js';
+import { tolerates as schedulerTolerates, untoleratedTaint } from '../scheduler/plugins/tainttoleration.js';
 
 type PodSpec = NonNullable<PodTemplateSpec['spec']>;
 type Toleration = NonNullable<PodSpec['tolerations']>[number];
-type NodeSelectorRequirement = { key: string; operator: string; values?: string[] };
-type NodeSelectorTerm = { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] };
 
 export interface Taint {
   key: string;
   value?: string;
   effect: string;
+  timeAdded?: string;
 }
 
 /** What the fit is checked against: the node's name, labels and taints. */
@@ -38,61 +39,15 @@ export function standaloneNode(name: string): NodeFacts {
   };
 }
 
-function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      const n = Number(value);
-      const bound = Number(values[0]);
-      if (value === undefined || !Number.isInteger(n) || !Number.isInteger(bound)) return false;
-      return r.operator === 'Gt' ? n > bound : n < bound;
-    }
-    default:
-      return false;
-  }
-}
+/** Whether a toleration tolerates a taint (v1 Toleration.ToleratesTaint): the scheduler's own. */
+export const tolerates: (t: Toleration, taint: Taint) => boolean = schedulerTolerates;
 
-/** A node selector term: all its expressions on labels and fields (metadata.name) hold; an empty term matches nothing. */
-function termMatches(term: NodeSelectorTerm, node: NodeFacts): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (exprs.length === 0 && fields.length === 0) return false;
-  return (
-    exprs.every((r) => requirementMatches(r, node.labels[r.key])) &&
-    fields.every((r) => requirementMatches(r, r.key === 'metadata.name' ? node.name : undefined))
-  );
-}
-
-/** Whether a toleration tolerates a taint (v1 Toleration.ToleratesTaint). */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if ((t.operator ?? 'Equal') === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
-}
-
-/** Why the pod does not fit the node, or undefined when it does. */
+/** Why the pod does not fit the node, or undefined when it does: the scheduler's NodeAffinity and TaintToleration filters, in its words. */
 export function unfitReason(spec: PodSpec | undefined, node: NodeFacts): string | undefined {
-  for (const [k, v] of Object.entries(spec?.nodeSelector ?? {})) {
-    if (node.labels[k] !== v) return "node(s) didn't match Pod's node affinity/selector";
-  }
-  const terms = spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  if (terms && !terms.some((term) => termMatches(term as NodeSelectorTerm, node))) return "node(s) didn't match Pod's node affinity/selector";
-  const tolerations = spec?.tolerations ?? [];
-  for (const taint of node.taints) {
-    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
-    if (!tolerations.some((t) => tolerates(t, taint))) return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
-  }
-  return undefined;
+  const asNode = { metadata: { name: node.name, labels: node.labels }, spec: { taints: node.taints } };
+  if (!requiredNodeAffinityMatches(spec, asNode)) return ErrReasonPod;
+  const taint = untoleratedTaint(node.taints, spec?.tolerations ?? [], ['NoSchedule', 'NoExecute']);
+  return taint ? `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}` : undefined;
 }
 
 const daemonTolerations: Toleration[] = [

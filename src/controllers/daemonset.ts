@@ -4,7 +4,7 @@
 // pod-template-generation labels on the pods, and the status kubectl reads. Orphans its selector matches
 // are adopted and pods whose labels no longer match released (pod-claims.ts).
 
-import type { DaemonSet, Pod } from '../api/types.js';
+import type { DaemonSet, Node, Pod } from '../api/types.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import { RevisionHistory, revisionHash, revisionHashLabel } from './controller-history.js';
@@ -28,9 +28,12 @@ export class DaemonSetController {
   private readonly refusals: RefusalBackoff;
   private readonly podControl: PodControl;
 
+  /** The agent's Node when its store keeps one: its labels and taints decide where daemon pods belong. */
+  private readonly nodes?: Informer<Node>;
+
   constructor(
     private readonly ctx: ControllerContext,
-    private readonly node: NodeFacts = standaloneNode(ctx.backend.nodeName),
+    private readonly fallbackNode: NodeFacts = standaloneNode(ctx.backend.nodeName),
   ) {
     this.queue = ctx.workQueue('daemonset', (key) => this.sync(key));
     this.podControl = new PodControl(ctx.backend, ctx.recorder('daemonset-controller'));
@@ -46,6 +49,20 @@ export class DaemonSetController {
       }
     };
     ctx.pods.on({ onAdd: podChanged, onUpdate: (old, p) => (podChanged(old), podChanged(p)), onDelete: podChanged });
+    if (ctx.backend.objects?.storage('Node')) {
+      this.nodes = ctx.informer<Node>('Node');
+      const nodeChanged = () => {
+        for (const s of this.sets.list()) this.queue.add(objectKey(s));
+      };
+      this.nodes.on({ onAdd: nodeChanged, onUpdate: nodeChanged });
+    }
+  }
+
+  /** The node's name, labels and taints: the stored Node's, or the kubelet's own labels while there is none. */
+  private get node(): NodeFacts {
+    const n = this.nodes?.get('', this.fallbackNode.name);
+    if (!n) return this.fallbackNode;
+    return { name: this.fallbackNode.name, labels: n.metadata?.labels ?? {}, taints: n.spec?.taints ?? [] };
   }
 
   private owned(ds: DaemonSet): Pod[] {

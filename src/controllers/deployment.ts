@@ -350,6 +350,13 @@ export class DeploymentController {
         } else this.queue.addAfter(objectKey(d), left + 1);
       }
     }
+    // The ReplicaSets' ReplicaFailure, the new one's first, copied as the Deployment's (getReplicaFailures).
+    const failure = [newRS, ...all.filter((rs) => rs !== newRS)]
+      .map((rs) => (rs.status?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True'))
+      .find((c) => c !== undefined);
+    conditions = failure
+      ? this.withCondition(conditions, 'ReplicaFailure', failure.status, failure.reason ?? '', failure.message ?? '')
+      : conditions.filter((c) => c.type !== 'ReplicaFailure');
     const status: NonNullable<Deployment['status']> = {
       observedGeneration: d.metadata?.generation ?? 1,
       replicas: totalReplicas,

@@ -16,6 +16,7 @@ import { matchPodFailurePolicy } from './pod-failure-policy.js';
 import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podFromTemplate } from './pod-control.js';
 import type { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
+import { RefusalBackoff } from './refusal-backoff.js';
 
 const backoffBaseMs = 10_000;
 const backoffMaxMs = 360_000;
@@ -27,11 +28,14 @@ export class JobController {
   private readonly jobs: Informer<Job>;
   private readonly recorder: EventRecorder;
   private readonly podControl: PodControl;
+  /** Creations the API refuses are retried at the rate limiter's pace. */
+  private readonly refusals: RefusalBackoff;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = ctx.workQueue('job', (key) => this.sync(key));
     this.recorder = ctx.recorder('job-controller');
     this.podControl = new PodControl(ctx.backend, this.recorder);
+    this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'job');
     this.jobs = ctx.informer<Job>('Job');
     this.jobs.on({ onAdd: (j) => this.queue.add(objectKey(j)), onUpdate: (_o, j) => this.queue.add(objectKey(j)) });
     const podChanged = (p: Pod) => {
@@ -149,10 +153,16 @@ export class JobController {
         pod.spec!.hostname ??= `${name}-${index}`;
         for (const c of pod.spec!.containers) c.env = [...(c.env ?? []), { name: 'JOB_COMPLETION_INDEX', value: String(index) }];
       }
-      await this.podControl.create(workloadRef(job, 'batch/v1', 'Job'), pod).catch((err: unknown) => {
-        if ((err as { code?: number }).code !== 409) throw err;
-      });
+      try {
+        await this.podControl.create(workloadRef(job, 'batch/v1', 'Job'), pod);
+      } catch (err) {
+        if ((err as { code?: number }).code === 409) continue;
+        // The first refusal stops this sync's creations; the next comes after the back-off.
+        this.refusals.refused(objectKey(job), podName, err);
+        return;
+      }
     }
+    this.refusals.succeeded(objectKey(job));
   }
 
   /** ttlSecondsAfterFinished (the TTL-after-finished controller): the finished Job is deleted when it expires. */

@@ -23,6 +23,7 @@ export class RefusalBackoff {
     private readonly controller: string,
   ) {}
 
+  /** Also for errors other than refusals (a conflict, the node's storage full): the same rate-limited retry. */
   refused(key: string, pod: string, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     const had = this.failures.get(key);

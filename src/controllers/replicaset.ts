@@ -11,7 +11,9 @@ import { objectKey, type Informer } from './informer.js';
 import { controllerRef, deletionOrder, isPodActive, isPodReady, nameSuffix, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
 import { claimPods, controllersOfPod } from './pod-claims.js';
 import type { WorkQueue } from './work-queue.js';
-import { PodControl, workloadRef } from './workload-events.js';
+import { errorText, PodControl, workloadRef } from './workload-events.js';
+import { RefusalBackoff } from './refusal-backoff.js';
+import { ControllerExpectations, ExpectationsTimeoutMs } from './expectations.js';
 
 /** The most pods one sync creates or deletes (the controller's burstReplicas). */
 const burstReplicas = 500;
@@ -22,31 +24,78 @@ const burstReplicas = 500;
  * A controller that cannot create pods (a quota, a refusal) learns it from one call, not from count.
  */
 export async function slowStartBatch(count: number, fn: () => Promise<void>): Promise<number> {
+  return (await slowStartBatchErr(count, fn)).done;
+}
+
+/** slowStartBatch with the first error of the batch that failed. */
+export async function slowStartBatchErr(count: number, fn: () => Promise<void>): Promise<{ done: number; err?: unknown }> {
   let done = 0;
   for (let batch = Math.min(1, count); done < count; batch = Math.min(2 * batch, count - done)) {
     const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     done += ok;
-    if (ok < batch) return done;
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) return { done, err: failed.reason };
   }
-  return done;
+  return { done };
+}
+
+/** The ReplicaSet condition of a failed creation or deletion (calculateStatus). */
+export const ReplicaFailure = 'ReplicaFailure';
+
+/** Whether two versions of an object differ in their status (and resourceVersion) alone. */
+function onlyStatusChanged(a: ReplicaSet, b: ReplicaSet): boolean {
+  const rest = (o: ReplicaSet) => JSON.stringify([o.spec, { ...o.metadata, resourceVersion: undefined, managedFields: undefined }]);
+  return rest(a) === rest(b);
 }
 
 export class ReplicaSetController {
   readonly queue: WorkQueue;
   private readonly sets: Informer<ReplicaSet>;
   private readonly podControl: PodControl;
+  /** Failed syncs retried at the rate limiter's pace, not at once. */
+  private readonly refusals: RefusalBackoff;
+  /** Its creations and deletions not yet seen by the pod informer. */
+  private readonly expectations: ControllerExpectations;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = ctx.workQueue('replicaset', (key) => this.sync(key));
     this.podControl = new PodControl(ctx.backend, ctx.recorder('replicaset-controller'));
+    this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'replicaset');
+    this.expectations = new ControllerExpectations(() => ctx.clock.now());
     this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
     this.sets.on({
       onAdd: (rs) => this.queue.add(objectKey(rs)),
-      onUpdate: (_old, rs) => this.queue.add(objectKey(rs)),
+      // Its own status writes are no reason to sync again (a failure's message would retry it at once, past its back-off).
+      onUpdate: (old, rs) => {
+        if (!onlyStatusChanged(old, rs)) this.queue.add(objectKey(rs));
+      },
     });
     const podChanged = (p: Pod) => this.enqueueFor(p);
-    ctx.pods.on({ onAdd: podChanged, onUpdate: (old, p) => (this.enqueueFor(old), podChanged(p)), onDelete: podChanged });
+    ctx.pods.on({
+      onAdd: (p) => {
+        const key = this.ownerKey(p);
+        if (key) this.expectations.creationObserved(key);
+        podChanged(p);
+      },
+      onUpdate: (old, p) => {
+        const key = this.ownerKey(p);
+        if (key && p.metadata?.deletionTimestamp && !old.metadata?.deletionTimestamp) this.expectations.deletionObserved(key);
+        this.enqueueFor(old);
+        podChanged(p);
+      },
+      onDelete: (p) => {
+        const key = this.ownerKey(p);
+        if (key && !p.metadata?.deletionTimestamp) this.expectations.deletionObserved(key);
+        podChanged(p);
+      },
+    });
+  }
+
+  /** The key of the ReplicaSet controlling the pod, if one does. */
+  private ownerKey(p: Pod): string | undefined {
+    const ref = controllerRef(p);
+    return ref?.kind === 'ReplicaSet' ? `${p.metadata?.namespace ?? ''}/${ref.name}` : undefined;
   }
 
   private enqueueFor(p: Pod): void {
@@ -56,8 +105,12 @@ export class ReplicaSetController {
   private async sync(key: string): Promise<void> {
     const [ns, name] = key.split('/') as [string, string];
     const rs = this.sets.get(ns, name);
+    if (!rs) this.expectations.delete(key);
     if (!rs || rs.metadata?.deletionTimestamp) return;
     const uid = rs.metadata!.uid!;
+    // Until the informer has seen what the last sync created and deleted, only the status is written.
+    const needsSync = this.expectations.satisfied(key);
+    if (!needsSync) this.queue.addAfter(key, ExpectationsTimeoutMs + 1);
     // The active pods it owns or adopts (FilterActivePods, then ClaimPods).
     const claimer = { owner: rs, apiVersion: 'apps/v1', kind: 'ReplicaSet', selector: rs.spec?.selector };
     const owned = await claimPods(this.ctx.backend, claimer, this.ctx.pods.list(ns).filter(isPodActive));
@@ -65,17 +118,37 @@ export class ReplicaSetController {
     const want = rs.spec?.replicas ?? 1;
     const diff = active.length - want;
     const ref = workloadRef(rs, 'apps/v1', 'ReplicaSet');
-    if (diff < 0) {
+    let failure: string | undefined;
+    if (needsSync && diff < 0) {
       const owner = ownerRefTo(rs, 'apps/v1', 'ReplicaSet');
-      const created = await slowStartBatch(Math.min(-diff, burstReplicas), async () => {
-        const pod = podFromTemplate(rs.spec!.template!, ns, `${name}-${nameSuffix()}`, owner);
-        await this.podControl.create(ref, pod);
+      let lastName = '';
+      const count = Math.min(-diff, burstReplicas);
+      this.expectations.expectCreations(key, count);
+      let attempted = 0;
+      const { err } = await slowStartBatchErr(count, async () => {
+        attempted++;
+        const pod = podFromTemplate(rs.spec!.template!, ns, (lastName = `${name}-${nameSuffix()}`), owner);
+        try {
+          await this.podControl.create(ref, pod);
+        } catch (e) {
+          this.expectations.creationObserved(key);
+          throw e;
+        }
       });
-      // A batch that failed stops the creations (the API is refusing them); the next sync tries again.
-      if (created < Math.min(-diff, burstReplicas)) this.queue.addAfter(key, 1000);
-    } else if (diff > 0) {
-      for (const p of deletionOrder(active).slice(0, diff)) {
+      // The creations never tried will not be seen either.
+      this.expectations.creationObserved(key, count - attempted);
+      // A batch that failed stops the creations (the API is refusing them): the ReplicaSet says so
+      // (ReplicaFailure) and the next sync comes after the rate limiter's back-off (1 s doubled, at most 5 min).
+      if (err !== undefined) {
+        failure = errorText(err);
+        this.refusals.refused(key, lastName, err);
+      } else this.refusals.succeeded(key);
+    } else if (needsSync && diff > 0) {
+      const victims = deletionOrder(active).slice(0, Math.min(diff, burstReplicas));
+      this.expectations.expectDeletions(key, victims.length);
+      for (const p of victims) {
         await this.podControl.delete(ref, ns, p.metadata!.name!).catch((err: unknown) => {
+          this.expectations.deletionObserved(key);
           if (!isConflictOrGone(err)) throw err;
         });
       }
@@ -83,10 +156,11 @@ export class ReplicaSetController {
     await this.writeStatus(
       rs,
       this.ctx.pods.list(ns).filter((p) => controllerRef(p)?.uid === uid && isPodActive(p)),
+      diff < 0 ? failure : undefined,
     );
   }
 
-  private async writeStatus(rs: ReplicaSet, pods: Pod[]): Promise<void> {
+  private async writeStatus(rs: ReplicaSet, pods: Pod[], failure: string | undefined): Promise<void> {
     const now = this.ctx.clock.now();
     const minReady = rs.spec?.minReadySeconds ?? 0;
     let available = 0;
@@ -107,6 +181,26 @@ export class ReplicaSetController {
       observedGeneration: rs.metadata?.generation ?? 1,
     };
     for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const) if (status[k] === 0) delete status[k];
+    // ReplicaFailure (FailedCreate) while creations fail; gone once a sync needs none or they succeed.
+    const others = (rs.status?.conditions ?? []).filter((c) => c.type !== ReplicaFailure);
+    const had = (rs.status?.conditions ?? []).find((c) => c.type === ReplicaFailure);
+    const conditions =
+      failure !== undefined
+        ? [
+            ...others,
+            had?.message === failure
+              ? had
+              : {
+                  type: ReplicaFailure,
+                  status: 'True',
+                  lastTransitionTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+                  reason: 'FailedCreate',
+                  message: failure,
+                },
+          ]
+        : others;
+    if (conditions.length > 0) (status as { conditions?: unknown }).conditions = conditions;
+    else delete (status as { conditions?: unknown }).conditions;
     if (soonest !== undefined) this.queue.addAfter(objectKey(rs), soonest);
     try {
       await this.ctx.storage('ReplicaSet').updateStatus!({ ...rs, status } as KubeObject, {});

@@ -153,6 +153,8 @@ export interface KubeBackend {
   updatePod(pod: Pod, opts?: CreateOptions): Promise<Pod>;
   /** Starts graceful deletion; resolves to the pod as it is now (with deletionTimestamp), or as it was when gone. */
   deletePod(namespace: string, name: string, opts?: DeleteOptions): Promise<Pod>;
+  /** pods/eviction: deletePod with the DisruptionTarget condition (EvictionByEvictionAPI) where the backend keeps pod status; deletePod otherwise. */
+  evictPod?(namespace: string, name: string, opts?: DeleteOptions): Promise<Pod>;
   /**
    * Watches pods from a resourceVersion ('' or '0': the current state first, as ADDED events).
    * Throws ApiError 410 (Expired) when the version is older than the history kept.

@@ -62,7 +62,7 @@ function apiResources(def: ResourceDef): APIResource[] {
   const writes: Verb[] = def.verbs.includes('update') ? ['patch', 'update'] : [];
   if (def.status) out.push(sub('status', def.kind, def.status));
   if (def.scale) out.push(sub('scale', 'Scale', ['get', ...writes], { group: 'autoscaling', version: 'v1' }));
-  for (const [name, c] of Object.entries(def.connect ?? {})) out.push(sub(name, c.kind, c.verbs));
+  for (const [name, c] of Object.entries(def.connect ?? {})) out.push(sub(name, c.kind, c.verbs, c.groupVersion));
   return out;
 }
 

@@ -34,6 +34,8 @@ export interface ConnectSubresource<T> {
   kind: string;
   /** get (GET) and/or create (POST). */
   verbs: ReadonlyArray<'get' | 'create'>;
+  /** The group and version of the kind when not the resource's (pods/eviction: policy/v1 Eviction). */
+  groupVersion?: { group: string; version: string };
   serve(r: ConnectRequest<T>, backend: KubeBackend): void | Promise<void>;
 }
 

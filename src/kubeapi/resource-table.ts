@@ -7,6 +7,7 @@ import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { namespaces } from './kinds/namespaces.js';
+import { nodes } from './kinds/nodes.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { services } from './kinds/services.js';
@@ -17,6 +18,7 @@ export const resourceTable: readonly ResourceDef[] = [
   configMaps,
   events,
   namespaces,
+  nodes,
   pods,
   secrets,
   podMetricsResource,

@@ -41,6 +41,7 @@ import {
 } from '../api/validation/service.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { namespaceStrategy } from './namespace-strategy.js';
+import { nodeStrategy } from './node-strategy.js';
 import type { ServiceAllocator } from './service-allocator.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
@@ -232,4 +233,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   endpointsStrategy,
   endpointSliceStrategy,
   namespaceStrategy,
+  nodeStrategy,
 ];

@@ -355,6 +355,8 @@ export function rolloutStatus(o: WorkloadObject): { state: 'wait' | 'done'; text
       if (!observed) return { state: 'wait', text: 'Waiting for deployment spec update to be observed...' };
       const progressing = (s.conditions ?? []).find((c) => c.type === 'Progressing');
       if (progressing?.reason === 'ProgressDeadlineExceeded') return { state: 'fail', text: `deployment "${name}" exceeded its progress deadline` };
+      const replicaFailure = trueCondition(o, 'ReplicaFailure');
+      if (replicaFailure) return { state: 'fail', text: `deployment "${name}" cannot create its pods: ${replicaFailure.reason}: ${replicaFailure.message}` };
       const updated = s.updatedReplicas ?? 0;
       const waiting = `Waiting for deployment "${name}" rollout to finish: `;
       if (updated < want) return { state: 'wait', text: `${waiting}${updated} out of ${want} new replicas have been updated...` };
@@ -395,6 +397,8 @@ export function rolloutStatus(o: WorkloadObject): { state: 'wait' | 'done'; text
       return { state: 'done', text: `daemon set "${name}" successfully rolled out` };
     }
     case 'ReplicaSet': {
+      const replicaFailure = trueCondition(o, 'ReplicaFailure');
+      if (replicaFailure) return { state: 'fail', text: `replicaset "${name}" cannot create its pods: ${replicaFailure.reason}: ${replicaFailure.message}` };
       if (!observed) return { state: 'wait', text: 'Waiting for replica set spec update to be observed...' };
       if ((s.availableReplicas ?? 0) < want)
         return { state: 'wait', text: `Waiting for replica set "${name}": ${s.availableReplicas ?? 0} of ${want} replicas are available...` };

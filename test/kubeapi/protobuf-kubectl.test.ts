@@ -108,7 +108,7 @@ test('fieldValidation: Strict refuses unknown fields in the API server words, Wa
   const api = env.api(t);
   const manifest = (name: string) =>
     `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}}\nspec:\n  replicas: 0\n  foo: 1\n  selector: {matchLabels: {app: ${name}}}\n` +
-    `  template:\n    metadata: {labels: {app: ${name}}}\n    spec: {containers: [{name: c, image: busybox, bar: true}]}\n`;
+    `  template:\n    metadata: {labels: {app: ${name}}}\n    spec: {containers: [{name: c, image: busybox, command: [sleep, '3600'], bar: true}]}\n`;
   let r = await k(api, ['create', '--validate=strict', '-f', '-'], manifest('strict'));
   assert.equal(r.code, 1);
   assert.match(

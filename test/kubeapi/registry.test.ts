@@ -151,7 +151,7 @@ describe('generic registry: a kind that is one table row', () => {
     assert.ok(pods.verbs.includes('deletecollection'));
     assert.deepEqual(
       core.body.resources.filter((r: { name: string }) => r.name.startsWith('pods/')).map((r: { name: string }) => r.name),
-      ['pods/attach', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/status'],
+      ['pods/attach', 'pods/eviction', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/status'],
     );
   });
 

@@ -6,8 +6,9 @@ import type { Pod } from '../../api/types.js';
 import { podTable } from '../../printers/tables.js';
 import type { LogOptions } from '../../runtime/streams.js';
 import { pipeLog } from '../../http/log-stream.js';
-import { ApiError, badRequest } from '../../http/status.js';
-import type { KubeBackend, Storage } from '../backend.js';
+import { ApiError, badRequest, sendJSON, successStatus } from '../../http/status.js';
+import { readJSONBody } from '../../http/body.js';
+import type { DeleteOptions, KubeBackend, Storage } from '../backend.js';
 import { mergeSchema } from '../patch.js';
 import { boolParam, intParam } from '../query.js';
 import { resource, type ConnectRequest, type ConnectSubresource } from '../resource-def.js';
@@ -49,6 +50,25 @@ function podStorage(b: KubeBackend): Storage<Pod> {
 }
 
 /** GET pods/log: PodLogOptions checked as the API server checks them, then the container's log streamed. */
+/**
+ * pods/eviction (pkg/registry/core/pod/storage/eviction.go): a policy/v1 Eviction deletes the pod
+ * gracefully with its deleteOptions and answers 201 Success. No PodDisruptionBudget is served, so
+ * none can forbid it.
+ */
+async function evictPod({ req, res, namespace, name }: ConnectRequest<Pod>, backend: KubeBackend): Promise<void> {
+  const body = (await readJSONBody(req)) as { kind?: string; metadata?: { name?: string }; deleteOptions?: DeleteOptions } | null;
+  if (!body || typeof body !== 'object' || (body.kind !== undefined && body.kind !== 'Eviction'))
+    throw badRequest('the body of the request was not an Eviction');
+  if (body.metadata?.name && body.metadata.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
+  const d = body.deleteOptions ?? {};
+  await (backend.evictPod ?? backend.deletePod).call(backend, namespace, name, {
+    ...(d.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: d.gracePeriodSeconds } : {}),
+    ...(d.preconditions ? { preconditions: d.preconditions } : {}),
+    ...(d.dryRun ? { dryRun: true } : {}),
+  });
+  sendJSON(res, 201, { ...successStatus({}), code: 201 });
+}
+
 async function podLog({ req, res, query: q, namespace, name, object: pod }: ConnectRequest<Pod>, backend: KubeBackend): Promise<void> {
   const names = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].map((c) => c.name);
   let container = q.get('container') ?? '';
@@ -119,5 +139,6 @@ export const pods = resource<Pod>({
     exec: upgradeOnly('PodExecOptions'),
     attach: upgradeOnly('PodAttachOptions'),
     portforward: upgradeOnly('PodPortForwardOptions'),
+    eviction: { kind: 'Eviction', verbs: ['create'], groupVersion: { group: 'policy', version: 'v1' }, serve: evictPod },
   },
 });
