@@ -26,6 +26,8 @@ export interface AgentBackendDeps {
   usage: UsageCollector;
   /** Kinds kept as plain objects (ConfigMaps, Secrets; the kubelet's lookup should be the same store); memory-only by default. */
   objects?: ObjectStore;
+  /** Warnings about a written object of the store (a Service's nodePort another process of the host holds). */
+  objectWarnings?: (written: KubeObject) => string[];
 }
 
 export class AgentBackend extends PodStreamsBackend implements KubeBackend {
@@ -53,7 +55,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   writeWarnings(written: KubeObject): string[] {
     const caps = this.d.runtimeCapabilities;
     this.unhonoured ??= runtimeObjectWarnings(caps, detectRuntimeHost());
-    return [...runtimeObjectRules(caps)(written).map(formatFieldError), ...this.unhonoured(written)];
+    return [...runtimeObjectRules(caps)(written).map(formatFieldError), ...this.unhonoured(written), ...(this.d.objectWarnings?.(written) ?? [])];
   }
 
   listPods(): ListResult<Pod> {

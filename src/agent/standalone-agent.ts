@@ -43,6 +43,8 @@ import { TaintEvictionController } from '../scheduler/taint-eviction.js';
 import { holdsNode } from '../scheduler/framework.js';
 import { defaultFilters } from '../scheduler/plugins/registry.js';
 import type { Watch } from '../kubeapi/backend.js';
+import type { ServiceLike } from '../api/validation/service.js';
+import { portsHeldAt } from '../util/host-sockets.js';
 
 /**
  * While the runtime pushes container events, how often housekeeping still asks it for its version:
@@ -154,7 +156,10 @@ export class StandaloneAgent implements KubeletView {
     this.lastHousekeeping = this.startedAt;
     this.runtime = opts.runtime;
     // ConfigMaps, Secrets and Services applied through the API; pods' env and volumes resolve against them.
-    this.serviceAllocator = new ServiceAllocator(opts.serviceNetwork ?? defaultServiceNetwork());
+    // NodePorts are chosen among those no other process of the host holds where they listen.
+    this.serviceAllocator = new ServiceAllocator(opts.serviceNetwork ?? defaultServiceNetwork(), {
+      hostPorts: portsHeldAt(opts.nodePortAddresses ?? ['127.0.0.1']),
+    });
     const objects = new ObjectStore({
       dir: objectStoreDir(opts.rootDir),
       now: () => opts.clock.now(),
@@ -195,6 +200,7 @@ export class StandaloneAgent implements KubeletView {
       streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
       usage: this.usage,
       objects,
+      objectWarnings: (o) => (o.kind === 'Service' ? this.serviceAllocator.nodePortWarnings(o as ServiceLike) : []),
     });
     this.endpointsController = new EndpointsController({ pods: this.backend, objects, logger: opts.logger });
     this.serviceProxy = new ServiceProxy({
@@ -203,6 +209,7 @@ export class StandaloneAgent implements KubeletView {
       logger: opts.logger,
       ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
       ...(opts.proxyMode ? { mode: opts.proxyMode } : {}),
+      recorder: this.kubelet.events.recorderFor('kube-proxy'),
     });
     this.serviceURLs = new ServiceURLWatch(objects, opts.nodePortAddresses ?? ['127.0.0.1'], (namespace, name, urls) =>
       opts.logger.info('Service reachable', { service: `${namespace}/${name}`, urls: urls.join(' ') }),

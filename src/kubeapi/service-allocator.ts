@@ -3,6 +3,10 @@
 // NodePort range, a requested value checked for range and conflicts, a free one chosen otherwise.
 // What is in use is read from the stored Services themselves (persisted in the root dir with the
 // object store), as the apiserver's repair controllers rebuild their bitmaps from the Services.
+// A NodePort the allocator chooses is random, as the apiserver's (the upper band of the range first,
+// the lower band of min(max(16, size/32), 128) ports kept for ports users choose: its
+// randomScanStrategyWithOffset), and on one host it also skips the ports another process holds where
+// NodePorts listen (the agent of another root dir, or any server): the node is the whole cluster.
 
 import type { FieldError } from '../api/field-errors.js';
 import { invalid } from '../api/field-errors.js';
@@ -72,6 +76,29 @@ export interface AllocatedService {
   };
 }
 
+/** The ports other processes of the host hold where NodePorts listen (the agent reads /proc/net). */
+export interface HostPorts {
+  /** A snapshot: `TCP/30000`, `UDP/30001`, … held by another process. */
+  heldByOthers(): ReadonlySet<string>;
+  /** Who holds `protocol` `port` (`pid 12 ("podvisor agent")`), or undefined when not to be seen. */
+  holder(protocol: string, port: number): string | undefined;
+}
+
+export interface ServiceAllocatorOptions {
+  /** Where the host's own ports are read from (none: only stored Services count). */
+  hostPorts?: HostPorts;
+  /** A number in [0, 1) (Math.random by default). */
+  random?: () => number;
+}
+
+/** The lower band of a NodePort range the apiserver hands out last (calculateRangeOffset: min(max(16, size/32), 128)). */
+export function nodePortStaticBand(size: number): number {
+  if (size <= 16) return 0;
+  return Math.min(Math.max(16, Math.floor(size / 32)), 128);
+}
+
+const hostKey = (protocol: string | undefined, port: number) => `${protocol ?? 'TCP'}/${port}`;
+
 const key = (s: AllocatedService) => `${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`;
 const wantsNodePorts = (s: AllocatedService) => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer';
 const wantsClusterIP = (s: AllocatedService) => s.spec?.type !== 'ExternalName' && s.spec?.clusterIP !== 'None';
@@ -83,7 +110,48 @@ const wantsClusterIP = (s: AllocatedService) => s.spec?.type !== 'ExternalName' 
 export class ServiceAllocator {
   private readonly pending = new Map<string, { ips: number[]; ports: number[] }>();
 
-  constructor(readonly network: ServiceNetwork) {}
+  constructor(
+    readonly network: ServiceNetwork,
+    private readonly options: ServiceAllocatorOptions = {},
+  ) {}
+
+  /**
+   * Warnings for a written Service: each nodePort another process of the host holds (one the user
+   * chose; a chosen one is free when chosen), as the API server's warnings on create and update.
+   */
+  nodePortWarnings(svc: AllocatedService): string[] {
+    const host = this.options.hostPorts;
+    if (!host || !wantsNodePorts(svc)) return [];
+    const held = host.heldByOthers();
+    const out: string[] = [];
+    (svc.spec?.ports ?? []).forEach((p, i) => {
+      if (!p.nodePort || !held.has(hostKey(p.protocol, p.nodePort))) return;
+      const who = host.holder(p.protocol ?? 'TCP', p.nodePort);
+      out.push(
+        `spec.ports[${i}].nodePort: port ${p.nodePort}/${p.protocol ?? 'TCP'} is held by another process on this host${who ? ` (${who})` : ''}: ` +
+          `the service proxy cannot listen on it and its clients reach that process instead; choose another nodePort, or leave it out to have a free one chosen`,
+      );
+    });
+    return out;
+  }
+
+  /** A free NodePort at random: the upper band first, then the lower (randomScanStrategyWithOffset); undefined when full. */
+  private chooseNodePort(protocol: string | undefined, taken: (port: number) => boolean, held: () => ReadonlySet<string>): number | undefined {
+    const { nodePortBase: lo, nodePortSize: n } = this.network;
+    const offset = nodePortStaticBand(n);
+    const random = this.options.random ?? Math.random;
+    for (const [from, size] of [
+      [lo + offset, n - offset],
+      [lo, offset],
+    ] as const) {
+      const start = Math.floor(random() * size);
+      for (let i = 0; i < size; i++) {
+        const q = from + ((start + i) % size);
+        if (!taken(q) && !held().has(hostKey(protocol, q))) return q;
+      }
+    }
+    return undefined;
+  }
 
   /** The first address of the range the DNS service is given by convention (the tenth, as kubeadm's 10.96.0.10). */
   dnsServiceIP(): string {
@@ -146,6 +214,8 @@ export class ServiceAllocator {
 
     if (wantsNodePorts(svc)) {
       const { nodePortBase: lo, nodePortSize: n } = this.network;
+      let snapshot: ReadonlySet<string> | undefined;
+      const held = () => (snapshot ??= this.options.hostPorts?.heldByOthers() ?? new Set<string>());
       (spec.ports ?? []).forEach((p, i) => {
         if (!p.nodePort) {
           const was = old?.spec?.ports?.find((o) => o.port === p.port && (o.protocol ?? 'TCP') === (p.protocol ?? 'TCP') && o.nodePort);
@@ -165,8 +235,7 @@ export class ServiceAllocator {
           mine.ports.push(p.nodePort);
           return;
         }
-        let chosen: number | undefined;
-        for (let q = lo; q < lo + n && chosen === undefined; q++) if (!usedPorts.has(q) && !mine.ports.includes(q)) chosen = q;
+        const chosen = this.chooseNodePort(p.protocol, (q) => usedPorts.has(q) || mine.ports.includes(q), held);
         if (chosen === undefined) errs.push(invalid(`spec.ports[${i}].nodePort`, 0, 'range is full'));
         else {
           p.nodePort = chosen;

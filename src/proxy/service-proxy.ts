@@ -18,6 +18,8 @@ import type { NatServicePort } from './nat-rules.js';
 import { NatTable } from './nat-table.js';
 import { TcpListener } from './tcp-listener.js';
 import { UdpListener } from './udp-listener.js';
+import type { EventRecorder } from '../events/recorder.js';
+import { describeHolder, heldByOthers } from '../util/host-sockets.js';
 
 export interface ServiceProxyDeps {
   objects: ObjectsBackend;
@@ -29,6 +31,8 @@ export interface ServiceProxyDeps {
   mode?: ProxyMode;
   /** The nat chain of the iptables mode (default PODVISOR-SERVICES). */
   natChain?: string;
+  /** Where a NodePort or LoadBalancer port the proxy cannot take is told, as a Warning event on its Service. */
+  recorder?: EventRecorder;
 }
 
 export const proxyModes = ['userspace', 'iptables'] as const;
@@ -59,16 +63,51 @@ interface Listening {
 const keyOf = (o: KubeObject) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 const portKeyOf = (svcKey: string, p: ServicePortLike) => `${svcKey}:${p.port}/${p.protocol ?? 'TCP'}`;
 
-/** The addresses a service port listens on: protocol, address and port. */
-export function serviceListenAddresses(svc: ServiceLike, p: ServicePortLike, nodePortAddresses: readonly string[]): Array<[string, string, number]> {
+/** What a listen address of a service port is (kube-proxy's localPort description: `nodePort for ns/name:port`). */
+export type ListenRole = 'clusterIP' | 'externalIP' | 'nodePort' | 'loadBalancer';
+
+/** The addresses a service port listens on: protocol, address, port and what it is. */
+export function serviceListenAddresses(
+  svc: ServiceLike,
+  p: ServicePortLike,
+  nodePortAddresses: readonly string[],
+): Array<[string, string, number, ListenRole]> {
   const spec = svc.spec ?? {};
   const proto = p.protocol ?? 'TCP';
   if (spec.type === 'ExternalName' || !spec.clusterIP || spec.clusterIP === 'None') return [];
-  const out: Array<[string, string, number]> = [[proto, spec.clusterIP, p.port]];
-  for (const ip of spec.externalIPs ?? []) out.push([proto, ip, p.port]);
-  if (p.nodePort && (spec.type === 'NodePort' || spec.type === 'LoadBalancer')) for (const a of nodePortAddresses) out.push([proto, a, p.nodePort]);
-  if (spec.type === 'LoadBalancer') for (const i of svc.status?.loadBalancer?.ingress ?? []) if (i.ip) out.push([proto, i.ip, p.port]);
+  const out: Array<[string, string, number, ListenRole]> = [[proto, spec.clusterIP, p.port, 'clusterIP']];
+  for (const ip of spec.externalIPs ?? []) out.push([proto, ip, p.port, 'externalIP']);
+  if (p.nodePort && (spec.type === 'NodePort' || spec.type === 'LoadBalancer')) for (const a of nodePortAddresses) out.push([proto, a, p.nodePort, 'nodePort']);
+  if (spec.type === 'LoadBalancer') for (const i of svc.status?.loadBalancer?.ingress ?? []) if (i.ip) out.push([proto, i.ip, p.port, 'loadBalancer']);
   return out;
+}
+
+interface Wanted {
+  portKey: string;
+  /** `ns/name:portName` (kube-proxy's ServicePortName). */
+  portName: string;
+  proto: string;
+  ip: string;
+  port: number;
+  role: ListenRole;
+}
+
+/**
+ * The Warning event for a NodePort or LoadBalancer port the proxy cannot take: kube-proxy's words
+ * for a local port it cannot open (`can't open port …, skipping it`), the service controller's
+ * reason for a load balancer it cannot ensure, with who holds the port and the fix.
+ */
+export function portUnavailableEvent(w: Wanted, why: string): { reason: string; message: string } | undefined {
+  const local = `${JSON.stringify(`${w.role} for ${w.portName}`)} (${w.ip}:${w.port}/${w.proto.toLowerCase()})`;
+  const fix = `clients of ${w.ip}:${w.port} do not reach this Service`;
+  if (w.role === 'nodePort')
+    return { reason: 'FailedToOpenNodePort', message: `can't open port ${local}, skipping it: ${why}; ${fix}: choose another nodePort` };
+  if (w.role === 'loadBalancer')
+    return {
+      reason: 'SyncLoadBalancerFailed',
+      message: `Error syncing load balancer: failed to ensure load balancer: can't open port ${local}: ${why}; ${fix}: choose another port`,
+    };
+  return undefined;
 }
 
 /** A service port's Ready endpoints: the addresses (never notReadyAddresses) with the port of the same name. */
@@ -197,13 +236,14 @@ export class ServiceProxy {
 
   private sync(svcKey: string): void {
     const svc = this.services.get(svcKey);
-    const wanted = new Map<string, { portKey: string; proto: string; ip: string; port: number }>();
+    const wanted = new Map<string, Wanted>();
     for (const p of svc?.spec?.ports ?? []) {
       const portKey = portKeyOf(svcKey, p);
+      const portName = p.name ? `${svcKey}:${p.name}` : svcKey;
       const b = this.balancer(portKey);
       b.setAffinity(svc?.spec?.sessionAffinity === 'ClientIP' ? (svc.spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? 10800) : 0);
-      for (const [proto, ip, port] of serviceListenAddresses(svc!, p, this.nodePortAddresses))
-        wanted.set(`${proto} ${ip}:${port}`, { portKey, proto, ip, port });
+      for (const [proto, ip, port, role] of serviceListenAddresses(svc!, p, this.nodePortAddresses))
+        wanted.set(`${proto} ${ip}:${port}`, { portKey, portName, proto, ip, port, role });
     }
     for (const k of [...this.balancers.keys()]) if (k.startsWith(`${svcKey}:`) && ![...wanted.values()].some((w) => w.portKey === k)) this.balancers.delete(k);
     for (const [addr, l] of [...this.listeners]) {
@@ -214,8 +254,10 @@ export class ServiceProxy {
     for (const [addr, w] of wanted) {
       const owner = this.listeners.get(addr);
       if (owner) {
-        if (owner.portKey !== w.portKey)
+        if (owner.portKey !== w.portKey) {
           this.deps.logger.warn('Service port already served by another service', { address: addr, service: svcKey, owner: owner.portKey });
+          this.warnUnavailable(svc!, w, `the port is taken by Service ${owner.portKey.replace(/:\d+\/\w+$/, '')}`);
+        }
         continue;
       }
       const pick = () => this.balancer(w.portKey);
@@ -231,10 +273,38 @@ export class ServiceProxy {
           this.failures.push({ address: addr, ip: w.ip, service: svcKey, code: err.code ?? 'UNKNOWN', message: err.message });
           if (this.failures.length > 100) this.failures.shift();
           this.deps.logger.warn('The service proxy cannot listen', { address: addr, service: svcKey, err: err.message });
+          this.warnUnavailable(svc!, w, this.whyNotOpened(w, err));
         },
       );
       this.opening.add(opening);
     }
     this.syncEndpoints(svcKey);
+  }
+
+  /** Why a listen failed, with the process holding the address when it can be seen. */
+  private whyNotOpened(w: Wanted, err: NodeJS.ErrnoException): string {
+    const base = err.message.replace(/^(listen|bind) /, '');
+    if (err.code !== 'EADDRINUSE') return base;
+    const holder = describeHolder(heldByOthers(w.proto, w.port, [w.ip]));
+    return `${base}, held by ${holder ?? 'another process'}`;
+  }
+
+  private warnUnavailable(svc: ServiceLike & KubeObject, w: Wanted, why: string): void {
+    const ev = portUnavailableEvent(w, why);
+    if (!ev || !this.deps.recorder) return;
+    const m = svc.metadata ?? {};
+    this.deps.recorder.event(
+      {
+        kind: 'Service',
+        apiVersion: 'v1',
+        namespace: m.namespace ?? 'default',
+        name: m.name ?? '',
+        uid: m.uid ?? '',
+        resourceVersion: m.resourceVersion ?? '',
+      },
+      'Warning',
+      ev.reason,
+      ev.message,
+    );
   }
 }

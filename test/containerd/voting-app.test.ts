@@ -3,6 +3,8 @@
 // else but a registry mirror: no --runtime (its containers have no command, so containerd is chosen)
 // and no sandbox image (podvisor's own). Each image is a stand-in built here from busybox, listening
 // on the manifest's port, served under its original docker.io name through a hosts.toml mirror.
+// The manifests fix their NodePorts (31000, 31001); the test does not rely on them (another agent on
+// the host may hold them): one another process holds is told by `up` as a Warning naming it.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -13,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { mountsUnder } from '../../src/runtime/containerd/managed.js';
+import { heldByOthers } from '../../src/util/host-sockets.js';
 import { runCli } from '../fixtures/cli/cli-process.js';
 import { skipReason, startTestRegistry, type TestRegistry } from './harness.js';
 
@@ -56,11 +59,18 @@ test("Docker's example voting app, as shipped, reaches Available on the containe
     join(hosts, 'docker.io', 'hosts.toml'),
     `server = "https://registry-1.docker.io"\n\n[host."http://${reg.registry}"]\n  capabilities = ["pull", "resolve"]\n`,
   );
+  const fixedNodePorts = { vote: 31000, result: 31001 };
+  const held = Object.entries(fixedNodePorts).filter(([, port]) => heldByOthers('TCP', port, ['127.0.0.1']).length > 0);
   try {
     const up = await runCli(['up', '-d', '-f', manifests, '--timeout=150s', `--registry-config=${hosts}`, `--root-dir=${root}`], 200_000);
     assert.equal(up.code, 0, `${up.stdout}\n${up.stderr}`);
     assert.match(up.stderr, /^runtime: containerd \(5 containers have no command /m);
     for (const d of ['db', 'redis', 'result', 'vote', 'worker']) assert.match(up.stdout, new RegExp(`^deployment\\.apps/${d} created$`, 'm'));
+    for (const [svc, port] of held)
+      assert.match(
+        up.stderr,
+        new RegExp(`^Warning: service/${svc}: spec\\.ports\\[0\\]\\.nodePort: port ${port}/TCP is held by another process on this host`, 'm'),
+      );
     const get = await runCli(['get', 'pods', `--root-dir=${root}`]);
     assert.equal(
       get.stdout

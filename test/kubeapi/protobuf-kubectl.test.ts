@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { useKubectlAgent } from '../fixtures/kubectl-agent.js';
+import { freePortIn } from '../fixtures/ports.js';
 import { kubectl132Path, runKubectl } from './harness.js';
 
 const skip = kubectl132Path ? false : 'no kubectl 1.32 (set KUBECTL132)';
@@ -138,12 +139,14 @@ test('fieldValidation: Strict refuses unknown fields in the API server words, Wa
 
 test('a server-side dry run allocates nothing: NodePorts, ClusterIPs and generated names stay free', { skip }, async (t) => {
   const api = env.api(t);
-  let r = await k(api, ['create', 'service', 'nodeport', 'planned', '--tcp=80:8080', '--node-port=30111', '--dry-run=server', '-o', 'json']);
+  // A NodePort no other process of the host holds (another agent may hold any fixed one).
+  const asked = await freePortIn(30000, 32767);
+  let r = await k(api, ['create', 'service', 'nodeport', 'planned', '--tcp=80:8080', `--node-port=${asked}`, '--dry-run=server', '-o', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const planned = JSON.parse(r.stdout) as { spec: { clusterIP: string; ports: Array<{ nodePort: number }> } };
-  assert.equal(planned.spec.ports[0]!.nodePort, 30111);
+  assert.equal(planned.spec.ports[0]!.nodePort, asked);
   // The real Service takes the port and the address the dry run showed: neither was held.
-  r = await k(api, ['create', 'service', 'nodeport', 'real', '--tcp=80:8080', '--node-port=30111', '-o', 'json']);
+  r = await k(api, ['create', 'service', 'nodeport', 'real', '--tcp=80:8080', `--node-port=${asked}`, '-o', 'json']);
   assert.equal(r.code, 0, r.stderr);
   const real = JSON.parse(r.stdout) as { spec: { clusterIP: string } };
   assert.equal(real.spec.clusterIP, planned.spec.clusterIP);
