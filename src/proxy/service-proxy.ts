@@ -7,7 +7,8 @@
 // iptables mode (opt-in, as root) the kernel also DNATs TCP connections from the host and from pods
 // to a ClusterIP port straight to a Ready endpoint (nat-table.ts, as pkg/proxy/iptables); the
 // listeners stay, for NodePorts, LoadBalancer addresses, UDP, ClientIP affinity and the ports the
-// kernel path cannot take.
+// kernel path cannot take. A NodePort or LoadBalancer port it cannot take is skipped and told as a
+// Warning event on the Service (kube-proxy's words), with the process holding it when it can be seen.
 
 import type { ServiceLike, ServicePortLike } from '../api/validation/service.js';
 import type { KubeObject, ObjectsBackend, Storage, Watch, WatchEvent } from '../kubeapi/backend.js';
@@ -82,7 +83,8 @@ export function serviceListenAddresses(
   return out;
 }
 
-interface Wanted {
+/** One address a service port listens on, with what it is for. */
+export interface Wanted {
   portKey: string;
   /** `ns/name:portName` (kube-proxy's ServicePortName). */
   portName: string;
