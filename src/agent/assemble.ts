@@ -4,7 +4,8 @@
 
 import type { Registry } from 'prom-client';
 import type { NodeAllocatable } from '../kubelet/admission.js';
-import { DiskPressureObserver, type DiskThresholds } from '../kubelet/disk-pressure.js';
+import { DiskPressureObserver, type EvictionThresholds } from '../kubelet/disk-pressure.js';
+import { ResourcePressureObserver } from '../kubelet/resource-pressure.js';
 import { PodKubelet, type PodKubeletOptions } from '../kubelet/kubelet.js';
 import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
@@ -18,8 +19,8 @@ export interface KubeletSettings {
   rootDir: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
-  /** --eviction-hard: the root dir's DiskPressure thresholds (the defaults of disk-pressure.ts where unset). */
-  evictionHard?: DiskThresholds;
+  /** --eviction-hard: the root dir's DiskPressure thresholds and the node's memory and PID ones (the defaults of disk-pressure.ts and resource-pressure.ts where unset). */
+  evictionHard?: EvictionThresholds;
 }
 
 export interface KubeletInputs {
@@ -53,6 +54,7 @@ export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
     lookup: inputs.lookup,
     nodeAllocatable: settings.node,
     diskPressure: new DiskPressureObserver(settings.rootDir, settings.evictionHard),
+    resourcePressure: new ResourcePressureObserver(settings.evictionHard),
     ...(inputs.probeMetrics === 'none' ? { probeMetrics: false } : { registry: inputs.probeMetrics }),
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
     ...(inputs.clusterDNS ? { clusterDNS: inputs.clusterDNS } : {}),

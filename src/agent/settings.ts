@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { parseQuantity } from '../api/quantity.js';
 import { parseIpv4, parseIpv4Range } from '../kubeapi/service-allocator.js';
 import { DEFAULT_MAX_PODS, type NodeAllocatable } from '../kubelet/admission.js';
-import { parseEvictionHard, type DiskThresholds } from '../kubelet/disk-pressure.js';
+import { parseEvictionHard, type EvictionThresholds } from '../kubelet/disk-pressure.js';
 import { criTarget } from '../runtime/cri/proto.js';
 import { managedContainerdLayout } from '../runtime/containerd/config.js';
 import { defaultSandboxImage } from '../runtime/containerd/pause-image.js';
@@ -47,7 +47,7 @@ export interface AgentSettings {
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
   /** --eviction-hard: the root dir's DiskPressure thresholds. */
-  evictionHard?: DiskThresholds;
+  evictionHard?: EvictionThresholds;
   /** The kubelet's podPidsLimit; unset = unlimited. */
   podPidsLimit?: number;
   /** --runtime=containerd: the pod network to write, if any. */

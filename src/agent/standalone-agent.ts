@@ -38,6 +38,7 @@ import { PodStreams } from './pod-streams.js';
 import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 import type { Node, Taint } from '../api/types.js';
 import { AgentNode } from './agent-node.js';
+import { AgentNodeLease } from './agent-node-lease.js';
 import { Scheduler } from '../scheduler/schedule-one.js';
 import { TaintEvictionController } from '../scheduler/taint-eviction.js';
 import { holdsNode } from '../scheduler/framework.js';
@@ -139,6 +140,8 @@ export class StandaloneAgent implements KubeletView {
   controllers?: WorkloadControllers;
   /** The agent's own v1 Node, in the object store. */
   readonly node: AgentNode;
+  /** The node's heartbeat Lease in kube-node-lease, renewed every 10 s once the Node is registered. */
+  readonly nodeLease: AgentNodeLease;
   /** Binds the API's pending pods to the node, by the scheduler's filters. */
   readonly scheduler: Scheduler;
   /** Deletes the pods that do not tolerate the node's NoExecute taints (after their tolerationSeconds). */
@@ -237,6 +240,13 @@ export class StandaloneAgent implements KubeletView {
       logger: opts.logger,
       readiness: () => ({ ready: !this.runtimeDown, pressure: this.kubelet.nodeConditions() }),
     });
+    this.nodeLease = new AgentNodeLease({
+      nodeName: opts.nodeName,
+      storage: objects.storage('Lease')!,
+      nodeUid: () => this.node.current()?.metadata?.uid,
+      clock: opts.clock,
+      logger: opts.logger,
+    });
     this.scheduler = new Scheduler({
       clock: opts.clock,
       logger: opts.logger,
@@ -333,6 +343,7 @@ export class StandaloneAgent implements KubeletView {
    */
   private async startScheduling(): Promise<void> {
     await this.node.register();
+    this.nodeLease.start();
     const known = this.schedulerCache;
     this.schedulingWatches.push(
       this.registry.watchPods('', (ev) => {
@@ -497,6 +508,7 @@ export class StandaloneAgent implements KubeletView {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.controllers?.stop();
     for (const w of this.schedulingWatches.splice(0)) w.stop();
+    this.nodeLease.stop();
     this.scheduler.close();
     this.taintEviction.close();
     this.endpointsController.stop();

@@ -63,7 +63,7 @@ export const agentFlagSpecs: FlagSpec[] = [
     type: 'string',
     valueName: 'SIGNAL<VALUE,...',
     usage:
-      "The root dir's DiskPressure thresholds, as the kubelet's --eviction-hard: nodefs.available and nodefs.inodesFree, each a quantity or a percentage (default nodefs.available<10% but at most 1Gi, nodefs.inodesFree<5%).",
+      "The hard eviction thresholds, as the kubelet's --eviction-hard: memory.available (MemoryPressure), nodefs.available and nodefs.inodesFree of the root dir (DiskPressure), pid.available (PIDPressure), each a quantity or a percentage (default memory.available<100Mi, nodefs.available<10% but at most 1Gi, nodefs.inodesFree<5%; pid.available none).",
   },
   {
     name: 'eviction-pressure-transition-period',

@@ -28,7 +28,9 @@ export const commands: Command[] = [
   lazyCommand('image', 'Load, list, remove and pull the images of containerd', () => import('./image.js').then((m) => m.imageCommand)),
   lazyCommand('down', 'Delete pods applied with up -d and wait until they are gone', () => import('./down.js').then((m) => m.downCommand)),
   lazyCommand('logs', 'Print the logs of a container of a pod run by the agent', () => import('./logs.js').then((m) => m.logsCommand)),
-  lazyCommand('get', 'List pods or events of the agent, as kubectl get prints them', () => import('./get.js').then((m) => m.getCommand)),
+  lazyCommand('get', 'List the objects of the agent (pods, nodes, events, workloads…), as kubectl get prints them', () =>
+    import('./get.js').then((m) => m.getCommand),
+  ),
   lazyCommand('describe', 'Show a pod in detail: containers, conditions, events (kubectl describe)', () =>
     import('./describe.js').then((m) => m.describeCommand),
   ),

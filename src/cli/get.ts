@@ -1,85 +1,36 @@
-// `podvisor get pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|all [NAME]`: kubectl get against the agent of the root dir. Tables come from
-// the server (as=Table, the printer the API serves kubectl with) and are rendered here as kubectl
-// renders them; -w follows the watch, one row per event.
+// `podvisor get TYPE[,TYPE…]|all [NAME]`: kubectl get against the agent of the root dir. The types are
+// the API's own (its resource table: plural, singular, short names, kind, `all` category), so every
+// served kind — pods, nodes, namespaces, workloads… — is reached by the names kubectl takes. Tables
+// come from the server (as=Table, the printer the API serves kubectl with) and are rendered here as
+// kubectl renders them; -w follows the watch, one row per event.
 
 import type { IncomingMessage } from 'node:http';
 import { defineCommand, usageFailure, type CommandIO, type ParsedArgs } from './args.js';
 import { agentRequest, agentStream, type AgentReply } from './agent-client.js';
-import { apiPath, namespaceFlag, serverErrorText, tableAccept, withAgent, withQuery, type CoreResource } from './kube-client.js';
+import { namespaceFlag, serverErrorText, tableAccept, withAgent, withQuery } from './kube-client.js';
 import { rootDirFlag, rootDirOf } from './root-flag.js';
 import { tableRows, type Table, type TableColumnDefinition } from '../printers/tables.js';
 import { getTableSettings, RememberingTabwriter } from '../printers/tabwriter.js';
 import { jsonPathTemplate, jsonPathText, jsonPathValues } from '../printers/jsonpath.js';
-import { objectPath } from './object-paths.js';
+import { resourceTable } from '../kubeapi/resource-table.js';
+import { groupVersionOf, type ResourceDef } from '../kubeapi/resource-def.js';
+import { categoryMembers, resolveResource, resourceChoices, resourcePath } from '../kubeapi/resource-names.js';
 
-interface ResourceName {
-  resource: CoreResource;
-  kind: string;
-  singular: string;
-  /** The group/version of a kind outside kube-client's core resources (the workloads). */
-  apiVersion?: string;
-}
-
-const workload = (kind: string, apiVersion: string): ResourceName => ({
-  resource: kind.toLowerCase() as CoreResource,
-  kind,
-  singular: kind.toLowerCase(),
-  apiVersion,
-});
-const deployment = workload('Deployment', 'apps/v1');
-const replicaSet = workload('ReplicaSet', 'apps/v1');
-const statefulSet = workload('StatefulSet', 'apps/v1');
-const daemonSet = workload('DaemonSet', 'apps/v1');
-const job = workload('Job', 'batch/v1');
-const cronJob = workload('CronJob', 'batch/v1');
-
-/** The kinds of kubectl's `all` category, in the order kubectl 1.20 lists them. */
-const allCategory = ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs'];
-
-const resourceNames: Record<string, ResourceName> = {
-  deployments: deployment,
-  deployment,
-  deploy: deployment,
-  replicasets: replicaSet,
-  replicaset: replicaSet,
-  rs: replicaSet,
-  statefulsets: statefulSet,
-  statefulset: statefulSet,
-  sts: statefulSet,
-  daemonsets: daemonSet,
-  daemonset: daemonSet,
-  ds: daemonSet,
-  jobs: job,
-  job,
-  cronjobs: cronJob,
-  cronjob: cronJob,
-  cj: cronJob,
-  pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
-  pod: { resource: 'pods', kind: 'Pod', singular: 'pod' },
-  po: { resource: 'pods', kind: 'Pod', singular: 'pod' },
-  events: { resource: 'events', kind: 'Event', singular: 'event' },
-  event: { resource: 'events', kind: 'Event', singular: 'event' },
-  ev: { resource: 'events', kind: 'Event', singular: 'event' },
-  services: { resource: 'services', kind: 'Service', singular: 'service' },
-  service: { resource: 'services', kind: 'Service', singular: 'service' },
-  svc: { resource: 'services', kind: 'Service', singular: 'service' },
-  endpoints: { resource: 'endpoints', kind: 'Endpoints', singular: 'endpoints' },
-  ep: { resource: 'endpoints', kind: 'Endpoints', singular: 'endpoints' },
-  endpointslices: { resource: 'endpointslices', kind: 'EndpointSlice', singular: 'endpointslice' },
-  endpointslice: { resource: 'endpointslices', kind: 'EndpointSlice', singular: 'endpointslice' },
-};
+/** A kind as the table names it: its path, its kind for list items, its name for `-o name`. */
+type ResourceName = ResourceDef;
 
 export const getCommand = defineCommand({
   name: 'get',
-  summary: 'List pods, events, services, endpoints, endpointslices and workloads of the agent, as kubectl get prints them',
+  summary: 'List the objects of the agent (pods, nodes, events, services, workloads…), as kubectl get prints them',
   usage:
-    'podvisor get (pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|all)[,TYPE...] [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
+    'podvisor get (pods|nodes|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|ns|cm|all)[,TYPE...] [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
   examples: [
     "podvisor get pods -o jsonpath='{.items[*].status.podIP}'",
     'podvisor get pods -o custom-columns=NAME:.metadata.name,IP:.status.podIP',
     'podvisor get pods',
     'podvisor get pods -o wide -A',
     'podvisor get pod web -o yaml',
+    'podvisor get nodes -o wide',
     'podvisor get pods -l app=web -w',
     'podvisor get events',
     'podvisor get deploy,rs',
@@ -107,9 +58,7 @@ export const getCommand = defineCommand({
     rootDirFlag,
   ],
   checkArgs: (args) =>
-    args.length === 0
-      ? 'You must specify the type of resource to get. Choose from: pods, events, services, endpoints, endpointslices, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, all'
-      : undefined,
+    args.length === 0 ? `You must specify the type of resource to get. Choose from: ${[...resourceChoices(resourceTable), 'all'].join(', ')}` : undefined,
   run: (parsed, io) => withAgent(io, () => get(parsed, io)),
 });
 
@@ -119,7 +68,7 @@ interface Target extends ResourceName {
 
 /** The path of a target's collection (ns undefined: every namespace) or of one object. */
 function pathOf(t: ResourceName, ns: string | undefined, name?: string): string {
-  return t.apiVersion ? objectPath(t.apiVersion, t.kind, ns, name) : apiPath(t.resource, ns, name);
+  return resourcePath(t, ns, name);
 }
 
 function targetOf(args: string[]): Target | string {
@@ -129,7 +78,7 @@ function targetOf(args: string[]): Target | string {
     type = t;
     names = [n, ...names];
   }
-  const r = resourceNames[type.toLowerCase()];
+  const r = resolveResource(resourceTable, type);
   if (!r) return `the server doesn't have a resource type "${type}"`;
   return { ...r, names };
 }
@@ -226,7 +175,7 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
   };
   const render = {
     wide: output === 'wide',
-    withNamespace: all,
+    withNamespace: all && target.namespaced,
     showLabels: parsed.flags['show-labels'] === true,
     labelColumns: (parsed.flags['label-columns'] as string[] | undefined) ?? [],
   };
@@ -275,10 +224,10 @@ async function get(parsed: ParsedArgs, io: CommandIO): Promise<number> {
         if (count > 0) printTable(list as unknown as Table);
         else columns = (list as unknown as Table).columnDefinitions;
       } else {
-        for (const item of list.items ?? []) objects.push({ apiVersion: target.apiVersion ?? 'v1', kind: target.kind, ...(item as object) });
+        for (const item of list.items ?? []) objects.push({ apiVersion: groupVersionOf(target), kind: target.kind, ...(item as object) });
       }
       if (count === 0 && !watch && output !== 'json' && output !== 'yaml') {
-        io.stderr.write(ns === undefined ? 'No resources found\n' : `No resources found in ${ns} namespace.\n`);
+        io.stderr.write(ns === undefined || !target.namespaced ? 'No resources found\n' : `No resources found in ${ns} namespace.\n`);
       }
       if (template) {
         io.stdout.write(template(objects, false));
@@ -340,10 +289,9 @@ async function getMany(parsed: ParsedArgs, io: CommandIO, type: string): Promise
   if (parsed.args.length > 1) return usageFailure(io, 'names go with one resource type: TYPE NAME or TYPE/NAME', 'get');
   if (parsed.flags.watch === true || parsed.flags['watch-only'] === true) return usageFailure(io, 'watch is only supported on one resource type', 'get');
   if (output !== undefined && output !== 'wide' && output !== 'name') return usageFailure(io, '-o with several resource types: wide or name', 'get');
-  const types = type.toLowerCase() === 'all' ? allCategory : type.split(',');
-  const targets: ResourceName[] = [];
-  for (const t of types) {
-    const r = resourceNames[t.toLowerCase()];
+  const targets: ResourceName[] = type.toLowerCase() === 'all' ? categoryMembers(resourceTable, 'all') : [];
+  for (const t of targets.length ? [] : type.split(',')) {
+    const r = resolveResource(resourceTable, t);
     if (!r) {
       io.stderr.write(`error: the server doesn't have a resource type "${t}"\n`);
       return 1;
@@ -363,7 +311,7 @@ async function getMany(parsed: ParsedArgs, io: CommandIO, type: string): Promise
     }
     const table = r.json<Table>();
     if (table.kind !== 'Table' || table.rows.length === 0) continue;
-    const prefix = `${t.singular}${t.apiVersion ? `.${t.apiVersion.split('/')[0]}` : ''}/`;
+    const prefix = `${t.singular}${t.group ? `.${t.group}` : ''}/`;
     const named = { ...table, rows: table.rows.map((row) => ({ ...row, cells: [`${prefix}${String(row.cells[0])}`, ...row.cells.slice(1)] })) };
     if (output === 'name') {
       for (const row of named.rows) io.stdout.write(`${String(row.cells[0])}\n`);
@@ -371,7 +319,7 @@ async function getMany(parsed: ParsedArgs, io: CommandIO, type: string): Promise
     }
     const rows = tableRows(named, {
       wide: output === 'wide',
-      withNamespace: all,
+      withNamespace: all && t.namespaced,
       showLabels: parsed.flags['show-labels'] === true,
       labelColumns: (parsed.flags['label-columns'] as string[] | undefined) ?? [],
       noHeaders: parsed.flags['no-headers'] === true,

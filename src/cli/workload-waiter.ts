@@ -5,7 +5,18 @@
 // on failure the workload's failed pods with their reasons and log tails.
 
 import type { Pod } from '../api/types.js';
-import { cannotSucceed, heldSinceMs, instancesKey, oneTerminalLine, progressWidth, rolloutStatus, type WorkloadObject } from '../kubelet/wait-engine.js';
+import {
+  cannotSucceed,
+  heldSinceMs,
+  instancesKey,
+  isCreationEvent,
+  oneTerminalLine,
+  progressWidth,
+  refusedCreation,
+  rolloutStatus,
+  type WaitEvent,
+  type WorkloadObject,
+} from '../kubelet/wait-engine.js';
 import { formatRunSummary } from '../printers/run-summary.js';
 import { qualifiedName } from '../config/object-kinds.js';
 import type { CommandIO } from './args.js';
@@ -77,6 +88,10 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
   const latest = new Map<string, Stored>();
   const pods = new Map<string, Pod>();
   const replicaSets = new Map<string, Stored>();
+  /** Each workload's latest pod-creation event (by its uid), from those recorded since the wait began. */
+  const lastCreation = new Map<string, WaitEvent>();
+  // Events have second resolution: one of the second the wait began counts.
+  const since = Math.floor(Date.now() / 1000) * 1000;
   const pending = new Set(targets.map((r) => keyOf(r.kind, r.ns, r.name)));
   const failed = new Map<string, { ref: AppliedRef; error: string }>();
   const holds = new SettleHolds(() => judge());
@@ -94,6 +109,12 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       if (r.state === 'fail') {
         pending.delete(key);
         failed.set(key, { ref, error: r.text });
+        continue;
+      }
+      const refused = r.state === 'wait' ? refusedCreation(obj, lastCreation.get(obj.metadata?.uid ?? '')) : undefined;
+      if (refused) {
+        pending.delete(key);
+        failed.set(key, { ref, error: refused });
         continue;
       }
       const owned = podsOf(obj, pods.values(), replicaSets.values());
@@ -157,6 +178,25 @@ export async function waitForWorkloads(root: string, refs: readonly AppliedRef[]
       stop.signal,
     ),
   );
+
+  // The controllers' FailedCreate/SuccessfulCreate events: a Job, StatefulSet or DaemonSet whose pods are refused fails at once.
+  if (targets.some((r) => r.kind === 'Job' || r.kind === 'StatefulSet' || r.kind === 'DaemonSet')) {
+    watches.push(
+      follow<WaitEvent & { lastTimestamp?: string; eventTime?: string }>(
+        root,
+        '/api/v1/events?watch=1',
+        (l) => {
+          const e = l.object;
+          const uid = e.involvedObject?.uid;
+          if (l.type === 'DELETED' || !uid || !isCreationEvent(e)) return;
+          if (Date.parse(e.lastTimestamp ?? e.eventTime ?? '') < since) return;
+          lastCreation.set(uid, e);
+          judge();
+        },
+        stop.signal,
+      ),
+    );
+  }
 
   const width = Math.max(40, (io.stderr as { columns?: number }).columns ?? progressWidth);
   const progress = setInterval(() => {

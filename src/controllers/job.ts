@@ -17,6 +17,7 @@ import { controllerRef, isPodActive, isPodReady, nameSuffix, ownerRefTo, podFrom
 import type { WorkQueue } from './work-queue.js';
 import { PodControl, workloadRef } from './workload-events.js';
 import { RefusalBackoff } from './refusal-backoff.js';
+import { slowStartBatchErr } from './slow-start.js';
 
 const backoffBaseMs = 10_000;
 const backoffMaxMs = 360_000;
@@ -138,29 +139,39 @@ export class JobController {
     const want = Math.max(0, Math.min(parallelism, remaining)) - active.length;
     const owner = ownerRefTo(job, 'batch/v1', 'Job');
     const busy = new Set(active.map((p) => Number(p.metadata?.annotations?.[completionIndexAnnotation] ?? -1)));
+    // The pods to create, their names and indexes chosen first (manageJob's indexesToAdd), then created
+    // in slow-start batches: a refused creation stops them, and the next sync comes after the back-off.
+    const toCreate: Pod[] = [];
     let next = 0;
     for (let i = 0; i < want; i++) {
-      let podName = `${name}-${nameSuffix()}`;
-      const pod = podFromTemplate(spec.template, ns, podName, owner);
+      const pod = podFromTemplate(spec.template, ns, `${name}-${nameSuffix()}`, owner);
       if (spec.completionMode === 'Indexed') {
         while (next < (spec.completions ?? 0) && (done.has(next) || busy.has(next))) next++;
         if (next >= (spec.completions ?? 0)) break;
         const index = next++;
-        podName = `${name}-${index}-${nameSuffix()}`;
-        pod.metadata!.name = podName;
+        pod.metadata!.name = `${name}-${index}-${nameSuffix()}`;
         pod.metadata!.annotations = { ...(pod.metadata!.annotations ?? {}), [completionIndexAnnotation]: String(index) };
         pod.metadata!.labels = { ...(pod.metadata!.labels ?? {}), [completionIndexAnnotation]: String(index) };
         pod.spec!.hostname ??= `${name}-${index}`;
         for (const c of pod.spec!.containers) c.env = [...(c.env ?? []), { name: 'JOB_COMPLETION_INDEX', value: String(index) }];
       }
+      toCreate.push(pod);
+    }
+    let at = 0;
+    let lastName = '';
+    const { err } = await slowStartBatchErr(toCreate.length, async () => {
+      const pod = toCreate[at++]!;
+      lastName = pod.metadata!.name!;
       try {
         await this.podControl.create(workloadRef(job, 'batch/v1', 'Job'), pod);
-      } catch (err) {
-        if ((err as { code?: number }).code === 409) continue;
-        // The first refusal stops this sync's creations; the next comes after the back-off.
-        this.refusals.refused(objectKey(job), podName, err);
-        return;
+      } catch (e) {
+        // A pod that exists already is the controller's stale view: the next sync sees it.
+        if ((e as { code?: number }).code !== 409) throw e;
       }
+    });
+    if (err !== undefined) {
+      this.refusals.refused(objectKey(job), lastName, err);
+      return;
     }
     this.refusals.succeeded(objectKey(job));
   }

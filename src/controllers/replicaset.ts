@@ -13,32 +13,11 @@ import { claimPods, controllersOfPod } from './pod-claims.js';
 import type { WorkQueue } from './work-queue.js';
 import { errorText, PodControl, workloadRef } from './workload-events.js';
 import { RefusalBackoff } from './refusal-backoff.js';
+import { slowStartBatchErr } from './slow-start.js';
 import { ControllerExpectations, ExpectationsTimeoutMs } from './expectations.js';
 
 /** The most pods one sync creates or deletes (the controller's burstReplicas). */
 const burstReplicas = 500;
-
-/**
- * slowStartBatch: calls fn count times in batches of 1, 2, 4… at once, each batch once the last has
- * succeeded, and stops at the first batch with a failure; resolves to the number of successful calls.
- * A controller that cannot create pods (a quota, a refusal) learns it from one call, not from count.
- */
-export async function slowStartBatch(count: number, fn: () => Promise<void>): Promise<number> {
-  return (await slowStartBatchErr(count, fn)).done;
-}
-
-/** slowStartBatch with the first error of the batch that failed. */
-export async function slowStartBatchErr(count: number, fn: () => Promise<void>): Promise<{ done: number; err?: unknown }> {
-  let done = 0;
-  for (let batch = Math.min(1, count); done < count; batch = Math.min(2 * batch, count - done)) {
-    const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
-    const ok = results.filter((r) => r.status === 'fulfilled').length;
-    done += ok;
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) return { done, err: failed.reason };
-  }
-  return { done };
-}
 
 /** The ReplicaSet condition of a failed creation or deletion (calculateStatus). */
 export const ReplicaFailure = 'ReplicaFailure';

@@ -6,6 +6,7 @@
 import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
+import { leases } from './kinds/leases.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
@@ -26,6 +27,7 @@ export const resourceTable: readonly ResourceDef[] = [
   services,
   endpoints,
   endpointSlices,
+  leases,
 ];
 
 export interface GroupVersions {

@@ -40,6 +40,7 @@ import {
   type ServiceLike,
 } from '../api/validation/service.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
+import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { nodeStrategy } from './node-strategy.js';
 import type { ServiceAllocator } from './service-allocator.js';
@@ -234,4 +235,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   endpointSliceStrategy,
   namespaceStrategy,
   nodeStrategy,
+  leaseStrategy,
 ];

@@ -7,6 +7,11 @@ import type { Pod } from '../api/types.js';
 import { configSourceAnnotation } from '../api/defaults.js';
 import { parseQuantity } from '../api/quantity.js';
 import type { AdmitResult } from './types.js';
+import { tolerates } from '../api/tolerations.js';
+import { getPodQOS } from '../status/qos.js';
+import type { ResourceThresholds, ThresholdValue } from './resource-pressure.js';
+
+export type { ThresholdValue } from './resource-pressure.js';
 
 /** The eviction manager's reason and message for a pod refused under a node condition (eviction/helpers.go). */
 export const EVICTED_REASON = 'Evicted';
@@ -14,9 +19,8 @@ export const nodeConditionMessage = (conditions: readonly string[]) => `The node
 
 /** The taint the node lifecycle controller puts on a node with the DiskPressure condition. */
 export const DISK_PRESSURE_TAINT = { key: 'node.kubernetes.io/disk-pressure', effect: 'NoSchedule' } as const;
-
-/** One hard threshold: a signal below a quantity or a percentage of its capacity. */
-export type ThresholdValue = { bytes: number } | { percent: number };
+/** The taint the node lifecycle controller puts on a node with the MemoryPressure condition. */
+export const MEMORY_PRESSURE_TAINT = { key: 'node.kubernetes.io/memory-pressure', effect: 'NoSchedule' } as const;
 
 /**
  * The nodefs hard thresholds: what is free of the root dir's file system below which it is under
@@ -36,15 +40,18 @@ export const DEFAULT_AVAILABLE_CAP_BYTES = 1024 ** 3;
 const DEFAULT_AVAILABLE_PERCENT = 10;
 const DEFAULT_INODES_FREE_PERCENT = 5;
 
-const signals = ['nodefs.available', 'nodefs.inodesFree'] as const;
+const signals = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'pid.available'] as const;
+
+/** Every hard threshold of --eviction-hard: the root dir's nodefs ones and the node's memory and PID ones. */
+export type EvictionThresholds = DiskThresholds & ResourceThresholds;
 
 /**
- * The value of --eviction-hard (`nodefs.available<500Mi,nodefs.inodesFree<5%`): each signal podvisor
- * observes, below a quantity or a percentage. A signal left out keeps its default. Throws with the
- * reason on a bad entry.
+ * The value of --eviction-hard (`memory.available<100Mi,nodefs.available<500Mi,pid.available<5%`):
+ * each signal podvisor observes, below a quantity or a percentage. A signal left out keeps its
+ * default. Throws with the reason on a bad entry.
  */
-export function parseEvictionHard(raw: string): DiskThresholds {
-  const out: DiskThresholds = {};
+export function parseEvictionHard(raw: string): EvictionThresholds {
+  const out: EvictionThresholds = {};
   for (const entry of raw
     .split(',')
     .map((s) => s.trim())
@@ -52,11 +59,12 @@ export function parseEvictionHard(raw: string): DiskThresholds {
     const m = /^([A-Za-z.]+)<(.+)$/.exec(entry);
     if (!m) throw new Error(`"${entry}" is not of the form signal<value`);
     const [, signal, value] = m as unknown as [string, string, string];
-    if (!(signals as readonly string[]).includes(signal))
-      throw new Error(`unsupported eviction signal "${signal}": podvisor observes ${signals.join(' and ')} of its root dir`);
-    const v = thresholdValue(value.trim(), signal === 'nodefs.inodesFree');
+    if (!(signals as readonly string[]).includes(signal)) throw new Error(`unsupported eviction signal "${signal}": podvisor observes ${signals.join(', ')}`);
+    const v = thresholdValue(value.trim(), signal === 'nodefs.inodesFree' || signal === 'pid.available');
     if (signal === 'nodefs.available') out.available = v;
-    else out.inodesFree = v;
+    else if (signal === 'nodefs.inodesFree') out.inodesFree = v;
+    else if (signal === 'memory.available') out.memoryAvailable = v;
+    else out.pidAvailable = v;
   }
   return out;
 }
@@ -156,8 +164,16 @@ export function isCriticalPod(pod: Pod): boolean {
   return priority !== undefined && priority >= 2_000_000_000;
 }
 
-/** The eviction manager's Admit: under a node condition, every pod but a critical one is refused. */
+/**
+ * The eviction manager's Admit: under a node condition, every pod but a critical one is refused —
+ * except that under MemoryPressure alone a pod that is not BestEffort, or that tolerates the
+ * memory-pressure taint, is admitted.
+ */
 export function evictionAdmit(pod: Pod, conditions: readonly string[]): AdmitResult {
   if (conditions.length === 0 || isCriticalPod(pod)) return { admit: true };
+  if (conditions.length === 1 && conditions[0] === 'MemoryPressure') {
+    if (getPodQOS(pod) !== 'BestEffort') return { admit: true };
+    if ((pod.spec?.tolerations ?? []).some((t) => tolerates(t, MEMORY_PRESSURE_TAINT))) return { admit: true };
+  }
   return { admit: false, reason: EVICTED_REASON, message: nodeConditionMessage(conditions) };
 }

@@ -10,6 +10,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { formatPod } from '../kuberuntime/format.js';
 import { crossedSignals, thresholdMetInfo, type DiskPressureObserver } from './disk-pressure.js';
+import { conditionOfSignal, type ResourcePressureObserver } from './resource-pressure.js';
 import { evictionMessage, rankForEviction, resourceOfSignal, type EvictionCandidate } from './eviction-ranking.js';
 import type { PodDiskUsage } from './pod-disk-usage.js';
 
@@ -30,6 +31,8 @@ export interface EvictionManagerOptions {
   nodeName: string;
   /** The root dir's file system and its thresholds. */
   disk: DiskPressureObserver;
+  /** The node's memory.available and pid.available signals and their thresholds (none observed when unset). */
+  resources?: ResourcePressureObserver;
   /** The pods that may be evicted: admitted and not terminating. */
   activePods: () => Pod[];
   /** What a pod uses of the file system. */
@@ -46,8 +49,8 @@ export interface EvictionManagerOptions {
 }
 
 export class EvictionManager {
-  /** When DiskPressure was last observed (nodeConditionsLastObservedAt). */
-  private pressureLastObservedAt?: number;
+  /** When each node condition was last observed (nodeConditionsLastObservedAt). */
+  private readonly lastObservedAt = new Map<string, number>();
   private readonly transitionPeriodMs: number;
   private stopped = true;
   private timer?: Timer;
@@ -59,23 +62,35 @@ export class EvictionManager {
   }
 
   /**
-   * The node conditions now: the signals are observed afresh (a statfs), and DiskPressure holds while
-   * it was observed within the pressure transition period.
+   * The node conditions now: the signals are observed afresh (a statfs, the node's memory and tasks),
+   * and each condition (MemoryPressure, DiskPressure, PIDPressure) holds while it was observed within
+   * the pressure transition period (nodeConditionsObservedSince).
    */
   conditions(): string[] {
     const now = this.opts.clock.now();
-    if (this.opts.disk.crossed().length > 0) this.pressureLastObservedAt = now;
-    const at = this.pressureLastObservedAt;
-    return at !== undefined && now - at < this.transitionPeriodMs ? ['DiskPressure'] : [];
+    this.observed([...this.opts.disk.crossed(), ...(this.opts.resources?.crossed() ?? [])]);
+    return ['MemoryPressure', 'DiskPressure', 'PIDPressure'].filter((c) => {
+      const at = this.lastObservedAt.get(c);
+      return at !== undefined && now - at < this.transitionPeriodMs;
+    });
+  }
+
+  /** Notes the conditions of the signals crossed now. */
+  private observed(signals: readonly string[]): void {
+    const now = this.opts.clock.now();
+    for (const s of signals) {
+      const condition = conditionOfSignal[s];
+      if (condition) this.lastObservedAt.set(condition, now);
+    }
   }
 
   /** One housekeeping pass; resolves with the pod evicted, if one was. */
   async synchronize(): Promise<Pod | undefined> {
-    const { disk, logger, recorder, clock } = this.opts;
+    const { disk, logger, recorder } = this.opts;
     const observed = disk.observe();
     if (!observed) return undefined;
     const crossed = crossedSignals(observed, disk.thresholds);
-    if (crossed.length > 0) this.pressureLastObservedAt = clock.now();
+    this.observed([...crossed, ...(this.opts.resources?.crossed() ?? [])]);
     if (crossed.length === 0) return undefined;
     const signal = crossed[0]!;
     const resource = resourceOfSignal(signal);

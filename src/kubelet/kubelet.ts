@@ -19,6 +19,7 @@ import { admitPod, type NodeAllocatable } from './admission.js';
 import { EVICTED_REASON, evictionAdmit, isCriticalPod, type DiskPressureObserver } from './disk-pressure.js';
 import { deleteAllUnusedContainers } from './container-gc.js';
 import { EvictionManager } from './eviction-manager.js';
+import type { ResourcePressureObserver } from './resource-pressure.js';
 import { measurePodDiskUsage } from './pod-disk-usage.js';
 import { HostPortClaims } from './host-ports.js';
 import { newCrashLoopBackoff, type Backoff } from '../kuberuntime/backoff.js';
@@ -50,6 +51,8 @@ export interface PodKubeletOptions {
   nodeAllocatable?: NodeAllocatable;
   /** The root dir's file system for the eviction manager (DiskPressure, evictions); none observed when unset. */
   diskPressure?: DiskPressureObserver;
+  /** The node's memory.available and pid.available for the eviction manager (MemoryPressure, PIDPressure); none observed when unset. */
+  resourcePressure?: ResourcePressureObserver;
   /** The eviction manager's housekeeping period; the kubelet's 10 s when unset. */
   evictionMonitoringIntervalMs?: number;
   /** Registry for the probe metrics (served at /metrics/probes). */
@@ -193,7 +196,7 @@ export class PodKubelet implements Kubelet {
     return admitPod(pod, active, this.nodeAllocatable);
   }
 
-  /** The eviction manager's node conditions now (DiskPressure, kept for the pressure transition period). */
+  /** The eviction manager's node conditions now (MemoryPressure, DiskPressure, PIDPressure, each kept for the pressure transition period). */
   nodeConditions(): string[] {
     return this.eviction?.conditions() ?? [];
   }
@@ -206,6 +209,7 @@ export class PodKubelet implements Kubelet {
       recorder: this.events,
       nodeName: this.opts.nodeName,
       disk,
+      ...(this.opts.resourcePressure ? { resources: this.opts.resourcePressure } : {}),
       ...(this.opts.evictionMonitoringIntervalMs !== undefined ? { monitoringIntervalMs: this.opts.evictionMonitoringIntervalMs } : {}),
       // As filterOutInactivePods: neither terminating nor in a terminal phase.
       activePods: () =>

@@ -420,6 +420,24 @@ export function rolloutStatus(o: WorkloadObject): { state: 'wait' | 'done'; text
   }
 }
 
+/** The kinds whose controllers report a refused pod creation only as their FailedCreate event (no ReplicaFailure condition). */
+const creationEventKinds = new Set(['Job', 'StatefulSet', 'DaemonSet']);
+
+/** Whether an event is a controller's report of a pod creation (FailedCreate or SuccessfulCreate, controller_utils' RealPodControl). */
+export function isCreationEvent(e: WaitEvent): boolean {
+  return e.reason === 'FailedCreate' || e.reason === 'SuccessfulCreate';
+}
+
+/**
+ * Why a Job, StatefulSet or DaemonSet cannot roll out when its controller's latest pod creation
+ * (its last creation event) was refused: the refusal stands until the template or what refused it
+ * changes, so waiting longer cannot help. Undefined while it may still succeed.
+ */
+export function refusedCreation(o: WorkloadObject, lastCreation: WaitEvent | undefined): string | undefined {
+  if (!creationEventKinds.has(o.kind ?? '') || lastCreation?.reason !== 'FailedCreate') return undefined;
+  return `${(o.kind ?? '').toLowerCase()} "${o.metadata?.name ?? ''}" cannot create its pods: FailedCreate: ${lastCreation.message ?? ''}`;
+}
+
 /**
  * How a workload is waited for, as `kubectl rollout status` (Deployments, StatefulSets, DaemonSets;
  * a ReplicaSet until its replicas are available) and `kubectl wait --for=condition=complete` (a Job,

@@ -23,8 +23,8 @@ test('--eviction-hard: quantities and percentages of the nodefs signals; anythin
   assert.deepEqual(parseEvictionHard('nodefs.available<500Mi, nodefs.inodesFree<5%'), { available: { bytes: 500 * Mi }, inodesFree: { percent: 5 } });
   assert.deepEqual(parseEvictionHard('nodefs.inodesFree<100'), { inodesFree: { bytes: 100 } });
   assert.throws(
-    () => parseEvictionHard('memory.available<100Mi'),
-    /unsupported eviction signal "memory.available": podvisor observes nodefs.available and nodefs.inodesFree/,
+    () => parseEvictionHard('imagefs.available<15%'),
+    /unsupported eviction signal "imagefs.available": podvisor observes memory.available, nodefs.available, nodefs.inodesFree, pid.available/,
   );
   assert.throws(() => parseEvictionHard('nodefs.available>10%'), /is not of the form signal<value/);
   assert.throws(() => parseEvictionHard('nodefs.available<110%'), /invalid percentage "110%"/);

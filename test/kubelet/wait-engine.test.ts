@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from '../../src/api/types.js';
 import {
+  refusedCreation,
   containerExit,
   containerExitCode,
   explainsWait,
@@ -138,4 +139,17 @@ test('a pod has held since the last start of its running instances or of Ready, 
   assert.equal(heldSinceMs(fine), at('2026-12-04T10:00:00.250Z'), 'a time with a fraction is taken as it is');
   const sidecar = { ...two, initContainerStatuses: [running('s', '2026-12-04T10:02:00Z')] };
   assert.equal(heldSinceMs(sidecar), at('2026-12-04T10:02:00Z') + 999, 'a restarted sidecar counts');
+});
+
+test('a Job, StatefulSet or DaemonSet whose latest pod creation was refused cannot roll out; a later success clears it', () => {
+  const failed = { type: 'Warning', reason: 'FailedCreate', message: 'Error creating: Pod "w-x" is invalid: spec.hostname: Invalid value' };
+  const created = { type: 'Normal', reason: 'SuccessfulCreate', message: 'Created pod: w-y' };
+  for (const kind of ['Job', 'StatefulSet', 'DaemonSet']) {
+    const o = { kind, metadata: { name: 'w' } };
+    assert.equal(refusedCreation(o, failed), `${kind.toLowerCase()} "w" cannot create its pods: FailedCreate: ${failed.message}`);
+    assert.equal(refusedCreation(o, created), undefined);
+    assert.equal(refusedCreation(o, undefined), undefined);
+  }
+  // Deployments and ReplicaSets say it with ReplicaFailure (rolloutStatus).
+  assert.equal(refusedCreation({ kind: 'ReplicaSet', metadata: { name: 'w' } }, failed), undefined);
 });

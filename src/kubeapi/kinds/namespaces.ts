@@ -5,7 +5,7 @@
 
 import type { KubeBackend, KubeObject, Storage } from '../backend.js';
 import { ApiError } from '../../http/status.js';
-import { defaultNamespaceObject } from '../namespace-strategy.js';
+import { defaultNamespaceObject } from '../../api/namespace.js';
 import { resource } from '../resource-def.js';
 import { ageDescription, col, nameDescription, rowObject, table, type TableOptions } from '../../printers/tables.js';
 import { translateTimestampSince } from '../../printers/ages.js';

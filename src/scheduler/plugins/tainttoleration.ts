@@ -3,17 +3,12 @@
 // keeps it off ("node(s) had untolerated taint {key: value}"); v1 Toleration.ToleratesTaint.
 
 import type { Pod, Taint, Toleration } from '../../api/types.js';
+import { tolerates } from '../../api/tolerations.js';
 import { unresolvable, type FilterPlugin, type NodeInfo, type Status } from '../framework.js';
 
-export const Name = 'TaintToleration';
+export { tolerates } from '../../api/tolerations.js';
 
-/** Whether a toleration tolerates a taint (v1 Toleration.ToleratesTaint). */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if ((t.operator ?? 'Equal') === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
-}
+export const Name = 'TaintToleration';
 
 /** The first taint of those with the given effects that no toleration tolerates (FindMatchingUntoleratedTaint). */
 export function untoleratedTaint(taints: readonly Taint[], tolerations: readonly Toleration[], effects: readonly string[]): Taint | undefined {

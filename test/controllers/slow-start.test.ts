@@ -1,10 +1,10 @@
-// The ReplicaSet's slowStartBatch: creations in batches of 1, 2, 4… each once the last succeeded,
+// The controllers' slowStartBatch (the ReplicaSet's and the Job's): creations in batches of 1, 2, 4… each once the last succeeded,
 // stopping at the first batch with a failure (whose error it returns), so a controller whose pods the
 // API refuses learns it from one call, not from all of them.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { slowStartBatchErr } from '../../src/controllers/replicaset.js';
+import { slowStartBatchErr } from '../../src/controllers/slow-start.js';
 
 test('batches of 1, 2, 4, … up to the count', async () => {
   const batches: number[] = [];
