@@ -8,6 +8,7 @@ import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
+import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { services } from './kinds/services.js';
@@ -26,6 +27,7 @@ export const resourceTable: readonly ResourceDef[] = [
   services,
   endpoints,
   endpointSlices,
+  podDisruptionBudgets,
 ];
 
 export interface GroupVersions {
