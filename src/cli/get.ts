@@ -1,4 +1,4 @@
-// `podvisor get pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|all [NAME]`: kubectl get against the agent of the root dir. Tables come from
+// `podvisor get pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|pdb|all [NAME]`: kubectl get against the agent of the root dir. Tables come from
 // the server (as=Table, the printer the API serves kubectl with) and are rendered here as kubectl
 // renders them; -w follows the watch, one row per event.
 
@@ -32,6 +32,7 @@ const statefulSet = workload('StatefulSet', 'apps/v1');
 const daemonSet = workload('DaemonSet', 'apps/v1');
 const job = workload('Job', 'batch/v1');
 const cronJob = workload('CronJob', 'batch/v1');
+const pdb = workload('PodDisruptionBudget', 'policy/v1');
 
 /** The kinds of kubectl's `all` category, in the order kubectl 1.20 lists them. */
 const allCategory = ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs'];
@@ -54,6 +55,9 @@ const resourceNames: Record<string, ResourceName> = {
   cronjobs: cronJob,
   cronjob: cronJob,
   cj: cronJob,
+  poddisruptionbudgets: pdb,
+  poddisruptionbudget: pdb,
+  pdb,
   pods: { resource: 'pods', kind: 'Pod', singular: 'pod' },
   pod: { resource: 'pods', kind: 'Pod', singular: 'pod' },
   po: { resource: 'pods', kind: 'Pod', singular: 'pod' },
@@ -73,7 +77,7 @@ export const getCommand = defineCommand({
   name: 'get',
   summary: 'List pods, events, services, endpoints, endpointslices and workloads of the agent, as kubectl get prints them',
   usage:
-    'podvisor get (pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|all)[,TYPE...] [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
+    'podvisor get (pods|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|pdb|all)[,TYPE...] [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
   examples: [
     "podvisor get pods -o jsonpath='{.items[*].status.podIP}'",
     'podvisor get pods -o custom-columns=NAME:.metadata.name,IP:.status.podIP',
@@ -108,7 +112,7 @@ export const getCommand = defineCommand({
   ],
   checkArgs: (args) =>
     args.length === 0
-      ? 'You must specify the type of resource to get. Choose from: pods, events, services, endpoints, endpointslices, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, all'
+      ? 'You must specify the type of resource to get. Choose from: pods, events, services, endpoints, endpointslices, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, poddisruptionbudgets, all'
       : undefined,
   run: (parsed, io) => withAgent(io, () => get(parsed, io)),
 });
