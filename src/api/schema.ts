@@ -62,6 +62,37 @@ const overlay: Record<string, Record<string, FieldType>> = {
     reason: { type: 'string' },
     message: { type: 'string' },
   },
+  // policy/v1 PodDisruptionBudget (k8s.io/api/policy/v1 types.go).
+  'policy/v1.PodDisruptionBudget': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    spec: { type: 'object', ref: 'policy/v1.PodDisruptionBudgetSpec' },
+    status: { type: 'object', ref: 'policy/v1.PodDisruptionBudgetStatus' },
+  },
+  'policy/v1.PodDisruptionBudgetSpec': {
+    minAvailable: { type: 'intOrString' },
+    selector: { type: 'object', ref: 'meta/v1.LabelSelector' },
+    maxUnavailable: { type: 'intOrString' },
+    unhealthyPodEvictionPolicy: { type: 'string' },
+  },
+  'policy/v1.PodDisruptionBudgetStatus': {
+    observedGeneration: { type: 'integer' },
+    disruptedPods: { type: 'map', values: { type: 'string' } },
+    disruptionsAllowed: { type: 'integer' },
+    currentHealthy: { type: 'integer' },
+    desiredHealthy: { type: 'integer' },
+    expectedPods: { type: 'integer' },
+    conditions: { type: 'array', items: { type: 'object', ref: 'meta/v1.Condition' } },
+  },
+  'meta/v1.Condition': {
+    type: { type: 'string' },
+    status: { type: 'string' },
+    observedGeneration: { type: 'integer' },
+    lastTransitionTime: { type: 'string' },
+    reason: { type: 'string' },
+    message: { type: 'string' },
+  },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -101,4 +132,5 @@ export const kindTypes = {
   ControllerRevision: 'apps/v1.ControllerRevision',
   Job: 'batch/v1.Job',
   CronJob: 'batch/v1.CronJob',
+  PodDisruptionBudget: 'policy/v1.PodDisruptionBudget',
 } as const;

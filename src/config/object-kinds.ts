@@ -1,7 +1,7 @@
 // The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
-// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), each
-// with the API server's defaults and validation (the strategies of pkg/registry/apps/*, batch/*,
-// core/service), so a file is judged here in the words the agent's API would answer with.
+// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
+// PodDisruptionBudgets, each with the API server's defaults and validation (the strategies of
+// pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
 import type { FieldError } from '../api/field-errors.js';
@@ -10,6 +10,7 @@ import { validateDaemonSet, validateDeployment, validateReplicaSet, validateStat
 import { validateCronJob, validateJob, withGeneratedSelector } from '../api/validation/batch.js';
 import { defaultService, validateService, type ServiceLike } from '../api/validation/service.js';
 import { defaultNamespaceObject, validateNamespace, type NamespaceObject } from '../api/namespace.js';
+import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -60,6 +61,7 @@ export const objectKinds = {
   DaemonSet: rules<DaemonSet>(['apps/v1'], 'daemonsets', 'daemonset', defaultDaemonSet, validateDaemonSet),
   Job: rules<Job>(['batch/v1'], 'jobs', 'job', defaultJob, validateAsCreated),
   CronJob: rules<CronJob>(['batch/v1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
+  PodDisruptionBudget: rules<PodDisruptionBudget>(['policy/v1'], 'poddisruptionbudgets', 'poddisruptionbudget', structuredClone, validatePodDisruptionBudget),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
@@ -78,6 +80,7 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   ReplicaSet: { 'extensions/v1beta1': '1.16', 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   StatefulSet: { 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   DaemonSet: { 'extensions/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
+  PodDisruptionBudget: { 'policy/v1beta1': '1.25' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

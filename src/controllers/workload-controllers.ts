@@ -1,6 +1,7 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
-// Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces and the garbage collector. In
+// Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces, PodDisruptionBudgets (the
+// disruption controller) and the garbage collector. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -11,6 +12,7 @@ import { ControllerContext } from './context.js';
 import { CronJobController } from './cronjob.js';
 import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment.js';
+import { DisruptionController } from './disruption.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
 import { NamespaceController } from './namespace.js';
@@ -32,6 +34,7 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   new StatefulSetController(ctx);
   new DaemonSetController(ctx);
   new CronJobController(ctx);
+  if (backend.objects?.storage('PodDisruptionBudget')) new DisruptionController(ctx);
   new NamespaceController(ctx);
   new GarbageCollector(ctx);
   ctx.start();

@@ -127,6 +127,21 @@ export const alreadyExists = (resource: string, name: string): ApiError =>
 export const conflict = (resource: string, name: string, why: string): ApiError =>
   new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${resource} ${JSON.stringify(name)}: ${why}`, { name, kind: resource });
 
+/** NewTooManyRequests: 429, with the seconds to wait when said (0: not said) and the causes. */
+export const tooManyRequests = (message: string, retryAfterSeconds: number, causes?: StatusCause[]): ApiError =>
+  new ApiError(429, 'TooManyRequests', message, { ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}), ...(causes ? { causes } : {}) });
+
+/** NewForbidden: `<resource>[.<group>] "<name>" is forbidden: <why>`. */
+export const forbiddenObject = (resource: string, group: string, name: string, why: string): ApiError =>
+  new ApiError(403, 'Forbidden', `${group ? `${resource}.${group}` : resource} ${JSON.stringify(name)} is forbidden: ${why}`, {
+    name,
+    ...(group ? { group } : {}),
+    kind: resource,
+  });
+
+/** NewInternalError: `Internal error occurred: <why>`, the reason as the one cause. */
+export const internalError = (why: string): ApiError => new ApiError(500, 'InternalError', `Internal error occurred: ${why}`, { causes: [{ message: why }] });
+
 export const staleObject = 'the object has been modified; please apply your changes to the latest version and try again';
 
 export const unsupportedMediaType = (type: string): ApiError =>

@@ -9,6 +9,7 @@ import { events } from './kinds/events.js';
 import { leases } from './kinds/leases.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
+import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { services } from './kinds/services.js';
@@ -28,6 +29,7 @@ export const resourceTable: readonly ResourceDef[] = [
   endpoints,
   endpointSlices,
   leases,
+  podDisruptionBudgets,
 ];
 
 export interface GroupVersions {

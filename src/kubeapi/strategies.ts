@@ -39,6 +39,7 @@ import {
   validateServiceUpdate,
   type ServiceLike,
 } from '../api/validation/service.js';
+import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -220,6 +221,22 @@ export const endpointSliceStrategy: ObjectStrategy = {
   validate: (o) => validateEndpointSlice(o as Parameters<typeof validateEndpointSlice>[0]),
 };
 
+/**
+ * policy/v1 PodDisruptionBudgets (pkg/registry/policy/poddisruptionbudget): the spec may change (its
+ * generation counts the changes), the status is the disruption controller's, and eviction's.
+ */
+export const podDisruptionBudgetStrategy: ObjectStrategy = {
+  kind: 'PodDisruptionBudget',
+  resource: 'poddisruptionbudgets',
+  apiVersion: 'policy/v1',
+  namespaced: true,
+  schemaType: kindTypes.PodDisruptionBudget,
+  statusSubresource: true,
+  initialStatus: () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
+  validate: (o) => validatePodDisruptionBudget(o as PodDisruptionBudget),
+  validateUpdate: () => [],
+};
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -236,4 +253,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   namespaceStrategy,
   nodeStrategy,
   leaseStrategy,
+  podDisruptionBudgetStrategy,
 ];

@@ -135,7 +135,7 @@ for (const [name, sources, opts, want] of failures) {
 }
 
 const otherKinds =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, and batch/v1 Job and CronJob objects (or a v1 List of them)';
+  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, and policy/v1 PodDisruptionBudget objects (or a v1 List of them)';
 const kindRows: [string, string, string][] = [
   [
     'a workload in a version podvisor does not read',
@@ -146,6 +146,11 @@ const kindRows: [string, string, string][] = [
     'a CronJob in batch/v1beta1, which the release served (1.30) no longer has',
     'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\n',
     'no matches for kind "CronJob" in version "batch/v1beta1": podvisor reads CronJob in batch/v1 (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)',
+  ],
+  [
+    'a PodDisruptionBudget in policy/v1beta1, which the release served (1.30) no longer has',
+    'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n',
+    'no matches for kind "PodDisruptionBudget" in version "policy/v1beta1": podvisor reads PodDisruptionBudget in policy/v1 (policy/v1beta1 PodDisruptionBudget was removed in Kubernetes 1.25; set apiVersion: policy/v1)',
   ],
   [
     'ReplicationController',
@@ -205,6 +210,22 @@ test("workload errors of every object at once, in the API server's words", async
       '* spec.replicas: Invalid value: -1: must be greater than or equal to 0\n' +
       '* spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
     'The Job "once" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
+  ]);
+});
+
+test("a policy/v1 PodDisruptionBudget is read beside the workloads, judged in the API server's words", async () => {
+  const ok = 'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 50%\n  selector: {matchLabels: {app: web}}';
+  const loaded = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(ok)]) });
+  assert.deepEqual(
+    loaded.objects.map((o) => [o.kind, o.metadata?.namespace, o.metadata?.name]),
+    [['PodDisruptionBudget', 'default', 'web']],
+  );
+  const bad =
+    'apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: both}\nspec:\n  minAvailable: 1\n  maxUnavailable: 101%\n  selector: {matchLabels: {app: web}}';
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(bad)]) }), [
+    'The PodDisruptionBudget "both" is invalid: \n' +
+      '* spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000000000), Selector:(*v1.LabelSelector)(0xc000000000), MaxUnavailable:(*intstr.IntOrString)(0xc000000000), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set\n' +
+      '* spec.maxUnavailable: Invalid value: "101%": must not be greater than 100%',
   ]);
 });
 

@@ -9,6 +9,7 @@ import { pipeLog } from '../../http/log-stream.js';
 import { ApiError, badRequest, sendJSON, successStatus } from '../../http/status.js';
 import { readJSONBody } from '../../http/body.js';
 import type { DeleteOptions, KubeBackend, Storage } from '../backend.js';
+import { admitEviction } from '../eviction.js';
 import { mergeSchema } from '../patch.js';
 import { boolParam, intParam } from '../query.js';
 import { resource, type ConnectRequest, type ConnectSubresource } from '../resource-def.js';
@@ -51,16 +52,17 @@ function podStorage(b: KubeBackend): Storage<Pod> {
 
 /** GET pods/log: PodLogOptions checked as the API server checks them, then the container's log streamed. */
 /**
- * pods/eviction (pkg/registry/core/pod/storage/eviction.go): a policy/v1 Eviction deletes the pod
- * gracefully with its deleteOptions and answers 201 Success. No PodDisruptionBudget is served, so
- * none can forbid it.
+ * pods/eviction (pkg/registry/core/pod/storage/eviction.go): a policy/v1 Eviction the pod's
+ * PodDisruptionBudget allows (eviction.ts) deletes the pod gracefully with its deleteOptions and
+ * answers 201 Success; one the budget forbids is answered 429 TooManyRequests.
  */
-async function evictPod({ req, res, namespace, name }: ConnectRequest<Pod>, backend: KubeBackend): Promise<void> {
+async function evictPod({ req, res, namespace, name, object: pod }: ConnectRequest<Pod>, backend: KubeBackend): Promise<void> {
   const body = (await readJSONBody(req)) as { kind?: string; metadata?: { name?: string }; deleteOptions?: DeleteOptions } | null;
   if (!body || typeof body !== 'object' || (body.kind !== undefined && body.kind !== 'Eviction'))
     throw badRequest('the body of the request was not an Eviction');
   if (body.metadata?.name && body.metadata.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
   const d = body.deleteOptions ?? {};
+  await admitEviction(backend, pod, { dryRun: !!d.dryRun, nowMs: Date.now() });
   await (backend.evictPod ?? backend.deletePod).call(backend, namespace, name, {
     ...(d.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: d.gracePeriodSeconds } : {}),
     ...(d.preconditions ? { preconditions: d.preconditions } : {}),
