@@ -78,9 +78,9 @@ function admitDefaults(pod: Pod): Pod {
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
   const tolerations = [...(spec.tolerations ?? [])];
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const tolerated = tolerations.some(
-      (t) => (t.effect === 'NoExecute' || !t.effect) && ((t.operator === 'Exists' && (!t.key || t.key === key)) || t.key === key),
-    );
+    // Upstream's test (plugin/pkg/admission/defaulttolerationseconds): the key or no key, NoExecute or
+    // no effect. A toleration without a key is valid only with operator Exists.
+    const tolerated = tolerations.some((t) => (!t.key || t.key === key) && (!t.effect || t.effect === 'NoExecute'));
     if (!tolerated) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: defaultTolerationSeconds });
   }
   spec.tolerations = tolerations;
