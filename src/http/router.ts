@@ -13,11 +13,25 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 export type RouteParams = Record<string, string>;
 export type RouteFn = (req: IncomingMessage, res: ServerResponse, params: RouteParams, url: URL) => void | Promise<void>;
 
+/** An authenticated user, as apiserver's user.Info carries it. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** The local administrator: the socket's owner or the holder of the agent's token (cluster-admin). */
+export const adminUser: UserInfo = { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
+
+/** An unauthenticated request where anonymous access is allowed. */
+export const anonymousUser: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
 /** Who made a request and through which listener; set by the access filter before routing. */
 export interface RequestInfo {
   listener: 'unix' | 'tcp' | 'read-only';
-  /** `system:admin` (socket owner or token holder) or `system:anonymous`. */
-  user: string;
+  /** The local administrator, an anonymous caller, or the user a credential names. */
+  user: UserInfo;
 }
 
 const infos = new WeakMap<IncomingMessage, RequestInfo>();

@@ -5,7 +5,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { requestURL, type RequestInfo } from '../http/router.js';
+import { adminUser, anonymousUser, requestURL, type RequestInfo } from '../http/router.js';
 import { statusBody, type Status } from '../http/status.js';
 
 export type AccessPolicy = { kind: 'unix' } | { kind: 'tcp'; token: string; anonymous: boolean } | { kind: 'read-only' };
@@ -29,16 +29,16 @@ export function authorize(req: IncomingMessage, policy: AccessPolicy): RequestIn
   const path = requestURL(req).pathname;
   switch (policy.kind) {
     case 'unix':
-      return { listener: 'unix', user: 'system:admin' };
+      return { listener: 'unix', user: adminUser };
     case 'read-only':
       if (underPrefix(path, readOnlyPrefixes) && (req.method === 'GET' || req.method === 'HEAD') && !req.headers.upgrade) {
-        return { listener: 'read-only', user: 'system:anonymous' };
+        return { listener: 'read-only', user: anonymousUser };
       }
       return statusBody(403, 'Forbidden', `forbidden: the read-only port does not serve ${req.method} ${path}`);
     case 'tcp':
-      if (tokenMatches(req.headers.authorization, policy.token)) return { listener: 'tcp', user: 'system:admin' };
+      if (tokenMatches(req.headers.authorization, policy.token)) return { listener: 'tcp', user: adminUser };
       if (req.headers.authorization === undefined && (underPrefix(path, ['/healthz']) || policy.anonymous)) {
-        return { listener: 'tcp', user: 'system:anonymous' };
+        return { listener: 'tcp', user: anonymousUser };
       }
       return statusBody(401, 'Unauthorized', 'Unauthorized');
   }

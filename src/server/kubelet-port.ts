@@ -53,7 +53,7 @@ export async function listenKubeletPort(o: KubeletPortOptions): Promise<KubeletP
         refuseHTTP(res, out);
         return;
       }
-      setRequestInfo(req, { listener: 'tcp', user: out.user.username });
+      setRequestInfo(req, { listener: 'tcp', user: out.user });
       return o.router.dispatch(req, res);
     });
   });
@@ -64,7 +64,7 @@ export async function listenKubeletPort(o: KubeletPortOptions): Promise<KubeletP
         refuseUpgrade(socket, out);
         return;
       }
-      setRequestInfo(req, { listener: 'tcp', user: out.user.username });
+      setRequestInfo(req, { listener: 'tcp', user: out.user });
       o.router.dispatchUpgrade(req, socket, head);
     });
   });

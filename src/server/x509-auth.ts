@@ -3,14 +3,9 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
+import type { UserInfo } from '../http/router.js';
 
-/** An authenticated user, as user.Info carries it. */
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+export type { UserInfo };
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
