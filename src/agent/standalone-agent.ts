@@ -10,6 +10,7 @@ import type { DiskThresholds } from '../kubelet/disk-pressure.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import { Registry } from 'prom-client';
 import { mountKubeApi } from '../kubeapi/mount.js';
+import { ensureBootstrapPolicy } from '../kubeapi/rbac/bootstrap.js';
 import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
 import { Router } from '../http/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/status.js';
@@ -295,6 +296,11 @@ export class StandaloneAgent implements KubeletView {
   async startServiceNetwork(): Promise<void> {
     // The system namespaces exist from the first start, stored with the time they were made (kube-apiserver's bootstrap).
     await this.backend.objects.createSystemNamespaces();
+    // The RBAC bootstrap policy, created or reconciled (kube-apiserver's rbac/bootstrap-roles).
+    await ensureBootstrapPolicy({
+      clusterRoles: this.backend.objects.storage('ClusterRole')!,
+      clusterRoleBindings: this.backend.objects.storage('ClusterRoleBinding')!,
+    });
     const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
     const podNetwork = this.runtime.capabilities.network === 'pod';
     this.serviceRoute = await routeServiceRange(range);

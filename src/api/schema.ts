@@ -93,6 +93,44 @@ const overlay: Record<string, Record<string, FieldType>> = {
     reason: { type: 'string' },
     message: { type: 'string' },
   },
+  // rbac.authorization.k8s.io/v1 (k8s.io/api/rbac/v1 types.go).
+  'rbac/v1.PolicyRule': {
+    verbs: { type: 'array', items: { type: 'string' } },
+    apiGroups: { type: 'array', items: { type: 'string' } },
+    resources: { type: 'array', items: { type: 'string' } },
+    resourceNames: { type: 'array', items: { type: 'string' } },
+    nonResourceURLs: { type: 'array', items: { type: 'string' } },
+  },
+  'rbac/v1.Role': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    rules: { type: 'array', items: { type: 'object', ref: 'rbac/v1.PolicyRule' } },
+  },
+  'rbac/v1.ClusterRole': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    rules: { type: 'array', items: { type: 'object', ref: 'rbac/v1.PolicyRule' } },
+    aggregationRule: { type: 'object', ref: 'rbac/v1.AggregationRule' },
+  },
+  'rbac/v1.AggregationRule': { clusterRoleSelectors: { type: 'array', items: { type: 'object', ref: 'meta/v1.LabelSelector' } } },
+  'rbac/v1.RoleRef': { apiGroup: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' } },
+  'rbac/v1.Subject': { kind: { type: 'string' }, apiGroup: { type: 'string' }, name: { type: 'string' }, namespace: { type: 'string' } },
+  'rbac/v1.RoleBinding': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    subjects: { type: 'array', items: { type: 'object', ref: 'rbac/v1.Subject' } },
+    roleRef: { type: 'object', ref: 'rbac/v1.RoleRef' },
+  },
+  'rbac/v1.ClusterRoleBinding': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    subjects: { type: 'array', items: { type: 'object', ref: 'rbac/v1.Subject' } },
+    roleRef: { type: 'object', ref: 'rbac/v1.RoleRef' },
+  },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -133,4 +171,8 @@ export const kindTypes = {
   Job: 'batch/v1.Job',
   CronJob: 'batch/v1.CronJob',
   PodDisruptionBudget: 'policy/v1.PodDisruptionBudget',
+  Role: 'rbac/v1.Role',
+  ClusterRole: 'rbac/v1.ClusterRole',
+  RoleBinding: 'rbac/v1.RoleBinding',
+  ClusterRoleBinding: 'rbac/v1.ClusterRoleBinding',
 } as const;

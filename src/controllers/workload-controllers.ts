@@ -1,7 +1,7 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
 // Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces, PodDisruptionBudgets (the
-// disruption controller) and the garbage collector. In
+// disruption controller), ClusterRole aggregation and the garbage collector. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -9,6 +9,7 @@ import type { KubeBackend } from '../kubeapi/backend.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { ControllerContext } from './context.js';
+import { ClusterRoleAggregationController } from './clusterrole-aggregation.js';
 import { CronJobController } from './cronjob.js';
 import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment.js';
@@ -35,6 +36,7 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   new DaemonSetController(ctx);
   new CronJobController(ctx);
   if (backend.objects?.storage('PodDisruptionBudget')) new DisruptionController(ctx);
+  if (backend.objects?.storage('ClusterRole')) new ClusterRoleAggregationController(ctx);
   new NamespaceController(ctx);
   new GarbageCollector(ctx);
   ctx.start();
