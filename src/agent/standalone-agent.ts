@@ -11,6 +11,8 @@ import type { ObjectLookup } from '../kuberuntime/start.js';
 import { Registry } from 'prom-client';
 import { mountKubeApi } from '../kubeapi/mount.js';
 import { ensureBootstrapPolicy } from '../kubeapi/rbac/bootstrap.js';
+import { authorizationFilter } from '../kubeapi/rbac/filter.js';
+import { kubeletPathAttributes } from './kubelet-path-attributes.js';
 import { registerKubeletRoutes, type ContainerLogQuery, type KubeletView } from '../server/kubelet-routes.js';
 import { Router } from '../http/router.js';
 import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/status.js';
@@ -281,6 +283,13 @@ export class StandaloneAgent implements KubeletView {
       },
     });
     this.schedulingStarted = this.startScheduling().catch((err: Error) => opts.logger.error('The scheduler did not start', { err: err.message }));
+    // Impersonation and authorization before any route acts: RBAC for every user outside system:masters.
+    const authz = authorizationFilter({
+      objects,
+      otherPath: (user, method, path) => kubeletPathAttributes(user, method, path, opts.nodeName),
+    });
+    this.router.use(authz.request);
+    this.router.useUpgrade(authz.upgrade);
     registerKubeletRoutes(this.router, this);
     this.router.route('GET', '/podvisor/v1/status', (_req, res) => sendJSON(res, 200, this.status()));
     mountKubeApi(this.router, this.backend, { now: () => opts.clock.now() });

@@ -3,6 +3,7 @@
 // with their lifecycle, events, and the container streams (logs, exec, attach, port-forward).
 // The agent implements it; the API layer (discovery, REST, tables, watch framing) is written against it.
 
+import type { UserInfo } from '../http/router.js';
 import type { Duplex, Readable } from 'node:stream';
 import type { ObjectMeta, Pod } from '../api/types.js';
 import type { Event } from '../api/types.js';
@@ -55,6 +56,8 @@ export interface CreateOptions {
   duplicateFields?: readonly string[];
   /** Receives what fieldValidation=Warn reports, for the response's Warning headers. */
   warn?(message: string): void;
+  /** Who makes the request (the reviews of authorization.k8s.io answer for them). */
+  user?: UserInfo;
 }
 
 /**

@@ -3,6 +3,7 @@
 // here (plus its strategy in strategies.ts when the object store keeps it, and its Table printer).
 // Upstream: the apiserver's per-group storage maps (pkg/registry/*/rest/storage_*.go).
 
+import { accessReviewResources } from './kinds/access-reviews.js';
 import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
@@ -32,6 +33,7 @@ export const resourceTable: readonly ResourceDef[] = [
   leases,
   podDisruptionBudgets,
   ...rbacResources,
+  ...accessReviewResources,
 ];
 
 export interface GroupVersions {
