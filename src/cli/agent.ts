@@ -81,7 +81,12 @@ const foreground = (flags: typeof import('./agent-flags.js')) =>
       },
       { name: 'tls-cert-file', type: 'string', valueName: 'FILE', usage: 'Serving certificate (default: one generated into <root>/pki).' },
       { name: 'tls-private-key-file', type: 'string', valueName: 'FILE', usage: 'Private key of --tls-cert-file.' },
-      { name: 'anonymous-auth', type: 'boolean', default: false, usage: 'Serve TCP requests without a token as system:anonymous, authorized by RBAC (only with a loopback --address).' },
+      {
+        name: 'anonymous-auth',
+        type: 'boolean',
+        default: false,
+        usage: 'Serve TCP requests without a token as system:anonymous, authorized by RBAC (only with a loopback --address).',
+      },
       ...clusterFlagSpecs,
       { name: 'logging-format', type: 'string', values: ['text', 'json'], default: 'text', usage: 'Log format on stderr: klog text or JSON.' },
     ],
