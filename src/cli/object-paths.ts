@@ -13,13 +13,16 @@ export interface AppliedRef {
   object: ManifestObject;
 }
 
+/** The cluster-scoped kinds among them (their test holds this equal to the kinds' scope). */
+const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding']);
+
 /** `/apis/<group>/<version>[/namespaces/NS]/<resource>[/NAME]` (`/api/v1/…` for the core group); no namespace = all. */
 export function objectPath(apiVersion: string, kind: string, ns: string | undefined, name?: string): string {
   // Every kind of config/object-kinds.ts names its resource so (its test holds them equal): this module
   // leaves the kinds' defaults and validation, and the schema behind them, to the commands that apply.
   const resource = `${kind.toLowerCase()}s`;
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  // A Namespace is cluster-scoped: its path has no namespace whatever ns says.
-  const base = ns === undefined || kind === 'Namespace' ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
+  // A cluster-scoped kind's path has no namespace whatever ns says.
+  const base = ns === undefined || clusterScoped.has(kind) ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
   return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}`;
 }

@@ -135,7 +135,7 @@ for (const [name, sources, opts, want] of failures) {
 }
 
 const otherKinds =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, and policy/v1 PodDisruptionBudget objects (or a v1 List of them)';
+  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget, and rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding and ClusterRoleBinding objects (or a v1 List of them)';
 const kindRows: [string, string, string][] = [
   [
     'a workload in a version podvisor does not read',
@@ -151,6 +151,11 @@ const kindRows: [string, string, string][] = [
     'a PodDisruptionBudget in policy/v1beta1, which the release served (1.30) no longer has',
     'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n',
     'no matches for kind "PodDisruptionBudget" in version "policy/v1beta1": podvisor reads PodDisruptionBudget in policy/v1 (policy/v1beta1 PodDisruptionBudget was removed in Kubernetes 1.25; set apiVersion: policy/v1)',
+  ],
+  [
+    'a ClusterRole in rbac.authorization.k8s.io/v1beta1, which the release served (1.30) no longer has',
+    'apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: ClusterRole\nmetadata: {name: r}\n',
+    'no matches for kind "ClusterRole" in version "rbac.authorization.k8s.io/v1beta1": podvisor reads ClusterRole in rbac.authorization.k8s.io/v1 (rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in Kubernetes 1.22; set apiVersion: rbac.authorization.k8s.io/v1)',
   ],
   [
     'ReplicationController',
@@ -329,4 +334,33 @@ test('Secret values must be base64', async () => {
   assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(yaml)]) }), [
     'The Secret "s" is invalid: data[key]: Invalid value: "<secret contents redacted>": illegal base64 data at input byte 3',
   ]);
+});
+
+test('RBAC kinds: cluster-scoped roles keep no namespace, bindings get their api groups defaulted, errors in the API server words', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'podvisor-rbac-'));
+  const file = join(dir, 'rbac.yaml');
+  writeFileSync(
+    file,
+    [
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\nrules: [{apiGroups: [""], resources: [pods], verbs: [get, list]}]',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: reader}\nroleRef: {kind: ClusterRole, name: reader}\nsubjects: [{kind: User, name: alice}]',
+    ].join('\n---\n'),
+  );
+  const loaded = await loadManifests([file]);
+  const [role, binding] = loaded.objects as Array<{
+    metadata: { namespace?: string };
+    roleRef?: { apiGroup: string };
+    subjects?: Array<{ apiGroup?: string }>;
+  }>;
+  assert.equal(role!.metadata.namespace, undefined);
+  assert.equal(binding!.metadata.namespace, 'default');
+  assert.equal(binding!.roleRef!.apiGroup, 'rbac.authorization.k8s.io');
+  assert.equal(binding!.subjects![0]!.apiGroup, 'rbac.authorization.k8s.io');
+  writeFileSync(file, 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: bad}\nrules: [{verbs: [get]}]\n');
+  await assert.rejects(loadManifests([file]), (err: Error) => {
+    assert.match(err.message, /rules\[0\]\.apiGroups: Required value: resource rules must supply at least one api group/);
+    assert.match(err.message, /rules\[0\]\.resources: Required value: resource rules must supply at least one resource/);
+    return true;
+  });
+  rmSync(dir, { recursive: true, force: true });
 });
