@@ -1,6 +1,7 @@
 // The RBAC bootstrap policy the API server creates at its start: the cluster roles and cluster role
 // bindings of upstream's plugin/pkg/auth/authorizer/rbac/bootstrappolicy (policy.go ClusterRoles and
-// ClusterRoleBindings), as kube-apiserver 1.20 serves them, without the controllers' own roles (this
+// ClusterRoleBindings, NamespaceRoles and NamespaceRoleBindings), as kube-apiserver 1.20 serves them,
+// without the controllers' own roles (this
 // agent's controllers run inside it). Each carries the label kubernetes.io/bootstrapping=rbac-defaults
 // and the annotation rbac.authorization.kubernetes.io/autoupdate=true (added by bootstrap.ts).
 // Aggregated roles (admin, edit, view) have an aggregationRule and get their rules from the roles it selects.
@@ -398,5 +399,67 @@ export const bootstrapClusterRoleBindings: readonly BootstrapClusterRoleBinding[
     metadata: { name: 'system:volume-scheduler' },
     roleRef: 'system:volume-scheduler',
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-scheduler' }],
+  },
+];
+
+export interface BootstrapRole {
+  metadata: { namespace: string; name: string };
+  rules: PolicyRule[];
+}
+
+export interface BootstrapRoleBinding {
+  metadata: { namespace: string; name: string };
+  /** The Role bound, in the binding's namespace. */
+  roleRef: string;
+  subjects: Subject[];
+}
+
+/** The namespaced roles of the policy (bootstrappolicy NamespaceRoles), without the controllers' own. */
+export const bootstrapRoles: readonly BootstrapRole[] = [
+  {
+    metadata: { namespace: 'kube-system', name: 'extension-apiserver-authentication-reader' },
+    rules: [{ apiGroups: [''], resourceNames: ['extension-apiserver-authentication'], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
+  },
+  {
+    metadata: { namespace: 'kube-system', name: 'system::leader-locking-kube-controller-manager' },
+    rules: [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['watch'] },
+      { apiGroups: [''], resourceNames: ['kube-controller-manager'], resources: ['configmaps'], verbs: ['get', 'update'] },
+    ],
+  },
+  {
+    metadata: { namespace: 'kube-system', name: 'system::leader-locking-kube-scheduler' },
+    rules: [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['watch'] },
+      { apiGroups: [''], resourceNames: ['kube-scheduler'], resources: ['configmaps'], verbs: ['get', 'update'] },
+    ],
+  },
+];
+
+/** The namespaced role bindings of the policy (bootstrappolicy NamespaceRoleBindings), without the controllers' own. */
+export const bootstrapRoleBindings: readonly BootstrapRoleBinding[] = [
+  {
+    metadata: { namespace: 'kube-system', name: 'system::extension-apiserver-authentication-reader' },
+    roleRef: 'extension-apiserver-authentication-reader',
+    subjects: [
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-controller-manager' },
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-scheduler' },
+    ],
+  },
+  {
+    metadata: { namespace: 'kube-system', name: 'system::leader-locking-kube-controller-manager' },
+    roleRef: 'system::leader-locking-kube-controller-manager',
+    subjects: [
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-controller-manager' },
+      { kind: 'ServiceAccount', name: 'kube-controller-manager', namespace: 'kube-system' },
+    ],
+  },
+  {
+    metadata: { namespace: 'kube-system', name: 'system::leader-locking-kube-scheduler' },
+    roleRef: 'system::leader-locking-kube-scheduler',
+    subjects: [
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:kube-scheduler' },
+      { kind: 'ServiceAccount', name: 'kube-scheduler', namespace: 'kube-system' },
+    ],
   },
 ];

@@ -5,10 +5,10 @@
 // annotations, rules (an aggregated role: its aggregationRule's selectors) and subjects it lacks,
 // keeping what was added to it (RemoveExtraPermissions false); one annotated "false" is left alone.
 
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from '../../api/validation/rbac.js';
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from '../../api/validation/rbac.js';
 import { canonicalJSON } from '../../api/defaults.js';
 import type { KubeObject, Storage } from '../backend.js';
-import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './bootstrap-policy.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles, bootstrapRoleBindings, bootstrapRoles } from './bootstrap-policy.js';
 
 export const autoUpdateAnnotation = 'rbac.authorization.kubernetes.io/autoupdate';
 const bootstrappingLabel = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
@@ -44,12 +44,12 @@ function autoUpdates(o: KubeObject): boolean {
 }
 
 /** The role reconciled toward the bootstrap one: what it lacks added; undefined when it lacks nothing. */
-function reconcileRole(current: ClusterRole & KubeObject, wanted: ClusterRole): (ClusterRole & KubeObject) | undefined {
-  let next: (ClusterRole & KubeObject) | undefined;
+function reconcileRole<T extends (ClusterRole | Role) & KubeObject>(current: T, wanted: T): T | undefined {
+  let next: T | undefined;
   const meta = mergedMeta(current.metadata, wanted.metadata?.labels ?? {});
   if (meta) next = { ...current, metadata: meta };
-  if (wanted.aggregationRule) {
-    const selectors = union(current.aggregationRule?.clusterRoleSelectors, wanted.aggregationRule.clusterRoleSelectors);
+  if ('aggregationRule' in wanted && wanted.aggregationRule) {
+    const selectors = union((current as ClusterRole).aggregationRule?.clusterRoleSelectors, wanted.aggregationRule.clusterRoleSelectors);
     if (selectors) next = { ...(next ?? current), aggregationRule: { clusterRoleSelectors: selectors } };
   } else {
     const rules = union<PolicyRule>(current.rules, wanted.rules);
@@ -58,8 +58,8 @@ function reconcileRole(current: ClusterRole & KubeObject, wanted: ClusterRole): 
   return next;
 }
 
-function reconcileBinding(current: ClusterRoleBinding & KubeObject, wanted: ClusterRoleBinding): (ClusterRoleBinding & KubeObject) | undefined {
-  let next: (ClusterRoleBinding & KubeObject) | undefined;
+function reconcileBinding<T extends (ClusterRoleBinding | RoleBinding) & KubeObject>(current: T, wanted: T): T | undefined {
+  let next: T | undefined;
   const meta = mergedMeta(current.metadata, wanted.metadata?.labels ?? {});
   if (meta) next = { ...current, metadata: meta };
   const subjects = union<Subject>(current.subjects, wanted.subjects);
@@ -87,8 +87,23 @@ export function bootstrapBindingObjects(): Array<ClusterRoleBinding & KubeObject
   }));
 }
 
+/** The namespaced roles and bindings of the policy, as objects. */
+export function bootstrapNamespacedObjects(): { roles: Array<Role & KubeObject>; roleBindings: Array<RoleBinding & KubeObject> } {
+  const metadata = (m: { namespace: string; name: string }) => ({ ...m, labels: { ...bootstrappingLabel }, annotations: { [autoUpdateAnnotation]: 'true' } });
+  return {
+    roles: bootstrapRoles.map((r) => ({ apiVersion, kind: 'Role', metadata: metadata(r.metadata), rules: structuredClone(r.rules) })),
+    roleBindings: bootstrapRoleBindings.map((b) => ({
+      apiVersion,
+      kind: 'RoleBinding',
+      metadata: metadata(b.metadata),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: b.roleRef },
+      subjects: structuredClone(b.subjects),
+    })),
+  };
+}
+
 async function ensure<T extends KubeObject>(storage: Storage, wanted: T, reconcile: (current: T, wanted: T) => T | undefined): Promise<void> {
-  const current = storage.get('', wanted.metadata?.name ?? '') as T | undefined;
+  const current = storage.get(wanted.metadata?.namespace ?? '', wanted.metadata?.name ?? '') as T | undefined;
   if (!current) {
     await storage.create!(wanted, {});
     return;
@@ -98,8 +113,16 @@ async function ensure<T extends KubeObject>(storage: Storage, wanted: T, reconci
   if (next) await storage.update!(next, {});
 }
 
-/** Creates or reconciles the bootstrap cluster roles and bindings in the stores given. */
-export async function ensureBootstrapPolicy(storages: { clusterRoles: Storage; clusterRoleBindings: Storage }): Promise<void> {
+/** Creates or reconciles the bootstrap roles and bindings in the stores given (the namespaced ones when given their stores). */
+export async function ensureBootstrapPolicy(storages: {
+  clusterRoles: Storage;
+  clusterRoleBindings: Storage;
+  roles?: Storage;
+  roleBindings?: Storage;
+}): Promise<void> {
   for (const role of bootstrapRoleObjects()) await ensure(storages.clusterRoles, role, reconcileRole);
   for (const binding of bootstrapBindingObjects()) await ensure(storages.clusterRoleBindings, binding, reconcileBinding);
+  const namespaced = bootstrapNamespacedObjects();
+  if (storages.roles) for (const role of namespaced.roles) await ensure(storages.roles, role, reconcileRole);
+  if (storages.roleBindings) for (const binding of namespaced.roleBindings) await ensure(storages.roleBindings, binding, reconcileBinding);
 }

@@ -9,21 +9,21 @@ import type { ClusterRole, ClusterRoleBinding } from '../../../src/api/validatio
 import type { KubeObject, Storage } from '../../../src/kubeapi/backend.js';
 import { ensureBootstrapPolicy } from '../../../src/kubeapi/rbac/bootstrap.js';
 
-/** Cluster-scoped objects by name, with create and update: the least the bootstrap writes through. */
+/** Objects by namespace and name, with create and update: the least the bootstrap writes through. */
 function memoryStorage(): Storage & { writes: number } {
   const items = new Map<string, KubeObject>();
   const s = {
     writes: 0,
     list: () => ({ items: [...items.values()] }),
-    get: (_ns: string, name: string) => structuredClone(items.get(name)),
+    get: (ns: string, name: string) => structuredClone(items.get(`${ns}/${name}`)),
     create: (o: KubeObject) => {
       s.writes++;
-      items.set(o.metadata!.name!, structuredClone(o));
+      items.set(`${o.metadata!.namespace ?? ''}/${o.metadata!.name!}`, structuredClone(o));
       return Promise.resolve(o);
     },
     update: (o: KubeObject) => {
       s.writes++;
-      items.set(o.metadata!.name!, structuredClone(o));
+      items.set(`${o.metadata!.namespace ?? ''}/${o.metadata!.name!}`, structuredClone(o));
       return Promise.resolve(o);
     },
   };
@@ -55,6 +55,24 @@ test('created at the first start; nothing written at the next', async () => {
   const writes = clusterRoles.writes + clusterRoleBindings.writes;
   await ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings });
   assert.equal(clusterRoles.writes + clusterRoleBindings.writes, writes);
+});
+
+test('the namespaced roles and bindings in kube-system (extension-apiserver-authentication-reader, leader locking)', async () => {
+  const [clusterRoles, clusterRoleBindings, roles, roleBindings] = [memoryStorage(), memoryStorage(), memoryStorage(), memoryStorage()];
+  await ensureBootstrapPolicy({ clusterRoles, clusterRoleBindings, roles, roleBindings });
+  assert.deepEqual(
+    roles.list().items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`),
+    [
+      'kube-system/extension-apiserver-authentication-reader',
+      'kube-system/system::leader-locking-kube-controller-manager',
+      'kube-system/system::leader-locking-kube-scheduler',
+    ],
+  );
+  assert.equal(roleBindings.list().items.length, 3);
+  assert.equal(
+    roles.get('kube-system', 'extension-apiserver-authentication-reader')?.metadata?.annotations?.['rbac.authorization.kubernetes.io/autoupdate'],
+    'true',
+  );
 });
 
 test('reconciled: lost rules and subjects given back, added ones kept; autoupdate "false" left alone', async () => {
