@@ -306,9 +306,12 @@ export class StandaloneAgent implements KubeletView {
     // The system namespaces exist from the first start, stored with the time they were made (kube-apiserver's bootstrap).
     await this.backend.objects.createSystemNamespaces();
     // The RBAC bootstrap policy, created or reconciled (kube-apiserver's rbac/bootstrap-roles).
+    const store = this.backend.objects;
     await ensureBootstrapPolicy({
-      clusterRoles: this.backend.objects.storage('ClusterRole')!,
-      clusterRoleBindings: this.backend.objects.storage('ClusterRoleBinding')!,
+      clusterRoles: store.storage('ClusterRole')!,
+      clusterRoleBindings: store.storage('ClusterRoleBinding')!,
+      roles: store.storage('Role')!,
+      roleBindings: store.storage('RoleBinding')!,
     });
     const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
     const podNetwork = this.runtime.capabilities.network === 'pod';
