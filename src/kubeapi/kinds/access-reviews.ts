@@ -22,12 +22,24 @@ import type { RbacSource } from '../rbac/rule-resolver.js';
 
 const group = 'authorization.k8s.io';
 
+/** NonResourceAttributes as Go's %#v prints the internal type in a field error. */
+function goNonResource(n: { path?: string; verb?: string }): { toString(): string } {
+  const text = `authorization.NonResourceAttributes{Path:${JSON.stringify(n.path ?? '')}, Verb:${JSON.stringify(n.verb ?? '')}}`;
+  return { toString: () => text };
+}
+
 /** ValidateSubjectAccessReviewSpec's first two rules: exactly one of the attribute kinds. */
 function validateAttributes(spec: Partial<SubjectAccessReviewSpec>): FieldError[] {
   const path = newPath('spec');
   const errs: FieldError[] = [];
   if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    errs.push(invalidField(path.child('nonResourceAttributes'), spec.nonResourceAttributes, 'cannot be specified in combination with resourceAttributes'));
+    errs.push(
+      invalidField(
+        path.child('nonResourceAttributes'),
+        goNonResource(spec.nonResourceAttributes),
+        'cannot be specified in combination with resourceAttributes',
+      ),
+    );
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
     errs.push(invalidField(path.child('resourceAttributes'), 'null', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
@@ -133,7 +145,7 @@ const localSubjectAccessReviews = resource({
     const namespace = o.metadata?.namespace ?? '';
     const errs = [...validateAttributes(spec), ...validateSubject(spec)];
     if (spec.nonResourceAttributes)
-      errs.push(invalidField(newPath('spec', 'nonResourceAttributes'), spec.nonResourceAttributes, 'disallowed on this kind of request'));
+      errs.push(invalidField(newPath('spec', 'nonResourceAttributes'), goNonResource(spec.nonResourceAttributes), 'disallowed on this kind of request'));
     if (spec.resourceAttributes && spec.resourceAttributes.namespace !== namespace) {
       errs.push(invalidField(newPath('spec', 'resourceAttributes', 'namespace'), spec.resourceAttributes.namespace ?? '', 'must match metadata.namespace'));
     }
