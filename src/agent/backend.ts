@@ -17,6 +17,9 @@ import type { UsageCollector } from './usage.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
+import { admitServiceAccount } from '../kubeapi/serviceaccount/admission.js';
+import type { ServiceAccount } from '../api/service-account.js';
+import type { ServiceAccountTokens } from '../kubeapi/serviceaccount/tokens.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
@@ -28,11 +31,14 @@ export interface AgentBackendDeps {
   objects?: ObjectStore;
   /** Warnings about a written object of the store (a Service's nodePort another process of the host holds). */
   objectWarnings?: (written: KubeObject) => string[];
+  /** Signs and checks bound service-account tokens (TokenRequest, TokenReview). */
+  serviceAccountTokens?: ServiceAccountTokens;
 }
 
 export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   readonly nodeName: string;
   readonly objects: ObjectStore;
+  readonly serviceAccountTokens?: ServiceAccountTokens;
   private readonly d: AgentBackendDeps;
   private readonly podWrites = new OneAtATime();
   private unhonoured?: (obj: KubeObject) => string[];
@@ -42,6 +48,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.d = deps;
     this.nodeName = deps.nodeName;
     this.objects = deps.objects ?? new ObjectStore();
+    if (deps.serviceAccountTokens) this.serviceAccountTokens = deps.serviceAccountTokens;
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
   }
@@ -75,6 +82,12 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     });
     const name = pod.metadata?.name ?? '';
     this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
+    if (this.objects.storage('ServiceAccount')) {
+      admitServiceAccount(pod, {
+        serviceAccount: (ns, n) => this.objects.get('ServiceAccount', ns, n) as ServiceAccount | undefined,
+        mountsVolumes: this.d.runtimeCapabilities.mounts,
+      });
+    }
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
     }

@@ -93,6 +93,15 @@ const overlay: Record<string, Record<string, FieldType>> = {
     reason: { type: 'string' },
     message: { type: 'string' },
   },
+  // core/v1 ServiceAccount (k8s.io/api/core/v1 types.go).
+  'core/v1.ServiceAccount': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    secrets: { type: 'array', items: { type: 'object', ref: 'core/v1.ObjectReference' } },
+    imagePullSecrets: { type: 'array', items: { type: 'object', ref: 'core/v1.LocalObjectReference' } },
+    automountServiceAccountToken: { type: 'boolean' },
+  },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -133,4 +142,5 @@ export const kindTypes = {
   Job: 'batch/v1.Job',
   CronJob: 'batch/v1.CronJob',
   PodDisruptionBudget: 'policy/v1.PodDisruptionBudget',
+  ServiceAccount: 'core/v1.ServiceAccount',
 } as const;

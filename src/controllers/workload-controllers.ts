@@ -1,7 +1,8 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
 // Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces, PodDisruptionBudgets (the
-// disruption controller) and the garbage collector. In
+// disruption controller), the `default` ServiceAccount and `kube-root-ca.crt` ConfigMap of every
+// namespace, and the garbage collector. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -17,6 +18,8 @@ import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
 import { NamespaceController } from './namespace.js';
 import { ReplicaSetController } from './replicaset.js';
+import { RootCACertPublisher } from './root-ca-publisher.js';
+import { ServiceAccountsController } from './serviceaccounts.js';
 import { StatefulSetController } from './statefulset.js';
 
 export interface WorkloadControllers {
@@ -25,7 +28,18 @@ export interface WorkloadControllers {
   stop(): void;
 }
 
-export function startWorkloadControllers(backend: KubeBackend, clock: Clock, logger: Logger, events: EventRecorderFactory): WorkloadControllers {
+/** What some controllers need beyond the backend: the CA the root CA publisher writes into every namespace. */
+export interface ControllerOptions {
+  rootCA?: string;
+}
+
+export function startWorkloadControllers(
+  backend: KubeBackend,
+  clock: Clock,
+  logger: Logger,
+  events: EventRecorderFactory,
+  opts: ControllerOptions = {},
+): WorkloadControllers {
   const ctx = new ControllerContext(backend, clock, logger, events);
   // Each registers its handlers and its work queue with the context; their order does not matter.
   new ReplicaSetController(ctx);
@@ -36,6 +50,8 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   new CronJobController(ctx);
   if (backend.objects?.storage('PodDisruptionBudget')) new DisruptionController(ctx);
   new NamespaceController(ctx);
+  if (backend.objects?.storage('ServiceAccount')) new ServiceAccountsController(ctx);
+  if (opts.rootCA) new RootCACertPublisher(ctx, opts.rootCA);
   new GarbageCollector(ctx);
   ctx.start();
   return {

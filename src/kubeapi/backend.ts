@@ -9,6 +9,8 @@ import type { Event } from '../api/types.js';
 import type { FieldError } from '../api/field-errors.js';
 import type { Schema } from '../api/schema.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
+import type { ServiceAccountTokens } from './serviceaccount/tokens.js';
+import type { UserInfo } from '../http/router.js';
 
 /** ObjectMeta as the server writes it (kubernetes-types declares it read-only). */
 export type WritableObjectMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
@@ -55,6 +57,8 @@ export interface CreateOptions {
   duplicateFields?: readonly string[];
   /** Receives what fieldValidation=Warn reports, for the response's Warning headers. */
   warn?(message: string): void;
+  /** Who asks (the request's authenticated user), for kinds whose answer is about the caller (SelfSubjectReview). */
+  user?: UserInfo;
 }
 
 /**
@@ -183,6 +187,9 @@ export interface KubeBackend {
 
   /** Kinds kept as plain objects, when the backend keeps them (pods' env and volumes resolve against ConfigMaps and Secrets). */
   readonly objects?: ObjectsBackend;
+
+  /** Bound service-account tokens (serviceaccounts/token, TokenReview), where the backend signs them. */
+  readonly serviceAccountTokens?: ServiceAccountTokens;
 
   /** CPU (cores) and memory (bytes) per container, for metrics.k8s.io; undefined when not measured. */
   podMetrics(

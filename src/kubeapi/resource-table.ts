@@ -3,6 +3,7 @@
 // here (plus its strategy in strategies.ts when the object store keeps it, and its Table printer).
 // Upstream: the apiserver's per-group storage maps (pkg/registry/*/rest/storage_*.go).
 
+import { selfSubjectReviews, tokenReviews } from './kinds/authentication.js';
 import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
@@ -12,6 +13,7 @@ import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
+import { serviceAccounts } from './kinds/service-accounts.js';
 import { services } from './kinds/services.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
@@ -30,6 +32,9 @@ export const resourceTable: readonly ResourceDef[] = [
   endpointSlices,
   leases,
   podDisruptionBudgets,
+  serviceAccounts,
+  tokenReviews,
+  selfSubjectReviews,
 ];
 
 export interface GroupVersions {

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { typeMetaError } from '../api/decode.js';
 import type { TableOptions } from '../printers/tables.js';
 import { readObjectBody } from '../http/body.js';
+import { requestInfo } from '../http/router.js';
 import { addWarnings, sendObject } from '../http/negotiate.js';
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, notFoundPath, sendJSON, successStatus, unsupportedMediaType } from '../http/status.js';
 import type { CreateOptions, DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
@@ -68,7 +69,8 @@ async function readPatch(req: IncomingMessage): Promise<{ type: PatchType; patch
 
 /** A write's options: the query's fieldValidation and dryRun, the body's duplicate keys, warnings as the response's Warning headers. */
 function writeOptions(r: RestRequest, duplicates: readonly string[] = []): CreateOptions {
-  return { ...writeOptionsOf(r.query), duplicateFields: duplicates, warn: (m) => addWarnings(r.res, [m]) };
+  const user = requestInfo(r.req)?.user;
+  return { ...writeOptionsOf(r.query), duplicateFields: duplicates, warn: (m) => addWarnings(r.res, [m]), ...(user ? { user } : {}) };
 }
 
 /** The verb of a request on a subresource that is read and written (status, scale). */
