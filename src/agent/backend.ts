@@ -17,7 +17,7 @@ import type { UsageCollector } from './usage.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
-import { admitServiceAccount } from '../kubeapi/serviceaccount/admission.js';
+import { admitServiceAccount, lookupServiceAccount } from '../kubeapi/serviceaccount/admission.js';
 import type { ServiceAccount } from '../api/service-account.js';
 import type { ServiceAccountTokens } from '../kubeapi/serviceaccount/tokens.js';
 
@@ -33,6 +33,8 @@ export interface AgentBackendDeps {
   objectWarnings?: (written: KubeObject) => string[];
   /** Signs and checks bound service-account tokens (TokenRequest, TokenReview). */
   serviceAccountTokens?: ServiceAccountTokens;
+  /** Waits, on the agent's clock (the admission's look-ups of a `default` account not made yet). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export class AgentBackend extends PodStreamsBackend implements KubeBackend {
@@ -40,6 +42,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   readonly objects: ObjectStore;
   readonly serviceAccountTokens?: ServiceAccountTokens;
   private readonly d: AgentBackendDeps;
+  private readonly sleep: (ms: number) => Promise<void>;
   private readonly podWrites = new OneAtATime();
   private unhonoured?: (obj: KubeObject) => string[];
 
@@ -49,6 +52,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.nodeName = deps.nodeName;
     this.objects = deps.objects ?? new ObjectStore();
     if (deps.serviceAccountTokens) this.serviceAccountTokens = deps.serviceAccountTokens;
+    this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
   }
@@ -83,10 +87,10 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     const name = pod.metadata?.name ?? '';
     this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
     if (this.objects.storage('ServiceAccount')) {
-      admitServiceAccount(pod, {
-        serviceAccount: (ns, n) => this.objects.get('ServiceAccount', ns, n) as ServiceAccount | undefined,
-        mountsVolumes: this.d.runtimeCapabilities.mounts,
-      });
+      const ns = pod.metadata?.namespace ?? 'default';
+      const get = (n: string, a: string) => this.objects.get('ServiceAccount', n, a) as ServiceAccount | undefined;
+      const sa = await lookupServiceAccount(get, ns, pod.spec?.serviceAccountName || pod.spec?.serviceAccount || 'default', this.sleep);
+      admitServiceAccount(pod, { serviceAccount: () => sa, mountsVolumes: this.d.runtimeCapabilities.mounts });
     }
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);

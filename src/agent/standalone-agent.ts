@@ -216,6 +216,7 @@ export class StandaloneAgent implements KubeletView {
       objects,
       objectWarnings: (o) => (o.kind === 'Service' ? this.serviceAllocator.nodePortWarnings(o as ServiceLike) : []),
       ...(identity ? { serviceAccountTokens: identity.tokens } : {}),
+      sleep: (ms) => opts.clock.sleep(ms),
     });
     this.endpointsController = new EndpointsController({ pods: this.backend, objects, logger: opts.logger });
     this.serviceProxy = new ServiceProxy({

@@ -22,8 +22,28 @@ export const rootCAConfigMap = 'kube-root-ca.crt';
 /** names.SimpleNameGenerator's alphabet (no vowels, no look-alikes). */
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
+/**
+ * getServiceAccount: the account, looked up again for `default` up to 10 times 100–200 ms apart (the
+ * ServiceAccount controller makes it just after its namespace), once for any other name.
+ */
+export async function lookupServiceAccount(
+  get: (namespace: string, name: string) => ServiceAccount | undefined,
+  namespace: string,
+  name: string,
+  sleep: (ms: number) => Promise<void>,
+): Promise<ServiceAccount | undefined> {
+  const attempts = name === defaultServiceAccountName ? 10 : 1;
+  const interval = 100 + randomInt(100);
+  for (let i = 0; i < attempts; i++) {
+    if (i > 0) await sleep(interval);
+    const sa = get(namespace, name);
+    if (sa) return sa;
+  }
+  return undefined;
+}
+
 export interface ServiceAccountAdmission {
-  /** The account of a namespace, as stored. */
+  /** The account of a namespace (found by lookupServiceAccount), undefined when there is none. */
   serviceAccount(namespace: string, name: string): ServiceAccount | undefined;
   /** Whether the runtime mounts volumes into containers: without, the token volume is not added. */
   mountsVolumes: boolean;
