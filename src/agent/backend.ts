@@ -17,6 +17,7 @@ import type { UsageCollector } from './usage.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
+import { sleepLong } from '../util/timer.js';
 import { admitServiceAccount, lookupServiceAccount } from '../kubeapi/serviceaccount/admission.js';
 import type { ServiceAccount } from '../api/service-account.js';
 import type { ServiceAccountTokens } from '../kubeapi/serviceaccount/tokens.js';
@@ -52,7 +53,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.nodeName = deps.nodeName;
     this.objects = deps.objects ?? new ObjectStore();
     if (deps.serviceAccountTokens) this.serviceAccountTokens = deps.serviceAccountTokens;
-    this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = deps.sleep ?? ((ms) => sleepLong(ms));
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
   }

@@ -122,12 +122,17 @@ export class KubernetesService {
         const spec = { ...(want as { spec: Record<string, unknown> }).spec };
         delete spec.clusterIP;
         this.written.set(kind, owned(kind, await storage.create!({ ...want, spec } as KubeObject, {})));
-        this.o.logger.warn('The kubernetes Service could not have the service range\'s first address', { wanted: this.o.clusterIP });
+        this.o.logger.warn("The kubernetes Service could not have the service range's first address", { wanted: this.o.clusterIP });
       }
       return;
     }
     const next = { ...current, ...want, metadata: { ...current.metadata, labels: want.metadata?.labels } } as KubeObject & { spec?: Record<string, unknown> };
-    if (kind === 'Service') next.spec = { ...(current as { spec?: object }).spec, ...(want as { spec: object }).spec, clusterIP: (current as { spec?: { clusterIP?: string } }).spec?.clusterIP };
+    if (kind === 'Service')
+      next.spec = {
+        ...(current as { spec?: object }).spec,
+        ...(want as { spec: object }).spec,
+        clusterIP: (current as { spec?: { clusterIP?: string } }).spec?.clusterIP,
+      };
     this.written.set(kind, owned(kind, await storage.update!(next, {})));
   }
 }

@@ -32,7 +32,12 @@ export class RootCACertPublisher {
         if (code !== 409 && code !== 404 && code !== 403) throw err;
       };
       if (!current) {
-        const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: rootCAConfigMapName, namespace: name, annotations: { [descriptionAnnotation]: description } }, data };
+        const cm = {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: rootCAConfigMapName, namespace: name, annotations: { [descriptionAnnotation]: description } },
+          data,
+        };
         await storage.create!(cm as KubeObject, {}).catch(tolerate);
         return;
       }

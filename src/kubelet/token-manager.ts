@@ -18,7 +18,10 @@ export interface TokenSource {
 }
 
 /** What the token manager asks for: the TokenRequest of the pod's account, bound to the pod. */
-export type TokenRequester = (pod: Pod, source: Required<Pick<TokenSource, 'expirationSeconds'>> & Pick<TokenSource, 'audience'>) => {
+export type TokenRequester = (
+  pod: Pod,
+  source: Required<Pick<TokenSource, 'expirationSeconds'>> & Pick<TokenSource, 'audience'>,
+) => {
   token: string;
   /** ms since epoch. */
   expiresAt: number;
@@ -43,7 +46,13 @@ export class TokenManager {
   /** GetServiceAccountToken: the cached token while fresh, else a new one. */
   token(pod: Pod, source: TokenSource): string {
     const expirationSeconds = source.expirationSeconds ?? defaultTokenExpirationSeconds;
-    const key = JSON.stringify([pod.metadata?.namespace ?? '', pod.spec?.serviceAccountName ?? '', pod.metadata?.uid ?? '', source.audience ?? '', expirationSeconds]);
+    const key = JSON.stringify([
+      pod.metadata?.namespace ?? '',
+      pod.spec?.serviceAccountName ?? '',
+      pod.metadata?.uid ?? '',
+      source.audience ?? '',
+      expirationSeconds,
+    ]);
     const now = this.clock.now();
     this.cleanup(now);
     const cached = this.cache.get(key);

@@ -14,10 +14,7 @@ import { statusBody, type Status } from '../http/status.js';
 /** A bearer token's user, or undefined when the token is not one the authenticator accepts (given by whoever holds the store). */
 export type TokenAuthenticator = (token: string) => UserInfo | undefined;
 
-export type AccessPolicy =
-  | { kind: 'unix' }
-  | { kind: 'tcp'; token: string; anonymous: boolean; authenticate?: TokenAuthenticator }
-  | { kind: 'read-only' };
+export type AccessPolicy = { kind: 'unix' } | { kind: 'tcp'; token: string; anonymous: boolean; authenticate?: TokenAuthenticator } | { kind: 'read-only' };
 
 const readOnlyPrefixes = ['/healthz', '/pods', '/stats', '/metrics', '/spec'];
 

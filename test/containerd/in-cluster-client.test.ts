@@ -90,7 +90,11 @@ test('containerd pod: client-node loadFromCluster lists pods with the mounted to
     }),
   );
   const spec = JSON.parse(await k(['get', 'pod', 'lister', '-o', 'json'])) as {
-    spec: { serviceAccountName: string; volumes: Array<{ name: string }>; containers: Array<{ volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }> }> };
+    spec: {
+      serviceAccountName: string;
+      volumes: Array<{ name: string }>;
+      containers: Array<{ volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }> }>;
+    };
   };
   assert.equal(spec.spec.serviceAccountName, 'default');
   const tokenVolume = spec.spec.volumes.find((v) => v.name.startsWith('kube-api-access-'))!;
@@ -123,7 +127,17 @@ test('containerd pod: client-node loadFromCluster lists pods with the mounted to
   const empty = join(dir.path, 'empty-kubeconfig');
   writeFileSync(empty, 'apiVersion: v1\nkind: Config\n');
   const asPod = () =>
-    kubectl({ kubeconfig: empty, dir: api.dir }, ['--server', `https://${ip}:443`, '--certificate-authority', ca, '--token', token, 'get', '--raw', '/version']);
+    kubectl({ kubeconfig: empty, dir: api.dir }, [
+      '--server',
+      `https://${ip}:443`,
+      '--certificate-authority',
+      ca,
+      '--token',
+      token,
+      'get',
+      '--raw',
+      '/version',
+    ]);
   let r = await asPod();
   assert.equal(r.code, 0, r.stderr);
   await k(['delete', 'pod', 'lister', '--wait=true']);

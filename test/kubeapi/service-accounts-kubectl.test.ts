@@ -63,9 +63,22 @@ test('every namespace has the default ServiceAccount and kube-root-ca.crt; kubec
 
 test('pods run as default; a missing account is refused; they get the kubernetes Service variables', { skip }, async (t) => {
   const a = env.api(t);
-  let r = await kubectl(a, ['run', 'ghost', '--image=busybox', '--restart=Never', '--overrides={"spec":{"serviceAccountName":"nobody"}}', '--command', '--', 'sleep', '1']);
+  let r = await kubectl(a, [
+    'run',
+    'ghost',
+    '--image=busybox',
+    '--restart=Never',
+    '--overrides={"spec":{"serviceAccountName":"nobody"}}',
+    '--command',
+    '--',
+    'sleep',
+    '1',
+  ]);
   assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /Error from server \(Forbidden\): pods "ghost" is forbidden: error looking up service account default\/nobody: serviceaccount "nobody" not found/);
+  assert.match(
+    r.stderr,
+    /Error from server \(Forbidden\): pods "ghost" is forbidden: error looking up service account default\/nobody: serviceaccount "nobody" not found/,
+  );
   r = await kubectl(a, ['run', 'envs', '--image=busybox', '--restart=Never', '--command', '--', 'sh', '-c', 'env | grep ^KUBERNETES_SERVICE | sort']);
   assert.equal(r.code, 0, r.stderr);
   await waitFor('the pod to finish', async () => (await kubectl(a, ['get', 'pod', 'envs', '-o', 'jsonpath={.status.phase}'])).stdout === 'Succeeded', 60_000);
@@ -80,64 +93,68 @@ test('pods run as default; a missing account is refused; they get the kubernetes
   assert.equal(r.stdout, '443 https');
 });
 
-test('kubectl create token: a pod-bound token lists pods through the kubernetes Service, is reviewed, and is refused once its pod is gone', { skip: skip || (kubectl132Path ? false : 'no kubectl 1.32') }, async (t) => {
-  const a = env.api(t);
-  let r = await k132(a, ['create', 'token', 'default', '--duration', '15m']);
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout.trim(), /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-  r = await k132(a, ['create', 'token', 'default', '--duration', '5m']);
-  assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes/);
-  r = await k132(a, ['create', 'token', 'nobody']);
-  assert.match(r.stderr, /serviceaccounts "nobody" not found/);
+test(
+  'kubectl create token: a pod-bound token lists pods through the kubernetes Service, is reviewed, and is refused once its pod is gone',
+  { skip: skip || (kubectl132Path ? false : 'no kubectl 1.32') },
+  async (t) => {
+    const a = env.api(t);
+    let r = await k132(a, ['create', 'token', 'default', '--duration', '15m']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout.trim(), /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    r = await k132(a, ['create', 'token', 'default', '--duration', '5m']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes/);
+    r = await k132(a, ['create', 'token', 'nobody']);
+    assert.match(r.stderr, /serviceaccounts "nobody" not found/);
 
-  r = await kubectl(a, ['run', 'client', '--image=busybox', '--restart=Never', '--command', '--', 'sleep', '3600']);
-  assert.equal(r.code, 0, r.stderr);
-  const podUid = (await kubectl(a, ['get', 'pod', 'client', '-o', 'jsonpath={.metadata.uid}'])).stdout;
-  r = await k132(a, ['create', 'token', 'default', '--bound-object-kind', 'Pod', '--bound-object-name', 'client']);
-  assert.equal(r.code, 0, r.stderr);
-  const token = r.stdout.trim();
+    r = await kubectl(a, ['run', 'client', '--image=busybox', '--restart=Never', '--command', '--', 'sleep', '3600']);
+    assert.equal(r.code, 0, r.stderr);
+    const podUid = (await kubectl(a, ['get', 'pod', 'client', '-o', 'jsonpath={.metadata.uid}'])).stdout;
+    r = await k132(a, ['create', 'token', 'default', '--bound-object-kind', 'Pod', '--bound-object-name', 'client']);
+    assert.equal(r.code, 0, r.stderr);
+    const token = r.stdout.trim();
 
-  // A pod's in-cluster configuration: the kubernetes Service's ClusterIP and port, kube-root-ca.crt's CA.
-  const ip = (await kubectl(a, ['get', 'svc', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
-  const ca = join(a.dir, 'ca.crt');
-  writeFileSync(ca, (await kubectl(a, ['get', 'cm', 'kube-root-ca.crt', '-o', 'jsonpath={.data.ca\\.crt}'])).stdout);
-  const server = `https://${ip}:443`;
+    // A pod's in-cluster configuration: the kubernetes Service's ClusterIP and port, kube-root-ca.crt's CA.
+    const ip = (await kubectl(a, ['get', 'svc', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}'])).stdout;
+    const ca = join(a.dir, 'ca.crt');
+    writeFileSync(ca, (await kubectl(a, ['get', 'cm', 'kube-root-ca.crt', '-o', 'jsonpath={.data.ca\\.crt}'])).stdout);
+    const server = `https://${ip}:443`;
 
-  r = await asPod(kubectl132Path!, a, server, ca, token, ['auth', 'whoami']);
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /Username\s+system:serviceaccount:default:default\n/);
-  assert.match(r.stdout, /Groups\s+\[system:serviceaccounts system:serviceaccounts:default system:authenticated\]\n/);
-  assert.match(r.stdout, new RegExp(`authentication.kubernetes.io/pod-uid\\s+\\[${podUid}\\]`));
-  r = await k132(a, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
-  assert.equal(r.stdout, 'system:admin');
+    r = await asPod(kubectl132Path!, a, server, ca, token, ['auth', 'whoami']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Username\s+system:serviceaccount:default:default\n/);
+    assert.match(r.stdout, /Groups\s+\[system:serviceaccounts system:serviceaccounts:default system:authenticated\]\n/);
+    assert.match(r.stdout, new RegExp(`authentication.kubernetes.io/pod-uid\\s+\\[${podUid}\\]`));
+    r = await k132(a, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    assert.equal(r.stdout, 'system:admin');
 
-  // RBAC step: while no authorizer is enforced every authenticated user may list pods; with RBAC the
-  // default account may not until a RoleBinding grants it (the RBAC change extends this step).
-  r = await asPod(kubectlPath!, a, server, ca, token, ['get', 'pods', '-o', 'name']);
-  if (r.code === 0) assert.match(r.stdout, /^pod\/client$/m);
-  else assert.match(r.stderr, /Forbidden.*system:serviceaccount:default:default/);
+    // RBAC step: while no authorizer is enforced every authenticated user may list pods; with RBAC the
+    // default account may not until a RoleBinding grants it (the RBAC change extends this step).
+    r = await asPod(kubectlPath!, a, server, ca, token, ['get', 'pods', '-o', 'name']);
+    if (r.code === 0) assert.match(r.stdout, /^pod\/client$/m);
+    else assert.match(r.stderr, /Forbidden.*system:serviceaccount:default:default/);
 
-  const review = (tok: string) =>
-    kubectl(a, ['create', '-o', 'json', '-f', '-'], JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: tok } }));
-  r = await review(token);
-  assert.equal(r.code, 0, r.stderr);
-  const status = (JSON.parse(r.stdout) as { status: { authenticated?: boolean; user?: { username?: string; extra?: Record<string, string[]> } } }).status;
-  assert.equal(status.authenticated, true);
-  assert.equal(status.user?.username, 'system:serviceaccount:default:default');
-  assert.deepEqual(status.user?.extra?.['authentication.kubernetes.io/pod-name'], ['client']);
+    const review = (tok: string) =>
+      kubectl(a, ['create', '-o', 'json', '-f', '-'], JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: tok } }));
+    r = await review(token);
+    assert.equal(r.code, 0, r.stderr);
+    const status = (JSON.parse(r.stdout) as { status: { authenticated?: boolean; user?: { username?: string; extra?: Record<string, string[]> } } }).status;
+    assert.equal(status.authenticated, true);
+    assert.equal(status.user?.username, 'system:serviceaccount:default:default');
+    assert.deepEqual(status.user?.extra?.['authentication.kubernetes.io/pod-name'], ['client']);
 
-  r = await kubectl(a, ['delete', 'pod', 'client', '--grace-period=0', '--force']);
-  assert.equal(r.code, 0, r.stderr);
-  await waitFor('the pod to be gone', async () => (await kubectl(a, ['get', 'pod', 'client', '-o', 'name'])).code !== 0, 60_000);
-  r = await asPod(kubectlPath!, a, server, ca, token, ['get', 'pods']);
-  assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
-  r = await review(token);
-  const after = (JSON.parse(r.stdout) as { status: { authenticated?: boolean; error?: string } }).status;
-  assert.equal(after.authenticated, undefined);
-  assert.equal(after.error, 'pod default/client has been deleted');
-  // The agent's own credentials keep full access.
-  r = await kubectl(a, ['get', 'pods']);
-  assert.equal(r.code, 0, r.stderr);
-});
+    r = await kubectl(a, ['delete', 'pod', 'client', '--grace-period=0', '--force']);
+    assert.equal(r.code, 0, r.stderr);
+    await waitFor('the pod to be gone', async () => (await kubectl(a, ['get', 'pod', 'client', '-o', 'name'])).code !== 0, 60_000);
+    r = await asPod(kubectlPath!, a, server, ca, token, ['get', 'pods']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
+    r = await review(token);
+    const after = (JSON.parse(r.stdout) as { status: { authenticated?: boolean; error?: string } }).status;
+    assert.equal(after.authenticated, undefined);
+    assert.equal(after.error, 'pod default/client has been deleted');
+    // The agent's own credentials keep full access.
+    r = await kubectl(a, ['get', 'pods']);
+    assert.equal(r.code, 0, r.stderr);
+  },
+);

@@ -12,7 +12,11 @@ const pod = (uid: string): Pod => ({ metadata: { name: uid, namespace: 'ns', uid
 test('tokens are cached until 80% of their lifetime, then requested again', async () => {
   const clock = new FakeClock();
   let n = 0;
-  const m = new TokenManager(clock, (_p, s) => ({ token: `t${++n}`, expiresAt: clock.now() + s.expirationSeconds * 1000 }), () => 0);
+  const m = new TokenManager(
+    clock,
+    (_p, s) => ({ token: `t${++n}`, expiresAt: clock.now() + s.expirationSeconds * 1000 }),
+    () => 0,
+  );
   assert.equal(m.token(pod('a'), { expirationSeconds: 1000 }), 't1');
   await clock.advance(800_000);
   assert.equal(m.token(pod('a'), { expirationSeconds: 1000 }), 't1');

@@ -38,7 +38,8 @@ function tokenReviewStorage(b: KubeBackend): Storage | undefined {
   return createOnly((obj) => {
     const tr = obj as TokenReview;
     const token = tr.spec?.token;
-    if (!token) throw invalid('TokenReview.authentication.k8s.io', tr.metadata?.name ?? '', [{ type: 'Required', field: 'spec.token', detail: 'token cannot be empty' }]);
+    if (!token)
+      throw invalid('TokenReview.authentication.k8s.io', tr.metadata?.name ?? '', [{ type: 'Required', field: 'spec.token', detail: 'token cannot be empty' }]);
     const audiences = tr.spec?.audiences?.length ? tr.spec.audiences : [...tokens.apiAudiences];
     const r = tokens.authenticate(token, audiences);
     const status = 'user' in r ? { authenticated: true, user: userInfoObject(r.user), audiences: r.audiences } : { user: {} as UserInfo, error: r.error };

@@ -76,7 +76,12 @@ export function admitServiceAccount(pod: Pod, a: ServiceAccountAdmission): Admis
   spec.serviceAccount = name;
   const sa = a.serviceAccount(ns, name);
   if (!sa) {
-    throw forbiddenObject('pods', '', pod.metadata?.name ?? '', `error looking up service account ${ns}/${name}: serviceaccount ${JSON.stringify(name)} not found`);
+    throw forbiddenObject(
+      'pods',
+      '',
+      pod.metadata?.name ?? '',
+      `error looking up service account ${ns}/${name}: serviceaccount ${JSON.stringify(name)} not found`,
+    );
   }
   if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length) spec.imagePullSecrets = sa.imagePullSecrets.map((s) => ({ ...s }));
   const automount = spec.automountServiceAccountToken ?? sa.automountServiceAccountToken ?? true;
@@ -93,7 +98,11 @@ export function admitServiceAccount(pod: Pod, a: ServiceAccountAdmission): Admis
   }
   let needed = false;
   const mount = { name: volumeName, readOnly: true, mountPath: tokenMountPath };
-  const containers = [...(spec.initContainers ?? []), ...spec.containers, ...((spec as { ephemeralContainers?: typeof spec.containers }).ephemeralContainers ?? [])];
+  const containers = [
+    ...(spec.initContainers ?? []),
+    ...spec.containers,
+    ...((spec as { ephemeralContainers?: typeof spec.containers }).ephemeralContainers ?? []),
+  ];
   for (const c of containers) {
     if ((c.volumeMounts ?? []).some((m) => m.mountPath === tokenMountPath)) continue;
     c.volumeMounts = [...(c.volumeMounts ?? []), { ...mount }];

@@ -26,7 +26,11 @@ function algorithmOf(key: KeyObject): JwtAlgorithm {
 
 /** keyIDFromPublicKey: unpadded base64url of the SHA-256 of the public key's PKIX (SubjectPublicKeyInfo) DER. */
 export function keyID(publicKey: KeyObject): string {
-  return b64url(createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest());
+  return b64url(
+    createHash('sha256')
+      .update(publicKey.export({ type: 'spki', format: 'der' }))
+      .digest(),
+  );
 }
 
 /** Signs and verifies tokens with one key pair. */

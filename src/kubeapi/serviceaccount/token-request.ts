@@ -86,7 +86,9 @@ export function createToken(sa: ServiceAccount, body: unknown, ctx: TokenRequest
   if (ref) {
     const group = (ref.apiVersion ?? '').includes('/') ? ref.apiVersion!.split('/')[0] : '';
     if (group !== '' || ref.kind !== 'Pod') {
-      throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to object of kind ${JSON.stringify(`${ref.apiVersion ?? ''}, Kind=${ref.kind ?? ''}`)}: this server binds tokens to pods`);
+      throw badRequest(
+        `cannot bind token for serviceaccount ${JSON.stringify(name)} to object of kind ${JSON.stringify(`${ref.apiVersion ?? ''}, Kind=${ref.kind ?? ''}`)}: this server binds tokens to pods`,
+      );
     }
     const pod = ctx.pod(namespace, ref.name ?? '');
     if (!pod) throw notFound('pods', ref.name ?? '');

@@ -18,7 +18,9 @@ const rsaKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).private
 function setup(key = ecKey()) {
   const clock = new FakeClock(Date.UTC(2026, 11, 1));
   const accounts = new Map<string, ServiceAccount>([['ns1/web', { metadata: { name: 'web', namespace: 'ns1', uid: 'sa-uid' } }]]);
-  const pods = new Map<string, Pod>([['ns1/p', { metadata: { name: 'p', namespace: 'ns1', uid: 'pod-uid' }, spec: { containers: [], serviceAccountName: 'web' } }]]);
+  const pods = new Map<string, Pod>([
+    ['ns1/p', { metadata: { name: 'p', namespace: 'ns1', uid: 'pod-uid' }, spec: { containers: [], serviceAccountName: 'web' } }],
+  ]);
   const signer = new JwtSigner(key);
   const tokens = new ServiceAccountTokens({
     signer,
