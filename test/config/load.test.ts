@@ -229,6 +229,19 @@ test("a policy/v1 PodDisruptionBudget is read beside the workloads, judged in th
   ]);
 });
 
+test("a v1 ServiceAccount is read beside the workloads, judged in the API server's words", async () => {
+  const ok = 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: frontend}\nautomountServiceAccountToken: false\nimagePullSecrets: [{name: reg}]';
+  const loaded = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(ok)]) });
+  assert.deepEqual(
+    loaded.objects.map((o) => [o.kind, o.metadata?.namespace, o.metadata?.name]),
+    [['ServiceAccount', 'default', 'frontend']],
+  );
+  const bad = 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: Front_End}';
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(bad)]) }), [
+    'The ServiceAccount "Front_End" is invalid: metadata.name: Invalid value: "Front_End": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+  ]);
+});
+
 test('two documents of one kind and name are kept in order, with a warning, as kubectl apply -f DIR applies them', async () => {
   const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {v: "${v}"}`;
   const job =
