@@ -67,7 +67,27 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   writeWarnings(written: KubeObject): string[] {
     const caps = this.d.runtimeCapabilities;
     this.unhonoured ??= runtimeObjectWarnings(caps, detectRuntimeHost());
-    return [...runtimeObjectRules(caps)(written).map(formatFieldError), ...this.unhonoured(written), ...(this.d.objectWarnings?.(written) ?? [])];
+    return [
+      ...runtimeObjectRules(caps)(written).map(formatFieldError),
+      ...this.unhonoured(written),
+      ...this.tokenVolumeWarnings(written),
+      ...(this.d.objectWarnings?.(written) ?? []),
+    ];
+  }
+
+  /**
+   * A Pod that asks for its service-account token to be mounted (automountServiceAccountToken: true,
+   * on the pod or its account) on a runtime that mounts no volumes runs without it: said, not silent.
+   */
+  private tokenVolumeWarnings(written: KubeObject): string[] {
+    if (this.d.runtimeCapabilities.mounts || written.kind !== 'Pod') return [];
+    const spec = (written as Pod).spec;
+    const sa = this.objects.get('ServiceAccount', written.metadata?.namespace ?? 'default', spec?.serviceAccountName || 'default') as
+      ServiceAccount | undefined;
+    if ((spec?.automountServiceAccountToken ?? sa?.automountServiceAccountToken) !== true) return [];
+    return [
+      'spec.automountServiceAccountToken: not honoured by the process runtime: no volume is mounted into a host process, so the token is not at /var/run/secrets/kubernetes.io/serviceaccount; use --runtime=containerd',
+    ];
   }
 
   listPods(): ListResult<Pod> {
