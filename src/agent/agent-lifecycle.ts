@@ -4,7 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { lockRootDir, RootDirLockedError, RootDirUnavailableError, type RootDirLock } from '../runtime/root-lock.js';
-import { ensureServingCert } from '../server/pki.js';
+import { ensureServingCert, type ExtraNames } from '../server/pki.js';
 import type { Logger } from '../util/logger.js';
 
 /**
@@ -45,9 +45,10 @@ export async function servingCert(
   given: { tlsCertFile?: string; tlsPrivateKeyFile?: string },
   host: string,
   nodeName: string,
+  extra: ExtraNames = {},
 ): Promise<{ cert: Buffer; key: Buffer; caFile?: string }> {
   if (given.tlsCertFile && given.tlsPrivateKeyFile) return { cert: await readFile(given.tlsCertFile), key: await readFile(given.tlsPrivateKeyFile) };
-  const made = await ensureServingCert(rootDir, host, nodeName);
+  const made = await ensureServingCert(rootDir, host, nodeName, extra);
   return { cert: await readFile(made.certFile), key: await readFile(made.keyFile), caFile: made.caFile };
 }
 

@@ -17,6 +17,10 @@ import type { UsageCollector } from './usage.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
+import { sleepLong } from '../util/timer.js';
+import { admitServiceAccount, lookupServiceAccount } from '../kubeapi/serviceaccount/admission.js';
+import type { ServiceAccount } from '../api/service-account.js';
+import type { ServiceAccountTokens } from '../kubeapi/serviceaccount/tokens.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
@@ -28,12 +32,18 @@ export interface AgentBackendDeps {
   objects?: ObjectStore;
   /** Warnings about a written object of the store (a Service's nodePort another process of the host holds). */
   objectWarnings?: (written: KubeObject) => string[];
+  /** Signs and checks bound service-account tokens (TokenRequest, TokenReview). */
+  serviceAccountTokens?: ServiceAccountTokens;
+  /** Waits, on the agent's clock (the admission's look-ups of a `default` account not made yet). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   readonly nodeName: string;
   readonly objects: ObjectStore;
+  readonly serviceAccountTokens?: ServiceAccountTokens;
   private readonly d: AgentBackendDeps;
+  private readonly sleep: (ms: number) => Promise<void>;
   private readonly podWrites = new OneAtATime();
   private unhonoured?: (obj: KubeObject) => string[];
 
@@ -42,6 +52,8 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.d = deps;
     this.nodeName = deps.nodeName;
     this.objects = deps.objects ?? new ObjectStore();
+    if (deps.serviceAccountTokens) this.serviceAccountTokens = deps.serviceAccountTokens;
+    this.sleep = deps.sleep ?? ((ms) => sleepLong(ms));
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
   }
@@ -55,7 +67,27 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   writeWarnings(written: KubeObject): string[] {
     const caps = this.d.runtimeCapabilities;
     this.unhonoured ??= runtimeObjectWarnings(caps, detectRuntimeHost());
-    return [...runtimeObjectRules(caps)(written).map(formatFieldError), ...this.unhonoured(written), ...(this.d.objectWarnings?.(written) ?? [])];
+    return [
+      ...runtimeObjectRules(caps)(written).map(formatFieldError),
+      ...this.unhonoured(written),
+      ...this.tokenVolumeWarnings(written),
+      ...(this.d.objectWarnings?.(written) ?? []),
+    ];
+  }
+
+  /**
+   * A Pod that asks for its service-account token to be mounted (automountServiceAccountToken: true,
+   * on the pod or its account) on a runtime that mounts no volumes runs without it: said, not silent.
+   */
+  private tokenVolumeWarnings(written: KubeObject): string[] {
+    if (this.d.runtimeCapabilities.mounts || written.kind !== 'Pod') return [];
+    const spec = (written as Pod).spec;
+    const sa = this.objects.get('ServiceAccount', written.metadata?.namespace ?? 'default', spec?.serviceAccountName || 'default') as
+      ServiceAccount | undefined;
+    if ((spec?.automountServiceAccountToken ?? sa?.automountServiceAccountToken) !== true) return [];
+    return [
+      'spec.automountServiceAccountToken: not honoured by the process runtime: no volume is mounted into a host process, so the token is not at /var/run/secrets/kubernetes.io/serviceaccount; use --runtime=containerd',
+    ];
   }
 
   listPods(): ListResult<Pod> {
@@ -75,6 +107,12 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     });
     const name = pod.metadata?.name ?? '';
     this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
+    if (this.objects.storage('ServiceAccount')) {
+      const ns = pod.metadata?.namespace ?? 'default';
+      const get = (n: string, a: string) => this.objects.get('ServiceAccount', n, a) as ServiceAccount | undefined;
+      const sa = await lookupServiceAccount(get, ns, pod.spec?.serviceAccountName || pod.spec?.serviceAccount || 'default', this.sleep);
+      admitServiceAccount(pod, { serviceAccount: () => sa, mountsVolumes: this.d.runtimeCapabilities.mounts });
+    }
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
     }

@@ -1,8 +1,9 @@
 // The life of the standalone agent (`podvisor agent` without --kubeconfig): take the root dir, connect
 // to the runtime service, gather the pods of every source (persisted API pods, the static-pod
 // directory, the manifest URL), take over what the runtime still runs for them (and end what no source
-// has any more), start the listeners (unix socket always; TLS+token TCP and the read-only port when
-// asked), write the kubeconfig, serve until SIGTERM/SIGINT, then stop serving and exit: the
+// has any more), start the listeners (unix socket always; the in-cluster TLS listener on the
+// loopback, the `kubernetes` Service's endpoint; TLS+token TCP and the read-only port when asked),
+// write the kubeconfig, serve until SIGTERM/SIGINT, then stop serving and exit: the
 // containers keep running with the runtime service, for the next start to take over.
 
 import { join } from 'node:path';
@@ -15,7 +16,8 @@ import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../c
 import type { PodSandboxStatus } from '../runtime/cri.js';
 import { runtimePodRules } from '../runtime/pod-rules.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
-import { ensureToken, writeKubeconfig } from '../server/pki.js';
+import { ensureServiceAccountKey, ensureToken, writeKubeconfig } from '../server/pki.js';
+import { readFile } from 'node:fs/promises';
 import { RealClock, type Clock } from '../util/clock.js';
 import { klogLogger } from '../util/klog.js';
 import type { Logger } from '../util/logger.js';
@@ -75,6 +77,9 @@ export interface StandaloneAgentIO {
   clock?: Clock;
 }
 
+/** The DNS names of the kubernetes Service its serving certificate carries. */
+const kubernetesServiceNames = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+
 /** How long a restarted agent waits for its restored pods' first statuses before serving. */
 const restoredStatusWaitMs = 10_000;
 
@@ -94,6 +99,14 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
   }
   const clock = io.clock ?? new RealClock();
   const store = new APIPodStore(cfg.rootDir);
+  let serviceAccountKey: string;
+  try {
+    serviceAccountKey = await ensureServiceAccountKey(cfg.rootDir);
+  } catch (err) {
+    await connected.runtime.close().catch(() => {});
+    lock.release();
+    return reportFailure(err, 'No service-account signing key', io.stderr, log);
+  }
   const agent = new StandaloneAgent({
     rootDir: cfg.rootDir,
     nodeName: cfg.nodeName,
@@ -112,6 +125,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     ...(cfg.nodeLabels ? { nodeLabels: cfg.nodeLabels } : {}),
     ...(cfg.registerWithTaints ? { registerWithTaints: cfg.registerWithTaints } : {}),
     ...(cfg.port ? { kubeletPort: cfg.port } : {}),
+    serviceAccountKey,
     config: {
       staticPodPath: cfg.podManifestPath ?? '',
       staticPodURL: cfg.manifestURL ?? '',
@@ -245,22 +259,31 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     agent.startHousekeeping();
     // The Node is registered before controllers and clients come (a DaemonSet counts it, kubectl gets it).
     await agent.schedulingStarted;
-    agent.startControllers();
+    // The agent's own CA and serving certificate, which also names the kubernetes Service (its
+    // ClusterIP and DNS names): pods verify the API with that CA (kube-root-ca.crt).
+    const inClusterNames = { ips: [agent.serviceAllocator.kubernetesServiceIP()], dns: kubernetesServiceNames };
+    const own = await servingCert(cfg.rootDir, {}, cfg.address, cfg.nodeName, inClusterNames);
+    agent.startControllers({ rootCA: await readFile(own.caFile!, 'utf8') });
 
+    const token = await ensureToken(cfg.rootDir);
+    const authenticate = (t: string) => agent.authenticateToken(t);
     let tcp: Parameters<typeof listen>[0]['tcp'];
     let caFile: string | undefined;
     if (cfg.port !== undefined) {
-      const served = await servingCert(cfg.rootDir, cfg, cfg.address, cfg.nodeName);
+      const served = cfg.tlsCertFile && cfg.tlsPrivateKeyFile ? await servingCert(cfg.rootDir, cfg, cfg.address, cfg.nodeName) : own;
       caFile = served.caFile;
-      const token = await ensureToken(cfg.rootDir);
-      tcp = { address: cfg.address, port: cfg.port, cert: served.cert, key: served.key, token, anonymous: cfg.anonymousAuth };
+      tcp = { address: cfg.address, port: cfg.port, cert: served.cert, key: served.key, token, anonymous: cfg.anonymousAuth, authenticate };
     }
     listening = await listen({
       router: agent.router,
       socketPath: join(cfg.rootDir, SOCKET_NAME),
       ...(tcp ? { tcp } : {}),
+      // The API for clients in pods, on the loopback: the kubernetes Service's endpoint (kubernetes-service.ts).
+      inCluster: { address: '127.0.0.1', port: 0, cert: own.cert, key: own.key, token, authenticate },
       ...(cfg.readOnlyPort > 0 ? { readOnly: { address: cfg.address, port: cfg.readOnlyPort } } : {}),
     });
+    listenInfo.inCluster = `https://127.0.0.1:${listening.inClusterPort}`;
+    await agent.publishKubernetesService(listening.inClusterPort!);
     if (listening.tcpPort !== undefined) {
       const host = cfg.address === '0.0.0.0' || cfg.address === '::' ? '127.0.0.1' : cfg.address.includes(':') ? `[${cfg.address}]` : cfg.address;
       listenInfo.https = `https://${host}:${listening.tcpPort}`;

@@ -19,7 +19,10 @@ import { rawStatusResponse, sendJSON, statusBody, statusOf } from '../http/statu
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { OrphanedPodDirs } from '../kuberuntime/orphaned-pod-dirs.js';
-import { startWorkloadControllers, type WorkloadControllers } from '../controllers/workload-controllers.js';
+import { startWorkloadControllers, type ControllerOptions, type WorkloadControllers } from '../controllers/workload-controllers.js';
+import { defaultServiceAccountName } from '../api/service-account.js';
+import { agentTokens } from './service-account-tokens.js';
+import { KubernetesService } from './kubernetes-service.js';
 import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
@@ -32,7 +35,7 @@ import { routeServiceRange, type ServiceRoute } from '../proxy/service-route.js'
 import { ServiceURLWatch } from '../proxy/service-urls.js';
 import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import { readFileSync } from 'node:fs';
-import type { UpgradeHandler } from '../http/router.js';
+import type { UpgradeHandler, UserInfo } from '../http/router.js';
 import { createAgentMetrics, statsSummary, type AgentMetrics } from './node-metrics.js';
 import { containersByState, kubeletMetrics, podProbeHistory, runningPods } from './node-view.js';
 import { agentStatusDocument } from './status-document.js';
@@ -92,6 +95,8 @@ export interface StandaloneAgentOptions {
   registerWithTaints?: Taint[];
   /** The kubelet port the Node advertises (daemonEndpoints), 0 when none. */
   kubeletPort?: number;
+  /** The PEM private key service-account tokens are signed with; without it the agent issues none. */
+  serviceAccountKey?: string;
 }
 
 /** An address another process holds (EADDRINUSE) or the host does not have (EADDRNOTAVAIL). */
@@ -141,6 +146,8 @@ export class StandaloneAgent implements KubeletView {
   private podClusterDNS?: ClusterDNSSettings;
   /** The workload controllers, once started (startControllers). */
   controllers?: WorkloadControllers;
+  /** Keeps the `kubernetes` Service once published (publishKubernetesService). */
+  private kubernetesService?: KubernetesService;
   /** The agent's own v1 Node, in the object store. */
   readonly node: AgentNode;
   /** The node's heartbeat Lease in kube-node-lease, renewed every 10 s once the Node is registered. */
@@ -171,6 +178,10 @@ export class StandaloneAgent implements KubeletView {
       now: () => opts.clock.now(),
       kinds: [...objectStrategies, serviceStrategy(this.serviceAllocator)],
     });
+    // Bound service-account tokens: issued by TokenRequest and for pods' projected volumes, checked on the TCP listeners.
+    const identity = opts.serviceAccountKey
+      ? agentTokens({ key: opts.serviceAccountKey, clock: opts.clock, objects, base: opts.lookup ?? objects, pod: (ns, n) => this.registry.get(ns, n) })
+      : undefined;
     this.kubelet = assembleKubelet({
       settings: {
         rootDir: opts.rootDir,
@@ -182,7 +193,7 @@ export class StandaloneAgent implements KubeletView {
       clock: opts.clock,
       logger: opts.logger,
       nodeName: opts.nodeName,
-      lookup: opts.lookup ?? objects,
+      lookup: identity?.lookup ?? opts.lookup ?? objects,
       probeMetrics: this.probeRegistry,
       clusterDNS: () => this.podClusterDNS,
     });
@@ -207,6 +218,8 @@ export class StandaloneAgent implements KubeletView {
       usage: this.usage,
       objects,
       objectWarnings: (o) => (o.kind === 'Service' ? this.serviceAllocator.nodePortWarnings(o as ServiceLike) : []),
+      ...(identity ? { serviceAccountTokens: identity.tokens } : {}),
+      sleep: (ms) => opts.clock.sleep(ms),
     });
     this.endpointsController = new EndpointsController({ pods: this.backend, objects, logger: opts.logger });
     this.serviceProxy = new ServiceProxy({
@@ -303,8 +316,8 @@ export class StandaloneAgent implements KubeletView {
    * their own reach ClusterIPs and get the cluster DNS in their resolv.conf (ClusterFirst).
    */
   async startServiceNetwork(): Promise<void> {
-    // The system namespaces exist from the first start, stored with the time they were made (kube-apiserver's bootstrap).
-    await this.backend.objects.createSystemNamespaces();
+    // The system namespaces and their default ServiceAccounts (kube-apiserver's bootstrap, the ServiceAccount controller).
+    await this.bootstrapObjects();
     // The RBAC bootstrap policy, created or reconciled (kube-apiserver's rbac/bootstrap-roles).
     const store = this.backend.objects;
     await ensureBootstrapPolicy({
@@ -353,6 +366,42 @@ export class StandaloneAgent implements KubeletView {
       // Not an address problem: port 53 needs root or CAP_NET_BIND_SERVICE.
       this.opts.logger.warn('Cluster DNS is off: it cannot listen', { address: `${ip}:53`, err: (err as Error).message });
     }
+  }
+
+  /**
+   * The system namespaces, stored with the time they were made (kube-apiserver's bootstrap), and the
+   * `default` ServiceAccount of every stored namespace, before any client may create a pod (the
+   * ServiceAccount controller keeps them from then on).
+   */
+  async bootstrapObjects(): Promise<void> {
+    const objects = this.backend.objects;
+    await objects.createSystemNamespaces();
+    const accounts = objects.storage('ServiceAccount');
+    if (!accounts) return;
+    for (const ns of objects.list('Namespace').items) {
+      const name = ns.metadata?.name ?? '';
+      if (ns.metadata?.deletionTimestamp || accounts.get(name, defaultServiceAccountName)) continue;
+      await accounts.create!({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: defaultServiceAccountName, namespace: name } }, {});
+    }
+  }
+
+  /** The user a bearer token other than the agent's own authenticates as on the TCP listeners (a bound service-account token). */
+  authenticateToken(token: string): UserInfo | undefined {
+    const r = this.backend.serviceAccountTokens?.authenticate(token);
+    return r && 'user' in r ? r.user : undefined;
+  }
+
+  /** Publishes the `kubernetes` Service in `default` with the in-cluster listener's port as its endpoint, and keeps it. */
+  async publishKubernetesService(port: number): Promise<void> {
+    this.kubernetesService?.stop();
+    this.kubernetesService = new KubernetesService({
+      objects: this.backend.objects,
+      logger: this.opts.logger,
+      clusterIP: this.serviceAllocator.kubernetesServiceIP(),
+      endpointIP: '127.0.0.1',
+      endpointPort: port,
+    });
+    await this.kubernetesService.start();
   }
 
   /**
@@ -475,10 +524,10 @@ export class StandaloneAgent implements KubeletView {
    * restored pods are in the registry: started earlier, they would see Services and ReplicaSets
    * without their pods, write empty Endpoints and create the replicas again.
    */
-  startControllers(): void {
+  startControllers(opts: ControllerOptions = {}): void {
     if (this.controllers) return;
     this.endpointsController.start();
-    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events);
+    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events, opts);
   }
 
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {
@@ -525,6 +574,7 @@ export class StandaloneAgent implements KubeletView {
   async stop(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.controllers?.stop();
+    this.kubernetesService?.stop();
     for (const w of this.schedulingWatches.splice(0)) w.stop();
     this.nodeLease.stop();
     this.scheduler.close();

@@ -131,6 +131,15 @@ const overlay: Record<string, Record<string, FieldType>> = {
     subjects: { type: 'array', items: { type: 'object', ref: 'rbac/v1.Subject' } },
     roleRef: { type: 'object', ref: 'rbac/v1.RoleRef' },
   },
+  // core/v1 ServiceAccount (k8s.io/api/core/v1 types.go).
+  'core/v1.ServiceAccount': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    secrets: { type: 'array', items: { type: 'object', ref: 'core/v1.ObjectReference' } },
+    imagePullSecrets: { type: 'array', items: { type: 'object', ref: 'core/v1.LocalObjectReference' } },
+    automountServiceAccountToken: { type: 'boolean' },
+  },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -175,4 +184,5 @@ export const kindTypes = {
   ClusterRole: 'rbac/v1.ClusterRole',
   RoleBinding: 'rbac/v1.RoleBinding',
   ClusterRoleBinding: 'rbac/v1.ClusterRoleBinding',
+  ServiceAccount: 'core/v1.ServiceAccount',
 } as const;

@@ -99,8 +99,21 @@ const kindHints: Record<string, string> = {
   ReplicationController: 'podvisor runs ReplicaSets; use apps/v1 ReplicaSet or Deployment with the same spec',
   PodTemplate: 'podvisor runs Pods; use its template',
 };
-const otherKindHint =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget, and rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding and ClusterRoleBinding objects (or a v1 List of them)';
+/** `a`, `a and b`, `a, b and c`. */
+function joinAnd(words: readonly string[]): string {
+  return words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+/** The kinds a manifest may hold, by the version each is stored at, in one sentence (read off objectKinds, so a kind added there is named here). */
+export function readableKinds(): string {
+  const byVersion = new Map<string, string[]>([['v1', ['Pod', 'ConfigMap', 'Secret']]]);
+  for (const [kind, r] of Object.entries(objectKinds)) {
+    const v = r.apiVersions[0]!;
+    byVersion.set(v, [...(byVersion.get(v) ?? []), kind]);
+  }
+  const groups = [...byVersion].map(([v, kinds]) => `${v} ${joinAnd(kinds)}`);
+  return `podvisor reads ${groups.slice(0, -1).join(', ')}, and ${groups.at(-1)} objects (or a v1 List of them)`;
+}
 const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
 
 /** Why a version is not read, when Kubernetes removed it: ` (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)`. */
@@ -245,7 +258,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
       take({ kind, value: obj, doc });
       return;
     }
-    const hint = Object.hasOwn(kindHints, kind) ? kindHints[kind] : otherKindHint;
+    const hint = Object.hasOwn(kindHints, kind) ? kindHints[kind] : readableKinds();
     problems.push(`error: ${where()}: ${apiVersion} ${kind}${name} is not supported: ${hint}`);
   };
 

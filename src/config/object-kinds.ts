@@ -1,4 +1,4 @@
-// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces, Services and ServiceAccounts and the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
 // PodDisruptionBudgets and rbac.authorization.k8s.io/v1 Roles, ClusterRoles and their bindings, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
@@ -22,6 +22,7 @@ import {
   type Role,
   type RoleBinding,
 } from '../api/validation/rbac.js';
+import { validateServiceAccount, type ServiceAccount } from '../api/service-account.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -82,6 +83,7 @@ export const objectKinds = {
     ...rules<ClusterRoleBinding>([rbacV1], 'clusterrolebindings', 'clusterrolebinding', defaultBinding, validateClusterRoleBinding),
     namespaced: false,
   },
+  ServiceAccount: rules<ServiceAccount>(['v1'], 'serviceaccounts', 'serviceaccount', structuredClone, validateServiceAccount),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;

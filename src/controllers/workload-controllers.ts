@@ -2,6 +2,8 @@
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
 // Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces, PodDisruptionBudgets (the
 // disruption controller), ClusterRole aggregation and the garbage collector. In
+// disruption controller), the `default` ServiceAccount and `kube-root-ca.crt` ConfigMap of every
+// namespace, and the garbage collector. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -18,6 +20,8 @@ import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
 import { NamespaceController } from './namespace.js';
 import { ReplicaSetController } from './replicaset.js';
+import { RootCACertPublisher } from './root-ca-publisher.js';
+import { ServiceAccountsController } from './serviceaccounts.js';
 import { StatefulSetController } from './statefulset.js';
 
 export interface WorkloadControllers {
@@ -26,7 +30,18 @@ export interface WorkloadControllers {
   stop(): void;
 }
 
-export function startWorkloadControllers(backend: KubeBackend, clock: Clock, logger: Logger, events: EventRecorderFactory): WorkloadControllers {
+/** What some controllers need beyond the backend: the CA the root CA publisher writes into every namespace. */
+export interface ControllerOptions {
+  rootCA?: string;
+}
+
+export function startWorkloadControllers(
+  backend: KubeBackend,
+  clock: Clock,
+  logger: Logger,
+  events: EventRecorderFactory,
+  opts: ControllerOptions = {},
+): WorkloadControllers {
   const ctx = new ControllerContext(backend, clock, logger, events);
   // Each registers its handlers and its work queue with the context; their order does not matter.
   new ReplicaSetController(ctx);
@@ -38,6 +53,8 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   if (backend.objects?.storage('PodDisruptionBudget')) new DisruptionController(ctx);
   if (backend.objects?.storage('ClusterRole')) new ClusterRoleAggregationController(ctx);
   new NamespaceController(ctx);
+  if (backend.objects?.storage('ServiceAccount')) new ServiceAccountsController(ctx);
+  if (opts.rootCA) new RootCACertPublisher(ctx, opts.rootCA);
   new GarbageCollector(ctx);
   ctx.start();
   return {

@@ -161,6 +161,8 @@ function messageToJson(type: Protobuf.Type, msg: Protobuf.Message): Json {
       }
     }
   }
+  // A Go slice type given a message to be a map value (authentication's and authorization's ExtraValue): a JSON list.
+  if (isListWrapper(name)) return ((m.items as Json[] | undefined) ?? []).map((x) => x);
   const go = schemas().fields[name] ?? {};
   const out: JsonObject = {};
   for (const field of type.fieldsArray) {
@@ -192,6 +194,11 @@ function messageToJson(type: Protobuf.Type, msg: Protobuf.Message): Json {
   return out;
 }
 
+/** ExtraValue ([]string in Go, `{items}` on the wire). */
+function isListWrapper(name: string): boolean {
+  return name.endsWith('.ExtraValue');
+}
+
 function valueToJson(field: Protobuf.Field, v: unknown): Json {
   if (field.resolvedType instanceof protobufjs().Type) return messageToJson(field.resolvedType, v as Protobuf.Message);
   if (field.type === 'bytes') return Buffer.from(v as Uint8Array).toString('base64');
@@ -217,6 +224,7 @@ function jsonToMessage(type: Protobuf.Type, json: Json): unknown {
     case fieldsV1Type:
       return json === null || json === undefined ? {} : { Raw: Buffer.from(JSON.stringify(json)) };
   }
+  if (isListWrapper(name)) return { items: Array.isArray(json) ? json : [] };
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return {};
   const obj = json as JsonObject;
   const go = schemas().fields[name] ?? {};

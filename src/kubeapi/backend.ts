@@ -3,13 +3,14 @@
 // with their lifecycle, events, and the container streams (logs, exec, attach, port-forward).
 // The agent implements it; the API layer (discovery, REST, tables, watch framing) is written against it.
 
-import type { UserInfo } from '../http/router.js';
 import type { Duplex, Readable } from 'node:stream';
 import type { ObjectMeta, Pod } from '../api/types.js';
 import type { Event } from '../api/types.js';
 import type { FieldError } from '../api/field-errors.js';
 import type { Schema } from '../api/schema.js';
 import type { ExecSession, LogOptions } from '../runtime/streams.js';
+import type { ServiceAccountTokens } from './serviceaccount/tokens.js';
+import type { UserInfo } from '../http/router.js';
 
 /** ObjectMeta as the server writes it (kubernetes-types declares it read-only). */
 export type WritableObjectMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
@@ -56,7 +57,7 @@ export interface CreateOptions {
   duplicateFields?: readonly string[];
   /** Receives what fieldValidation=Warn reports, for the response's Warning headers. */
   warn?(message: string): void;
-  /** Who makes the request (the reviews of authorization.k8s.io answer for them). */
+  /** Who makes the request: the reviews of authorization.k8s.io answer for them, SelfSubjectReview names them. */
   user?: UserInfo;
 }
 
@@ -186,6 +187,9 @@ export interface KubeBackend {
 
   /** Kinds kept as plain objects, when the backend keeps them (pods' env and volumes resolve against ConfigMaps and Secrets). */
   readonly objects?: ObjectsBackend;
+
+  /** Bound service-account tokens (serviceaccounts/token, TokenReview), where the backend signs them. */
+  readonly serviceAccountTokens?: ServiceAccountTokens;
 
   /** CPU (cores) and memory (bytes) per container, for metrics.k8s.io; undefined when not measured. */
   podMetrics(

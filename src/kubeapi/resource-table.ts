@@ -4,6 +4,7 @@
 // Upstream: the apiserver's per-group storage maps (pkg/registry/*/rest/storage_*.go).
 
 import { accessReviewResources } from './kinds/access-reviews.js';
+import { selfSubjectReviews, tokenReviews } from './kinds/authentication.js';
 import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
@@ -14,6 +15,7 @@ import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { rbacResources } from './kinds/rbac.js';
+import { serviceAccounts } from './kinds/service-accounts.js';
 import { services } from './kinds/services.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
@@ -34,6 +36,9 @@ export const resourceTable: readonly ResourceDef[] = [
   podDisruptionBudgets,
   ...rbacResources,
   ...accessReviewResources,
+  serviceAccounts,
+  tokenReviews,
+  selfSubjectReviews,
 ];
 
 export interface GroupVersions {

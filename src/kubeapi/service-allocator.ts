@@ -153,6 +153,11 @@ export class ServiceAllocator {
     return undefined;
   }
 
+  /** The range's first address, the `kubernetes` Service's (the API server's DefaultServiceIPFromCIDR). */
+  kubernetesServiceIP(): string {
+    return formatIpv4(this.network.clusterIPRange.base + 1);
+  }
+
   /** The first address of the range the DNS service is given by convention (the tenth, as kubeadm's 10.96.0.10). */
   dnsServiceIP(): string {
     return formatIpv4(this.network.clusterIPRange.base + 10);

@@ -40,6 +40,7 @@ import {
   type ServiceLike,
 } from '../api/validation/service.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
+import { validateServiceAccount, type ServiceAccount } from '../api/service-account.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -238,6 +239,17 @@ export const podDisruptionBudgetStrategy: ObjectStrategy = {
   validateUpdate: () => [],
 };
 
+/** core/v1 ServiceAccounts (pkg/registry/core/serviceaccount): validated on create and update alike. */
+export const serviceAccountStrategy: ObjectStrategy = {
+  kind: 'ServiceAccount',
+  resource: 'serviceaccounts',
+  apiVersion: 'v1',
+  namespaced: true,
+  schemaType: kindTypes.ServiceAccount,
+  validate: (o) => validateServiceAccount(o as ServiceAccount),
+  validateUpdate: (next) => validateServiceAccount(next as ServiceAccount),
+};
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -256,4 +268,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   leaseStrategy,
   podDisruptionBudgetStrategy,
   ...rbacStrategies,
+  serviceAccountStrategy,
 ];

@@ -19,6 +19,8 @@ export interface ObjectLookup {
   secret(namespace: string, name: string): Secret | undefined;
   /** The Services of a namespace, for the service-link variables (none when the node keeps none). */
   services?(namespace: string): readonly ServiceForEnv[];
+  /** A token of the pod's service account bound to the pod (a projected serviceAccountToken source), where the node can have one issued. */
+  serviceAccountToken?(pod: Pod, source: { audience?: string; expirationSeconds?: number }): string;
 }
 
 /** What the service-link variables read of a Service. */

@@ -1,6 +1,7 @@
 // Pod volumes on the host for a runtime with mount namespaces, as the kubelet's volume manager sets
 // them up before the sandbox runs: emptyDir (disk, or tmpfs for medium Memory with its sizeLimit),
-// hostPath with its type check, configMap, secret, downwardAPI and projected files; and each
+// hostPath with its type check, configMap, secret, downwardAPI and projected files (service-account
+// tokens included, from the lookup's token manager); and each
 // container's volumeMounts (readOnly, subPath, subPathExpr, propagation) as CRI Mounts. The projected
 // kinds go through the atomic writer and are projected again on each pod sync.
 //
@@ -284,7 +285,12 @@ function projectFiles(deps: VolumeDeps, pod: Pod, v: Volume): PayloadFile[] {
       if (src.configMap) fromData('configmap', src.configMap.name ?? '', src.configMap.items, src.configMap.optional, mode);
       else if (src.secret) fromData('secret', src.secret.name ?? '', src.secret.items, src.secret.optional, mode);
       else if (src.downwardAPI) fromDownward(src.downwardAPI.items ?? [], mode);
-      else throw new Error('projected source not supported on this node (configMap, secret and downwardAPI are)');
+      else if (src.serviceAccountToken) {
+        if (!deps.lookup.serviceAccountToken) throw new Error('projected serviceAccountToken source not supported: this node issues no service account tokens');
+        const { audience, expirationSeconds, path } = src.serviceAccountToken;
+        const token = deps.lookup.serviceAccountToken(pod, { ...(audience ? { audience } : {}), ...(expirationSeconds ? { expirationSeconds } : {}) });
+        files.push({ path, data: Buffer.from(token, 'utf8'), mode });
+      } else throw new Error('projected source not supported on this node (configMap, secret, downwardAPI and serviceAccountToken are)');
     }
   }
   for (const f of files) if (!safeRelative(f.path)) throw new Error(`invalid path ${JSON.stringify(f.path)}: must be relative and may not contain '..'`);

@@ -6,7 +6,7 @@ import { chmod, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { authorize, type AccessPolicy } from './access.js';
+import { authorize, type AccessPolicy, type TokenAuthenticator } from './access.js';
 import { setRequestInfo, type Router } from '../http/router.js';
 import { rawStatusResponse, sendStatus } from '../http/status.js';
 
@@ -22,8 +22,24 @@ export const SOCKET_BACKLOG = 4096;
 export interface ListenOptions {
   router: Router;
   socketPath: string;
-  tcp?: { address: string; port: number; cert: Buffer; key: Buffer; token: string; anonymous: boolean };
+  tcp?: TcpListener;
+  /**
+   * A second TLS listener for the API's clients inside pods (the `kubernetes` Service's endpoint),
+   * on a port of its own; anonymous access is never allowed there.
+   */
+  inCluster?: Omit<TcpListener, 'anonymous'>;
   readOnly?: { address: string; port: number };
+}
+
+export interface TcpListener {
+  address: string;
+  port: number;
+  cert: Buffer;
+  key: Buffer;
+  token: string;
+  anonymous: boolean;
+  /** Bearer tokens beside the agent's own (bound service-account tokens). */
+  authenticate?: TokenAuthenticator;
 }
 
 export interface Listening {
@@ -31,6 +47,8 @@ export interface Listening {
   /** The bound TCP port (when --port 0 asked for an ephemeral one). */
   tcpPort?: number;
   readOnlyPort?: number;
+  /** The bound port of the in-cluster listener. */
+  inClusterPort?: number;
   close(): Promise<void>;
 }
 
@@ -106,14 +124,20 @@ export async function listen(opts: ListenOptions): Promise<Listening> {
     servers.push(unix);
     await chmod(opts.socketPath, 0o600);
 
-    if (opts.tcp) {
-      const t = opts.tcp;
+    const tlsListener = async (t: TcpListener): Promise<number> => {
       const tls = createHttpsServer({ cert: t.cert, key: t.key, minVersion: 'TLSv1.2' });
-      wire(tls as unknown as Server, opts.router, { kind: 'tcp', token: t.token, anonymous: t.anonymous });
+      wire(tls as unknown as Server, opts.router, {
+        kind: 'tcp',
+        token: t.token,
+        anonymous: t.anonymous,
+        ...(t.authenticate ? { authenticate: t.authenticate } : {}),
+      });
       await listenOn(tls as unknown as Server, t.port, t.address);
       servers.push(tls as unknown as Server);
-      out.tcpPort = (tls.address() as { port: number }).port;
-    }
+      return (tls.address() as { port: number }).port;
+    };
+    if (opts.tcp) out.tcpPort = await tlsListener(opts.tcp);
+    if (opts.inCluster) out.inClusterPort = await tlsListener({ ...opts.inCluster, anonymous: false });
     if (opts.readOnly) {
       const ro = createHttpServer();
       wire(ro, opts.router, { kind: 'read-only' });

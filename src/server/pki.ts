@@ -1,11 +1,11 @@
 // The TCP listener's credentials, generated into the root dir on first start: a CA and a serving
-// certificate signed by it (with `openssl`, as kubeadm-style tooling does: Node can make keys but not
+// certificate signed by it, the key that signs service-account tokens (with `openssl`, as kubeadm-style tooling does: Node can make keys but not
 // X.509 certificates), the bearer token (`<root>/token`), and a kubeconfig pointing at the endpoint.
 // Private keys, the token and the kubeconfig are 0600.
 
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,51 +38,93 @@ async function openssl(args: string[]): Promise<void> {
   }
 }
 
+/** Names a serving certificate carries beside the host's own (the `kubernetes` Service's ClusterIP and DNS names). */
+export interface ExtraNames {
+  dns?: readonly string[];
+  ips?: readonly string[];
+}
+
 /**
  * The CA and serving certificate under `<root>/pki/`, created when missing. The serving certificate
- * names localhost, 127.0.0.1, ::1, this host's name and the listen address.
+ * names localhost, 127.0.0.1, ::1, this host's name, the listen address and the extra names; it is
+ * made again (by the same CA) when the names it should carry change (`server.sans` records them).
  */
-export async function ensureServingCert(rootDir: string, address: string, nodeName: string): Promise<ServingCert> {
+export async function ensureServingCert(rootDir: string, address: string, nodeName: string, extra: ExtraNames = {}): Promise<ServingCert> {
   const dir = join(rootDir, 'pki');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const out: ServingCert = { caFile: join(dir, 'ca.crt'), certFile: join(dir, 'server.crt'), keyFile: join(dir, 'server.key') };
-  if ((await exists(out.caFile)) && (await exists(out.certFile)) && (await exists(out.keyFile))) return out;
   const caKey = join(dir, 'ca.key');
+  const sansFile = join(dir, 'server.sans');
+  const dns = new Set(['localhost', hostname().toLowerCase(), nodeName, ...(extra.dns ?? [])].filter((n) => /^[a-z0-9.-]+$/i.test(n)));
+  const ips = new Set(['127.0.0.1', '::1', ...(extra.ips ?? []).filter((i) => isIP(i))]);
+  if (isIP(address) && address !== '0.0.0.0' && address !== '::') ips.add(address);
+  const san = [...[...dns].map((d) => `DNS:${d}`), ...[...ips].map((i) => `IP:${i}`)].join(',');
+  const haveCA = (await exists(out.caFile)) && (await exists(caKey));
+  const recorded = await readFile(sansFile, 'utf8').catch(() => undefined);
+  if (haveCA && (await exists(out.certFile)) && (await exists(out.keyFile))) {
+    // A root dir from before the names were recorded keeps its certificate unless names were added.
+    if (recorded === san || (recorded === undefined && !extra.dns?.length && !extra.ips?.length)) return out;
+  }
   const tmp = await mkdtemp(join(dir, '.gen-'));
   try {
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    await openssl([
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      caKey,
-      '-out',
-      out.caFile,
-      '-days',
-      '3650',
-      '-subj',
-      '/CN=podvisor-ca',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ]);
+    if (!haveCA) {
+      await openssl([
+        'req',
+        '-x509',
+        ...ec,
+        '-keyout',
+        caKey,
+        '-out',
+        out.caFile,
+        '-days',
+        '3650',
+        '-subj',
+        '/CN=podvisor-ca',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ]);
+    }
     const csr = join(tmp, 'server.csr');
-    await openssl(['req', '-new', ...ec, '-keyout', out.keyFile, '-out', csr, '-subj', `/CN=${nodeName.replace(/[^A-Za-z0-9.-]/g, '') || 'podvisor'}`]);
-    const dns = new Set(['localhost', hostname().toLowerCase(), nodeName].filter((n) => /^[a-z0-9.-]+$/i.test(n)));
-    const ips = new Set(['127.0.0.1', '::1']);
-    if (isIP(address) && address !== '0.0.0.0' && address !== '::') ips.add(address);
-    const san = [...[...dns].map((d) => `DNS:${d}`), ...[...ips].map((i) => `IP:${i}`)].join(',');
+    const key = join(tmp, 'server.key');
+    const cert = join(tmp, 'server.crt');
+    await openssl(['req', '-new', ...ec, '-keyout', key, '-out', csr, '-subj', `/CN=${nodeName.replace(/[^A-Za-z0-9.-]/g, '') || 'podvisor'}`]);
     const ext = join(tmp, 'ext.cnf');
     await writeFile(ext, `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n`);
-    await openssl(['x509', '-req', '-in', csr, '-CA', out.caFile, '-CAkey', caKey, '-CAcreateserial', '-out', out.certFile, '-days', '825', '-extfile', ext]);
-    await Promise.all([chmod(caKey, 0o600), chmod(out.keyFile, 0o600), chmod(out.caFile, 0o644), chmod(out.certFile, 0o644)]);
+    await openssl(['x509', '-req', '-in', csr, '-CA', out.caFile, '-CAkey', caKey, '-CAcreateserial', '-out', cert, '-days', '825', '-extfile', ext]);
+    await Promise.all([chmod(caKey, 0o600), chmod(key, 0o600), chmod(out.caFile, 0o644), chmod(cert, 0o644)]);
+    // The key first, then the certificate: a reader never pairs a new certificate with an old key for long.
+    await rename(key, out.keyFile);
+    await rename(cert, out.certFile);
+    await writeFileAtomic(sansFile, san, 0o644);
   } finally {
     await rm(tmp, { recursive: true, force: true });
     await rm(join(dir, 'ca.srl'), { force: true });
   }
   return out;
+}
+
+/**
+ * The key that signs service-account tokens, `<root>/pki/sa.key` (PKCS#8 PEM, ECDSA P-256, 0600):
+ * made once, on first start, and kept, so tokens issued before a restart stay valid after it.
+ */
+export async function ensureServiceAccountKey(rootDir: string): Promise<string> {
+  const dir = join(rootDir, 'pki');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, 'sa.key');
+  try {
+    const pem = await readFile(path, 'utf8');
+    await chmod(path, 0o600);
+    return pem;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  await writeFileAtomic(path, pem, 0o600);
+  return pem;
 }
 
 /** The bearer token in `<root>/token` (0600), created (32 random bytes, hex) when missing. */

@@ -29,6 +29,8 @@ async function withAgent(fn: (a: StandaloneAgent, sock: string, root: string) =>
     version: 'test',
     nodeAllocatable: { cpuMilli: 4000, memoryBytes: 8 * 2 ** 30, pods: 110 },
   });
+  // The system namespaces and their default ServiceAccounts, which API pods need.
+  await agent.bootstrapObjects();
   const l = await listen({ router: agent.router, socketPath: join(root, 'podvisor.sock') });
   try {
     await fn(agent, l.socketPath, root);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
-import { loadManifests, ManifestError, secretBytes, type LoadOptions } from '../../src/config/load.js';
+import { loadManifests, readableKinds, ManifestError, secretBytes, type LoadOptions } from '../../src/config/load.js';
 import { validateForProcessRuntime } from '../../src/runtime/process/validation.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
@@ -134,8 +134,7 @@ for (const [name, sources, opts, want] of failures) {
   });
 }
 
-const otherKinds =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget, and rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding and ClusterRoleBinding objects (or a v1 List of them)';
+const otherKinds = readableKinds();
 const kindRows: [string, string, string][] = [
   [
     'a workload in a version podvisor does not read',
@@ -231,6 +230,19 @@ test("a policy/v1 PodDisruptionBudget is read beside the workloads, judged in th
     'The PodDisruptionBudget "both" is invalid: \n' +
       '* spec: Invalid value: policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000000000), Selector:(*v1.LabelSelector)(0xc000000000), MaxUnavailable:(*intstr.IntOrString)(0xc000000000), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}: minAvailable and maxUnavailable cannot be both set\n' +
       '* spec.maxUnavailable: Invalid value: "101%": must not be greater than 100%',
+  ]);
+});
+
+test("a v1 ServiceAccount is read beside the workloads, judged in the API server's words", async () => {
+  const ok = 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: frontend}\nautomountServiceAccountToken: false\nimagePullSecrets: [{name: reg}]';
+  const loaded = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(ok)]) });
+  assert.deepEqual(
+    loaded.objects.map((o) => [o.kind, o.metadata?.namespace, o.metadata?.name]),
+    [['ServiceAccount', 'default', 'frontend']],
+  );
+  const bad = 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: Front_End}';
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(bad)]) }), [
+    'The ServiceAccount "Front_End" is invalid: metadata.name: Invalid value: "Front_End": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
   ]);
 });
 

@@ -142,6 +142,7 @@ describe('generic registry: a kind that is one table row', () => {
         'policy',
         'rbac.authorization.k8s.io',
         'authorization.k8s.io',
+        'authentication.k8s.io',
         'example.com',
       ],
     );
