@@ -23,7 +23,7 @@ export function apiVersions(index: ResourceIndex, serverAddress: string): unknow
   return { kind: 'APIVersions', versions: core?.versions ?? [], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
 }
 
-interface APIResource {
+export interface APIResource {
   name: string;
   singularName: string;
   namespaced: boolean;
@@ -38,7 +38,7 @@ interface APIResource {
 const sortedVerbs = (verbs: readonly Verb[]): string[] => [...verbs].sort();
 
 /** A resource and its subresources as APIResources. */
-function apiResources(def: ResourceDef): APIResource[] {
+export function apiResources(def: ResourceDef): APIResource[] {
   const sub = (name: string, kind: string, verbs: readonly Verb[], gv?: { group: string; version: string }): APIResource => ({
     name: `${def.resource}/${name}`,
     singularName: '',

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router, type RouteParams } from '../http/router.js';
 import { notFoundPath, sendJSON } from '../http/status.js';
 import type { KubeBackend, Storage } from './backend.js';
+import { aggregatedDiscovery, aggregatedDiscoveryRequested, sendAggregatedDiscovery } from './aggregated-discovery.js';
 import { apiGroup, apiGroupList, apiVersions, resourceList, serverVersion } from './discovery.js';
 import { OpenAPIService } from './openapi-handler.js';
 import type { ApiContext, ResourceDef } from './resource-def.js';
@@ -57,8 +58,18 @@ export function createKubeApi(backend: KubeBackend, opts: KubeApiOptions = {}): 
     version: (_req, res) => sendJSON(res, 200, serverVersion),
     openapi: (req, res) => openapi.serveV2(req, res),
     openapiV3: (req, res, _p, url) => openapi.serveV3(req, res, url),
-    apiVersions: (req, res) => sendJSON(res, 200, apiVersions(index, opts.serverAddress ?? req.headers.host ?? '')),
-    groupList: (_req, res) => sendJSON(res, 200, apiGroupList(index)),
+    apiVersions: (req, res) => {
+      const aggregated = aggregatedDiscoveryRequested(req);
+      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(index, 'api', aggregated));
+      res.setHeader('Vary', 'Accept');
+      sendJSON(res, 200, apiVersions(index, opts.serverAddress ?? req.headers.host ?? ''));
+    },
+    groupList: (req, res) => {
+      const aggregated = aggregatedDiscoveryRequested(req);
+      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(index, 'apis', aggregated));
+      res.setHeader('Vary', 'Accept');
+      sendJSON(res, 200, apiGroupList(index));
+    },
     group: (_req, res, p) => {
       const g = apiGroup(index, p.group!);
       if (!g) throw notFoundPath();
