@@ -4,7 +4,7 @@
 // group/version's URL with `?hash=<its ETag>`, and a group/version asked for with its current hash is
 // cacheable for good (`Cache-Control: public, immutable`, a year's Expires), with a stale hash
 // redirected (301) to the current URL. The documents are built from the resource table on first
-// request and kept.
+// request and kept (v2's protobuf, the costliest, only once a client asks for it).
 // Upstream: kube-openapi's pkg/handler (v2) and pkg/handler3 (v3).
 
 import { createHash } from 'node:crypto';
@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { encodeOpenAPIV2 } from '../http/openapi-protobuf.js';
 import { notFoundPath } from '../http/status.js';
-import { openapiV3Documents, servedSwagger } from './openapi.js';
+import { openapiV3Documents, servedSwagger, type SwaggerDocument } from './openapi.js';
 import type { ResourceIndex } from './resource-table.js';
 
 const v2ProtobufDeprecated = 'com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -25,8 +25,9 @@ interface Body {
 }
 
 interface V2 {
+  doc: SwaggerDocument;
   json: Body;
-  protobuf: Body;
+  readonly protobuf: Body;
   etag: string;
 }
 
@@ -95,25 +96,40 @@ export class OpenAPIService {
     this.lastModified = wholeSeconds(now());
   }
 
-  private built(): { v2: V2; v3: V3 } {
-    if (this.v2 && this.v3) return { v2: this.v2, v3: this.v3 };
+  /** The v2 document (its protobuf encoded on the first request for it). */
+  private builtV2(): V2 {
+    if (this.v2) return this.v2;
     const doc = servedSwagger(this.index);
     const json = Buffer.from(JSON.stringify(doc));
-    this.v2 = { json: { data: json }, protobuf: { data: encodeOpenAPIV2(doc) }, etag: JSON.stringify(computeETag(json)) };
+    let protobuf: Body | undefined;
+    this.v2 = {
+      doc,
+      json: { data: json },
+      get protobuf() {
+        protobuf ??= { data: encodeOpenAPIV2(doc) };
+        return protobuf;
+      },
+      etag: JSON.stringify(computeETag(json)),
+    };
+    return this.v2;
+  }
+
+  private builtV3(): V3 {
+    if (this.v3) return this.v3;
     const groups = new Map<string, { json: Buffer; etag: string }>();
-    for (const [key, d] of openapiV3Documents(doc)) {
+    for (const [key, d] of openapiV3Documents(this.builtV2().doc)) {
       const bytes = Buffer.from(JSON.stringify(d));
       groups.set(key, { json: bytes, etag: computeETag(bytes) });
     }
     const paths = Object.fromEntries([...groups].map(([key, g]) => [key, { serverRelativeURL: serverRelativeURL(key, g.etag) }]));
     const root = Buffer.from(JSON.stringify({ paths }));
     this.v3 = { root, rootETag: JSON.stringify(computeETag(root)), groups };
-    return { v2: this.v2, v3: this.v3 };
+    return this.v3;
   }
 
   /** GET /openapi/v2. */
   serveV2(req: IncomingMessage, res: ServerResponse): void {
-    const { v2 } = this.built();
+    const v2 = this.builtV2();
     res.appendHeader('Vary', 'Accept');
     for (const clause of acceptClauses(req.headers.accept)) {
       if (matches(clause, 'json')) {
@@ -131,7 +147,7 @@ export class OpenAPIService {
 
   /** GET /openapi/v3 (the root: every group/version's URL) and /openapi/v3/<group/version>. */
   serveV3(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    const { v3 } = this.built();
+    const v3 = this.builtV3();
     const key = url.pathname.replace(/^\/openapi\/v3\/?/, '').replace(/\/$/, '');
     if (key === '') {
       res.setHeader('Content-Type', 'application/json');
