@@ -114,6 +114,8 @@ for (const file of ['src/api/schema.generated.json', 'src/api/field-order.genera
 copyFileSync(join(root, 'src/runtime/cri/api.proto'), join(out, 'api.proto'));
 // The Kubernetes protobuf schemas the API's codec reads (src/http/protobuf.ts).
 cpSync(join(root, 'src/http/proto'), join(out, 'proto'), { recursive: true });
+// The vendored OpenAPI document the API's /openapi/v2 and v3 are cut from (src/kubeapi/openapi.ts).
+cpSync(join(root, 'src/kubeapi/openapi-spec'), join(out, 'openapi-spec'), { recursive: true });
 
 // bin/podvisor, the clone's own executable, is a link to the launcher: it must be executable.
 chmodSync(launcher, 0o755);

@@ -13,6 +13,7 @@ import type { RuntimeService } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { recordUnhonouredFields } from './unhonoured-events.js';
+import { podResourceStats, UsageCollector } from './usage.js';
 
 /** What the agent's settings decide of the kubelet (see settings.ts). */
 export interface KubeletSettings {
@@ -44,6 +45,7 @@ export interface KubeletInputs {
 
 export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
   const { settings } = inputs;
+  const usage = new UsageCollector(inputs.runtime, inputs.clock);
   const kubelet = new PodKubelet({
     runtime: inputs.runtime,
     clock: inputs.clock,
@@ -55,6 +57,8 @@ export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
     nodeAllocatable: settings.node,
     diskPressure: new DiskPressureObserver(settings.rootDir, settings.evictionHard),
     resourcePressure: new ResourcePressureObserver(settings.evictionHard),
+    // Read only under MemoryPressure or PIDPressure, when the eviction manager ranks pods.
+    podResourceStats: async (pod) => podResourceStats(await usage.sample(), pod.metadata?.uid ?? ''),
     ...(inputs.probeMetrics === 'none' ? { probeMetrics: false } : { registry: inputs.probeMetrics }),
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
     ...(inputs.clusterDNS ? { clusterDNS: inputs.clusterDNS } : {}),

@@ -6,6 +6,7 @@ import { LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UI
 import { containerProcessInfo, type RuntimeService } from '../runtime/cri.js';
 import { nodeUsage, processGroupUsage } from '../runtime/proc-usage.js';
 import type { Clock } from '../util/clock.js';
+import type { PodResourceStats } from '../kubelet/eviction-ranking.js';
 
 export interface ContainerUsage {
   name: string;
@@ -15,6 +16,8 @@ export interface ContainerUsage {
   /** Cores used since the previous sample; undefined on the first. */
   cpuCores?: number;
   memoryBytes: number;
+  /** The container's live processes. */
+  processes: number;
 }
 
 export interface PodUsage {
@@ -40,6 +43,16 @@ export type ProcessAwareRuntime = RuntimeService;
 
 /** Samples are reused for this long, so scrapes in a burst read /proc once. */
 const SAMPLE_TTL_MS = 1000;
+
+/** A pod's memory (working set: the resident set of its processes) and process count from a sample, as the eviction manager ranks pods by them. */
+export function podResourceStats(sample: UsageSample, uid: string): PodResourceStats | undefined {
+  const p = sample.pods.find((x) => x.uid === uid);
+  if (!p) return undefined;
+  return {
+    containers: p.containers.map((c) => ({ name: c.name, workingSetBytes: c.memoryBytes })),
+    processes: p.containers.reduce((n, c) => n + c.processes, 0),
+  };
+}
 
 export class UsageCollector {
   private last?: UsageSample;
@@ -85,7 +98,7 @@ export class UsageCollector {
         p = { namespace: c.labels[LABEL_POD_NAMESPACE] ?? '', name: c.labels[LABEL_POD_NAME] ?? '', uid, containers: [] };
         pods.set(uid, p);
       }
-      const u = usage.get(pgidOf.get(c.id) ?? -1) ?? { cpuNanos: 0, rssBytes: 0 };
+      const u = usage.get(pgidOf.get(c.id) ?? -1) ?? { cpuNanos: 0, rssBytes: 0, processes: 0 };
       const prev = this.prevCpu.get(c.id);
       const cu: ContainerUsage = {
         name: c.labels[LABEL_CONTAINER_NAME] ?? c.metadata.name,
@@ -93,6 +106,7 @@ export class UsageCollector {
         startedAt: c.startedAt,
         cpuNanos: u.cpuNanos,
         memoryBytes: u.rssBytes,
+        processes: u.processes,
       };
       if (prev && now > prev.t) cu.cpuCores = Math.max(0, (u.cpuNanos - prev.cpu) / ((now - prev.t) * 1e6));
       this.prevCpu.set(c.id, { t: now, cpu: u.cpuNanos });

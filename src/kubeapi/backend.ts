@@ -51,7 +51,7 @@ export interface DeleteOptions {
 
 export interface CreateOptions {
   dryRun?: boolean;
-  /** Strict (default), Warn or Ignore, as the API server's fieldValidation. */
+  /** Strict (the default of callers inside the agent), Warn or Ignore, as the API server's fieldValidation; an API request without one is Warn (query.ts). */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** Paths of the keys the request's JSON body repeats (field-validation.ts applies fieldValidation to them). */
   duplicateFields?: readonly string[];

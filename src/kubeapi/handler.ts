@@ -7,7 +7,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router, type RouteParams } from '../http/router.js';
 import { notFoundPath, sendJSON } from '../http/status.js';
 import type { KubeBackend, Storage } from './backend.js';
-import { apiGroup, apiGroupList, apiVersions, openapiV2, resourceList, serverVersion } from './discovery.js';
+import { aggregatedDiscovery, aggregatedDiscoveryRequested, sendAggregatedDiscovery } from './aggregated-discovery.js';
+import { apiGroup, apiGroupList, apiVersions, resourceList, serverVersion } from './discovery.js';
+import { OpenAPIService } from './openapi-handler.js';
 import type { ApiContext, ResourceDef } from './resource-def.js';
 import { ResourceIndex, resourceTable } from './resource-table.js';
 import { RestHandler, type RestRequest } from './rest.js';
@@ -51,20 +53,23 @@ export function createKubeApi(backend: KubeBackend, opts: KubeApiOptions = {}): 
     return { req, res, query: url.searchParams, def, storage: storageOf(def), namespace: def.namespaced ? namespace : '' };
   };
 
-  let openapi: ReturnType<typeof openapiV2> | undefined;
+  const openapi = new OpenAPIService(index, ctx.now);
   return {
     version: (_req, res) => sendJSON(res, 200, serverVersion),
-    openapi: (req, res) => {
-      openapi ??= openapiV2(index);
-      if ((req.headers.accept ?? '').includes('protobuf')) {
-        res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': openapi.protobuf.length });
-        res.end(openapi.protobuf);
-        return;
-      }
-      sendJSON(res, 200, openapi.json);
+    openapi: (req, res) => openapi.serveV2(req, res),
+    openapiV3: (req, res, _p, url) => openapi.serveV3(req, res, url),
+    apiVersions: (req, res) => {
+      const aggregated = aggregatedDiscoveryRequested(req);
+      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(index, 'api', aggregated));
+      res.setHeader('Vary', 'Accept');
+      sendJSON(res, 200, apiVersions(index, opts.serverAddress ?? req.headers.host ?? ''));
     },
-    apiVersions: (req, res) => sendJSON(res, 200, apiVersions(index, opts.serverAddress ?? req.headers.host ?? '')),
-    groupList: (_req, res) => sendJSON(res, 200, apiGroupList(index)),
+    groupList: (req, res) => {
+      const aggregated = aggregatedDiscoveryRequested(req);
+      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(index, 'apis', aggregated));
+      res.setHeader('Vary', 'Accept');
+      sendJSON(res, 200, apiGroupList(index));
+    },
     group: (_req, res, p) => {
       const g = apiGroup(index, p.group!);
       if (!g) throw notFoundPath();

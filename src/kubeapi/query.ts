@@ -44,8 +44,9 @@ export function includeObjectOf(q: URLSearchParams): IncludeObject {
   return 'Metadata';
 }
 
+/** The request's fieldValidation; Warn when absent or empty, as the API server's (handlers/rest.go fieldValidation). */
 function fieldValidationOf(q: URLSearchParams): 'Strict' | 'Warn' | 'Ignore' {
-  const v = q.get('fieldValidation') ?? 'Strict';
+  const v = q.get('fieldValidation') || 'Warn';
   if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
   throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${v}"`);
 }

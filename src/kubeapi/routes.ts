@@ -1,4 +1,4 @@
-// The Kubernetes API's paths on the server's route table: discovery, /version, /openapi/v2, and the
+// The Kubernetes API's paths on the server's route table: discovery, /version, /openapi/v2 and v3, and the
 // resource paths of every group/version (collection, object, subresource; namespaced and cluster-wide),
 // as the apiserver's endpoints/installer.go lays them out. Light on purpose: what answers them is asked
 // for on each request (mount.ts loads the API on the first).
@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestURL, type RouteParams, type Router } from '../http/router.js';
 import { notFoundPath } from '../http/status.js';
 
-export type KubeApiEndpoint = 'version' | 'openapi' | 'apiVersions' | 'groupList' | 'group' | 'resourceList' | 'collection' | 'item' | 'subresource';
+export type KubeApiEndpoint =
+  'version' | 'openapi' | 'openapiV3' | 'apiVersions' | 'groupList' | 'group' | 'resourceList' | 'collection' | 'item' | 'subresource';
 
 /** What the routes call: one function per kind of path (params: group, version, namespace, resource, name, subresource). */
 export type KubeApi = Record<KubeApiEndpoint, (req: IncomingMessage, res: ServerResponse, params: RouteParams, url: URL) => void | Promise<void>>;
@@ -19,6 +20,10 @@ function routeTable(): Array<[methods: string[], pattern: string, endpoint: Kube
   const routes: Array<[string[], string, KubeApiEndpoint]> = [
     [['GET'], '/version', 'version'],
     [['GET'], '/openapi/v2', 'openapi'],
+    [['GET'], '/openapi/v3', 'openapiV3'],
+    [['GET'], '/openapi/v3/:a', 'openapiV3'],
+    [['GET'], '/openapi/v3/:a/:b', 'openapiV3'],
+    [['GET'], '/openapi/v3/:a/:b/:c', 'openapiV3'],
     [['GET'], '/api', 'apiVersions'],
     [['GET'], '/apis', 'groupList'],
     [['GET'], '/apis/:group', 'group'],

@@ -1,8 +1,10 @@
-// The kubelet's eviction manager for the root dir's file system (pkg/kubelet/eviction/
-// eviction_manager.go synchronize): each housekeeping pass observes nodefs, keeps DiskPressure on for
-// the pressure transition period after the signals recover, and under a met hard threshold first
-// reclaims node-level resources (unused containers and their logs), then evicts one pod — ranked by
-// eviction-ranking.ts — and waits for it to be cleaned up before the next pass.
+// The kubelet's eviction manager (pkg/kubelet/eviction/eviction_manager.go synchronize): each
+// housekeeping pass observes the root dir's file system (nodefs) and the node's memory and PIDs,
+// keeps DiskPressure, MemoryPressure and PIDPressure on for the pressure transition period after the
+// signals recover, and under a met hard threshold — memory.available first (byEvictionPriority) —
+// reclaims node-level resources where the signal has any (unused containers and their logs, for
+// nodefs), then evicts one pod ranked for that resource by eviction-ranking.ts and waits for it to be
+// cleaned up before the next pass.
 
 import type { Pod } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
@@ -10,8 +12,8 @@ import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { formatPod } from '../kuberuntime/format.js';
 import { crossedSignals, thresholdMetInfo, type DiskPressureObserver } from './disk-pressure.js';
-import { conditionOfSignal, type ResourcePressureObserver } from './resource-pressure.js';
-import { evictionMessage, rankForEviction, resourceOfSignal, type EvictionCandidate } from './eviction-ranking.js';
+import { conditionOfSignal, crossedResourceSignals, resourceThresholdMet, type ResourcePressureObserver } from './resource-pressure.js';
+import { evictionMessage, rankForEviction, resourceOfSignal, type EvictionCandidate, type PodResourceStats, type ThresholdMet } from './eviction-ranking.js';
 import type { PodDiskUsage } from './pod-disk-usage.js';
 
 /** The kubelet's evictionMonitoringPeriod. */
@@ -37,6 +39,8 @@ export interface EvictionManagerOptions {
   activePods: () => Pod[];
   /** What a pod uses of the file system. */
   measure: (pod: Pod) => Promise<PodDiskUsage>;
+  /** What a pod's containers use of memory and how many processes it runs (none measured when unset). */
+  podStats?: (pod: Pod) => Promise<PodResourceStats | undefined>;
   /** Node-level reclaim tried before any eviction (unused containers and their logs). */
   reclaim: () => Promise<unknown>;
   /** killPodFunc: kills the pod with the grace period and marks it Failed, Evicted, with the message. */
@@ -86,14 +90,18 @@ export class EvictionManager {
 
   /** One housekeeping pass; resolves with the pod evicted, if one was. */
   async synchronize(): Promise<Pod | undefined> {
-    const { disk, logger, recorder } = this.opts;
+    const { disk, logger, recorder, resources } = this.opts;
     const observed = disk.observe();
-    if (!observed) return undefined;
-    const crossed = crossedSignals(observed, disk.thresholds);
-    this.observed([...crossed, ...(this.opts.resources?.crossed() ?? [])]);
+    const diskCrossed = observed ? crossedSignals(observed, disk.thresholds) : [];
+    const node = resources?.observe();
+    const resourceCrossed = node && resources ? crossedResourceSignals(node, resources.thresholds) : [];
+    this.observed([...diskCrossed, ...resourceCrossed]);
+    // byEvictionPriority: memory first, then the signals with node-level reclaim (nodefs), then the others.
+    const crossed = [...resourceCrossed.filter((s) => s === 'memory.available'), ...diskCrossed, ...resourceCrossed.filter((s) => s !== 'memory.available')];
     if (crossed.length === 0) return undefined;
     const signal = crossed[0]!;
     const resource = resourceOfSignal(signal);
+    const onDisk = diskCrossed.includes(signal);
     logger.info('Eviction manager: attempting to reclaim', { resourceName: resource });
     recorder.event(
       { kind: 'Node', namespace: 'default', name: this.opts.nodeName, uid: this.opts.nodeName },
@@ -102,13 +110,20 @@ export class EvictionManager {
       `Attempting to reclaim ${resource}`,
     );
 
-    await this.opts.reclaim().catch((e: unknown) => {
-      logger.info('Eviction manager: unexpected error when attempting to reduce resource pressure', { resourceName: resource, err: String(e) });
-    });
-    const after = disk.observe();
-    if (after && crossedSignals(after, disk.thresholds).length === 0) {
-      logger.info('Eviction manager: able to reduce resource pressure without evicting pods.', { resourceName: resource });
-      return undefined;
+    let met: ThresholdMet | undefined;
+    if (onDisk) {
+      await this.opts.reclaim().catch((e: unknown) => {
+        logger.info('Eviction manager: unexpected error when attempting to reduce resource pressure', { resourceName: resource, err: String(e) });
+      });
+      const after = disk.observe();
+      if (after && crossedSignals(after, disk.thresholds).length === 0) {
+        logger.info('Eviction manager: able to reduce resource pressure without evicting pods.', { resourceName: resource });
+        return undefined;
+      }
+      met = thresholdMetInfo((after ?? observed)!, disk.thresholds, signal);
+    } else {
+      // Memory and PIDs have no node-level reclaim: straight to eviction.
+      met = resourceThresholdMet(node!, resources!.thresholds, signal);
     }
     logger.info('Eviction manager: must evict pod(s) to reclaim', { resourceName: resource });
 
@@ -117,10 +132,15 @@ export class EvictionManager {
       logger.error('Eviction manager: eviction thresholds have been met, but no pods are active to evict');
       return undefined;
     }
-    const candidates: EvictionCandidate[] = await Promise.all(active.map(async (pod) => ({ pod, usage: await this.opts.measure(pod).catch(() => undefined) })));
+    const candidates: EvictionCandidate[] = await Promise.all(
+      active.map(async (pod) =>
+        onDisk
+          ? { pod, usage: await this.opts.measure(pod).catch(() => undefined) }
+          : { pod, stats: await (this.opts.podStats?.(pod) ?? Promise.resolve(undefined)).catch(() => undefined) },
+      ),
+    );
     const ranked = rankForEviction(candidates, resource);
     logger.info('Eviction manager: pods ranked for eviction', { pods: ranked.map((c) => formatPod(c.pod)).join(', ') });
-    const met = thresholdMetInfo(after ?? observed, disk.thresholds, signal);
     // At most one pod per pass.
     for (const candidate of ranked) {
       const pod = candidate.pod;

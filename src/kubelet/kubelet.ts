@@ -19,6 +19,7 @@ import { admitPod, type NodeAllocatable } from './admission.js';
 import { EVICTED_REASON, evictionAdmit, isCriticalPod, type DiskPressureObserver } from './disk-pressure.js';
 import { deleteAllUnusedContainers } from './container-gc.js';
 import { EvictionManager } from './eviction-manager.js';
+import type { PodResourceStats } from './eviction-ranking.js';
 import type { ResourcePressureObserver } from './resource-pressure.js';
 import { measurePodDiskUsage } from './pod-disk-usage.js';
 import { HostPortClaims } from './host-ports.js';
@@ -53,6 +54,8 @@ export interface PodKubeletOptions {
   diskPressure?: DiskPressureObserver;
   /** The node's memory.available and pid.available for the eviction manager (MemoryPressure, PIDPressure); none observed when unset. */
   resourcePressure?: ResourcePressureObserver;
+  /** What a pod uses of memory and processes, for the eviction manager's ranking under MemoryPressure and PIDPressure. */
+  podResourceStats?: (pod: Pod) => Promise<PodResourceStats | undefined>;
   /** The eviction manager's housekeeping period; the kubelet's 10 s when unset. */
   evictionMonitoringIntervalMs?: number;
   /** Registry for the probe metrics (served at /metrics/probes). */
@@ -217,6 +220,7 @@ export class PodKubelet implements Kubelet {
           .filter((w) => !w.isTerminal && !w.isTerminating && !isTerminalPhase(this.statusManager.getPodStatus(w.currentPod.metadata?.uid ?? '')?.phase))
           .map((w) => w.currentPod),
       measure: (pod) => measurePodDiskUsage(rootDir, pod),
+      ...(this.opts.podResourceStats ? { podStats: this.opts.podResourceStats } : {}),
       reclaim: () => {
         const known = new Set(this.workerBySandbox.keys());
         const finished = new Set([...this.workers.values()].filter((w) => w.isTerminal && w.sandboxId).map((w) => w.sandboxId!));

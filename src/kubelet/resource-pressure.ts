@@ -62,6 +62,19 @@ export function observeHostResources(read: (path: string) => string = (p) => rea
 
 const asked = (capacity: number, t: ThresholdValue) => ('bytes' in t ? t.bytes : (capacity * t.percent) / 100);
 
+/** A signal's threshold and what was available of it in an observation (getThresholdMetInfo), for the eviction message. */
+export function resourceThresholdMet(o: ResourceObservation, t: ResourceThresholds, signal: string): { quantity: number; available: number } | undefined {
+  if (signal === 'memory.available' && o.memory) {
+    return {
+      quantity: asked(o.memory.capacityBytes, t.memoryAvailable ?? { bytes: DEFAULT_MEMORY_AVAILABLE_BYTES }),
+      available: o.memory.capacityBytes - o.memory.workingSetBytes,
+    };
+  }
+  if (signal === 'pid.available' && o.pids && t.pidAvailable)
+    return { quantity: asked(o.pids.maxPID, t.pidAvailable), available: o.pids.maxPID - o.pids.running };
+  return undefined;
+}
+
 /** The signals of an observation that crossed their thresholds: memory.available, pid.available. */
 export function crossedResourceSignals(o: ResourceObservation, t: ResourceThresholds): string[] {
   const out: string[] = [];
@@ -88,6 +101,11 @@ export class ResourcePressureObserver {
     readonly thresholds: ResourceThresholds = {},
     private readonly read: () => ResourceObservation = observeHostResources,
   ) {}
+
+  /** What the node holds now. */
+  observe(): ResourceObservation {
+    return this.read();
+  }
 
   /** The signals crossed now; what cannot be read counts as no pressure. */
   crossed(): string[] {

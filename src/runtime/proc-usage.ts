@@ -12,6 +12,8 @@ export interface GroupUsage {
   /** Cumulative CPU time of the group's live processes, in nanoseconds. */
   cpuNanos: number;
   rssBytes: number;
+  /** The group's live processes. */
+  processes: number;
 }
 
 /** Usage of each wanted process group (absent from the result when none of its processes lives). */
@@ -39,9 +41,10 @@ export async function processGroupUsage(pgids: ReadonlySet<number>): Promise<Map
         if (!pgids.has(pgrp)) return;
         const ticks = Number(f[11]) + Number(f[12]);
         const rss = Number(f[21]) * PAGE_SIZE;
-        const u = out.get(pgrp) ?? { cpuNanos: 0, rssBytes: 0 };
+        const u = out.get(pgrp) ?? { cpuNanos: 0, rssBytes: 0, processes: 0 };
         u.cpuNanos += (ticks / CLOCK_TICKS_PER_SECOND) * 1e9;
         u.rssBytes += rss;
+        u.processes += 1;
         out.set(pgrp, u);
       }),
   );

@@ -1,5 +1,5 @@
-// The two pieces of the protobuf wire format podvisor writes by hand (a gRPC health request, the
-// OpenAPI v2 document kubectl reads): a varint and a length-delimited field. The messages are tiny
+// The two pieces of the protobuf wire format podvisor writes by hand (a gRPC health request and
+// the like): a varint and a length-delimited field. The messages are tiny
 // and fixed, so a protobuf library and its generated types would be all cost and no help.
 
 /** An unsigned varint. */

@@ -8,6 +8,7 @@ export interface Reply {
   status: number;
   body: string;
   json(): any;
+  headers: import('node:http').IncomingHttpHeaders;
 }
 
 export function call(socketPath: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
@@ -26,7 +27,7 @@ export function call(socketPath: string, method: string, path: string, body?: un
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, body: text, json: () => JSON.parse(text) });
+          resolve({ status: res.statusCode ?? 0, body: text, json: () => JSON.parse(text), headers: res.headers });
         });
         res.on('error', reject);
       },

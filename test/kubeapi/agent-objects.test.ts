@@ -38,9 +38,14 @@ test('configmaps and secrets: create, get, list, replace, delete; kept across a 
     assert.equal(r.json().reason, 'AlreadyExists');
     assert.equal(r.json().message, 'configmaps "cfg" already exists');
 
-    r = await call(sock, 'POST', '/api/v1/namespaces/default/configmaps', { ...cm, metadata: { name: 'x' }, dataa: {} });
+    r = await call(sock, 'POST', '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', { ...cm, metadata: { name: 'x' }, dataa: {} });
     assert.equal(r.status, 400);
     assert.match(r.json().message, /strict decoding error: .*dataa/);
+    // Without fieldValidation the API server warns (its default is Warn) and drops the field (a dry run: nothing stored).
+    r = await call(sock, 'POST', '/api/v1/namespaces/default/configmaps?dryRun=All', { ...cm, metadata: { name: 'warned' }, dataa: {} });
+    assert.equal(r.status, 201, r.body);
+    assert.equal(r.json().dataa, undefined);
+    assert.match(String(r.headers.warning), /unknown field \\"dataa\\"/);
 
     r = await call(sock, 'POST', '/api/v1/namespaces/default/configmaps', { ...cm, metadata: { name: 'Bad_Name' } });
     assert.equal(r.status, 422);

@@ -1,6 +1,7 @@
 // The resource table's rows for core/v1 ConfigMaps and Secrets: kept as plain objects by the
-// backend's object store, checked by their strategies (kubeapi/strategies.ts).
+// backend's object store, checked by their strategies (kubeapi/strategies.ts), with kubectl's columns.
 
+import { configMapTable, secretTable } from '../../printers/config-tables.js';
 import { resource } from '../resource-def.js';
 
 const objectVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
@@ -15,6 +16,7 @@ export const configMaps = resource({
   namespaced: true,
   verbs: objectVerbs,
   storage: (b) => b.objects?.storage('ConfigMap'),
+  table: configMapTable,
 });
 
 export const secrets = resource({
@@ -26,5 +28,6 @@ export const secrets = resource({
   namespaced: true,
   verbs: objectVerbs,
   storage: (b) => b.objects?.storage('Secret'),
+  table: secretTable,
   fieldSelectors: { type: (s) => (s as { type?: string }).type ?? '' },
 });

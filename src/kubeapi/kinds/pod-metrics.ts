@@ -1,7 +1,9 @@
 // The resource table's row for metrics.k8s.io/v1beta1 PodMetrics (`kubectl top pod`): read-only,
-// one per pod the backend has usage for, as metrics-server serves them (nanocores and KiB).
+// one per pod the backend has usage for, as metrics-server serves them (nanocores and KiB), with its
+// Table (NAME, cpu, memory, WINDOW).
 
 import type { Pod } from '../../api/types.js';
+import { podMetricsTable } from '../../printers/config-tables.js';
 import type { KubeBackend, KubeObject, Storage } from '../backend.js';
 import { resource, type ApiContext } from '../resource-def.js';
 
@@ -54,4 +56,5 @@ export const podMetricsResource = resource({
   namespaced: true,
   verbs: ['get', 'list'],
   storage: podMetricsStorage,
+  table: podMetricsTable,
 });
