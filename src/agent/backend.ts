@@ -17,6 +17,8 @@ import type { UsageCollector } from './usage.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
+import { admitPodLimits } from '../kubeapi/limit-ranger.js';
+import type { LimitRange } from '../api/validation/limit-range.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
@@ -72,6 +74,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       capabilities: this.d.runtimeCapabilities,
       uid: randomUUID(),
       fields: opts,
+      admit: (p) => admitPodLimits(p, (this.objects.storage('LimitRange')?.list().items ?? []) as LimitRange[]),
     });
     const name = pod.metadata?.name ?? '';
     this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);

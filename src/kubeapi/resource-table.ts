@@ -7,6 +7,7 @@ import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { leases } from './kinds/leases.js';
+import { limitRanges } from './kinds/limit-ranges.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
@@ -30,6 +31,7 @@ export const resourceTable: readonly ResourceDef[] = [
   endpointSlices,
   leases,
   podDisruptionBudgets,
+  limitRanges,
 ];
 
 export interface GroupVersions {

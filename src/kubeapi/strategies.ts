@@ -40,6 +40,7 @@ import {
   type ServiceLike,
 } from '../api/validation/service.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
+import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -237,6 +238,17 @@ export const podDisruptionBudgetStrategy: ObjectStrategy = {
   validateUpdate: () => [],
 };
 
+/** v1 LimitRanges (pkg/registry/core/limitrange): defaulted and validated alike on create and update. */
+export const limitRangeStrategy: ObjectStrategy = {
+  kind: 'LimitRange',
+  resource: 'limitranges',
+  apiVersion: 'v1',
+  namespaced: true,
+  schemaType: kindTypes.LimitRange,
+  defaults: (o) => defaultLimitRange(o as LimitRange) as KubeObject,
+  validate: (o) => validateLimitRange(o as LimitRange),
+};
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -254,4 +266,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   nodeStrategy,
   leaseStrategy,
   podDisruptionBudgetStrategy,
+  limitRangeStrategy,
 ];
