@@ -18,6 +18,7 @@ import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
 import { admitPodLimits } from '../kubeapi/limit-ranger.js';
+import { QuotaAdmission } from '../kubeapi/quota-admission.js';
 import type { LimitRange } from '../api/validation/limit-range.js';
 
 export interface AgentBackendDeps {
@@ -38,6 +39,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   private readonly d: AgentBackendDeps;
   private readonly podWrites = new OneAtATime();
   private unhonoured?: (obj: KubeObject) => string[];
+  private readonly quota: QuotaAdmission;
 
   constructor(deps: AgentBackendDeps) {
     super(deps.streams, deps.usage);
@@ -46,6 +48,10 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.objects = deps.objects ?? new ObjectStore();
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
+    this.quota = new QuotaAdmission(this);
+    this.objects.admitCreates((strategy, obj, opts) =>
+      this.quota.admitCreate({ resource: strategy.resource, group: strategy.apiVersion.includes('/') ? strategy.apiVersion.split('/')[0]! : '' }, obj, opts),
+    );
   }
 
   /**
@@ -81,6 +87,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
     }
+    await this.quota.admitCreate({ resource: 'pods', group: '' }, pod as KubeObject, opts);
     if (opts.dryRun) return { apiVersion: 'v1', kind: 'Pod', ...pod, status: { phase: 'Pending' } } as Pod;
     return this.d.registry.add(pod, { source: 'api', from: 'api' });
   }

@@ -232,6 +232,14 @@ export class ObjectStore implements ObjectsBackend {
     }
     // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, undefined);
+    if (strategy.namespaced && this.createAdmission) {
+      try {
+        await this.createAdmission(strategy, obj, opts);
+      } catch (err) {
+        strategy.release?.(obj);
+        throw err;
+      }
+    }
     if (opts.dryRun) {
       strategy.release?.(obj);
       return obj;
@@ -366,6 +374,15 @@ export class ObjectStore implements ObjectsBackend {
     const gone = { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.rv) } };
     this.publish(kind, Number(gone.metadata.resourceVersion), { type: 'DELETED', object: gone });
     return gone;
+  }
+
+  // --- the validating admission of created objects (ResourceQuota) ---
+
+  private createAdmission?: (strategy: ObjectStrategy, obj: KubeObject, opts: CreateOptions) => Promise<void>;
+
+  /** Sets the check every created namespaced object passes after validation and before it is stored (quota). */
+  admitCreates(check: (strategy: ObjectStrategy, obj: KubeObject, opts: CreateOptions) => Promise<void>): void {
+    this.createAdmission = check;
   }
 
   // --- namespaces (the NamespaceLifecycle admission) ---

@@ -1,6 +1,6 @@
 // The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
-// PodDisruptionBudgets, v1 LimitRanges, each with the API server's defaults and validation (the strategies of
+// PodDisruptionBudgets, v1 LimitRanges and ResourceQuotas, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
@@ -12,6 +12,7 @@ import { defaultService, validateService, type ServiceLike } from '../api/valida
 import { defaultNamespaceObject, validateNamespace, type NamespaceObject } from '../api/namespace.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
+import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -64,6 +65,7 @@ export const objectKinds = {
   CronJob: rules<CronJob>(['batch/v1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
   PodDisruptionBudget: rules<PodDisruptionBudget>(['policy/v1'], 'poddisruptionbudgets', 'poddisruptionbudget', structuredClone, validatePodDisruptionBudget),
   LimitRange: rules<LimitRange>(['v1'], 'limitranges', 'limitrange', defaultLimitRange, validateLimitRange),
+  ResourceQuota: rules<ResourceQuota>(['v1'], 'resourcequotas', 'resourcequota', structuredClone, validateResourceQuota),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;

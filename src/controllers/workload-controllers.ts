@@ -1,7 +1,7 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
 // Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces, PodDisruptionBudgets (the
-// disruption controller) and the garbage collector. In
+// disruption controller), ResourceQuotas (the resource quota controller) and the garbage collector. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -16,6 +16,7 @@ import { DisruptionController } from './disruption.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
 import { NamespaceController } from './namespace.js';
+import { ResourceQuotaController } from './resource-quota.js';
 import { ReplicaSetController } from './replicaset.js';
 import { StatefulSetController } from './statefulset.js';
 
@@ -35,6 +36,7 @@ export function startWorkloadControllers(backend: KubeBackend, clock: Clock, log
   new DaemonSetController(ctx);
   new CronJobController(ctx);
   if (backend.objects?.storage('PodDisruptionBudget')) new DisruptionController(ctx);
+  if (backend.objects?.storage('ResourceQuota')) new ResourceQuotaController(ctx);
   new NamespaceController(ctx);
   new GarbageCollector(ctx);
   ctx.start();

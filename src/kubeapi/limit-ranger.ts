@@ -11,6 +11,7 @@ import { aggregateMessage } from '../api/field-errors.js';
 import { parseQuantity, type Quantity } from '../api/quantity.js';
 import { quantityString, type LimitRange } from '../api/validation/limit-range.js';
 import { forbiddenObject } from '../http/status.js';
+import { podTotal, toResourceList } from './pod-resources.js';
 
 export const limitRangerAnnotation = 'kubernetes.io/limit-ranger';
 
@@ -115,34 +116,6 @@ const ratioConstraint: Constraint = (type, name, enforced, requests, limits) => 
   return undefined;
 };
 
-/** A sum or maximum of quantities, printed in the family (binary or decimal) of the first. */
-function quantityOfMilli(milli: bigint, like: string): string {
-  if (/[KMGTPE]i$/.test(like) && milli % 1024000n === 0n) return quantityString(`${milli / 1024000n}Ki`);
-  return quantityString(`${milli}m`);
-}
-
-/** The pod's total of one list: the containers' sum, at least each init container's (podRequests/podLimits). */
-function podTotal(pod: Pod, which: 'requests' | 'limits'): ResourceList {
-  const milli = new Map<string, { v: bigint; like: string }>();
-  const of = (c: Container) => ((c.resources as WritableResources | undefined)?.[which] ?? {}) as ResourceList;
-  for (const c of pod.spec?.containers ?? []) {
-    for (const [k, v] of Object.entries(of(c))) {
-      const cur = milli.get(k);
-      milli.set(k, { v: (cur?.v ?? 0n) + parseQuantity(String(v)).milliValue(), like: cur?.like ?? String(v) });
-    }
-  }
-  for (const c of pod.spec?.initContainers ?? []) {
-    for (const [k, v] of Object.entries(of(c))) {
-      const m = parseQuantity(String(v)).milliValue();
-      const cur = milli.get(k);
-      if (!cur || m > cur.v) milli.set(k, { v: m, like: cur?.like ?? String(v) });
-    }
-  }
-  const out: ResourceList = {};
-  for (const [k, { v, like }] of milli) out[k] = quantityOfMilli(v, like);
-  return out;
-}
-
 /** PodValidateLimitFunc: every limit's constraints, as messages. */
 function validatePod(pod: Pod, lr: LimitRange): string[] {
   const errs: string[] = [];
@@ -164,8 +137,8 @@ function validatePod(pod: Pod, lr: LimitRange): string[] {
       }
     }
     if (t === 'Pod') {
-      const r = podTotal(pod, 'requests');
-      const l = podTotal(pod, 'limits');
+      const r = toResourceList(podTotal(pod, 'requests'));
+      const l = toResourceList(podTotal(pod, 'limits'));
       check(t, limit.min as ResourceList, minConstraint, r, l);
       check(t, limit.max as ResourceList, maxConstraint, r, l);
       check(t, limit.maxLimitRequestRatio as ResourceList, ratioConstraint, r, l);

@@ -8,6 +8,7 @@ import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { leases } from './kinds/leases.js';
 import { limitRanges } from './kinds/limit-ranges.js';
+import { resourceQuotas } from './kinds/resource-quotas.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
@@ -32,6 +33,7 @@ export const resourceTable: readonly ResourceDef[] = [
   leases,
   podDisruptionBudgets,
   limitRanges,
+  resourceQuotas,
 ];
 
 export interface GroupVersions {

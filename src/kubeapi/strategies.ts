@@ -41,6 +41,7 @@ import {
 } from '../api/validation/service.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
+import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -249,6 +250,25 @@ export const limitRangeStrategy: ObjectStrategy = {
   validate: (o) => validateLimitRange(o as LimitRange),
 };
 
+/**
+ * v1 ResourceQuotas (pkg/registry/core/resourcequota): the status is the quota controller's and the
+ * quota admission's (a created quota starts with an empty one); the scopes cannot change.
+ */
+export const resourceQuotaStrategy: ObjectStrategy = {
+  kind: 'ResourceQuota',
+  resource: 'resourcequotas',
+  apiVersion: 'v1',
+  namespaced: true,
+  schemaType: kindTypes.ResourceQuota,
+  statusSubresource: true,
+  initialStatus: () => ({}),
+  validate: (o) => validateResourceQuota(o as ResourceQuota),
+  validateUpdate: (next, old) => {
+    const scopes = (o: KubeObject) => canonicalJSON((o as ResourceQuota).spec?.scopes ?? []);
+    return scopes(next) === scopes(old) ? [] : [{ type: 'Invalid', field: 'spec.scopes', value: (next as ResourceQuota).spec?.scopes ?? [], detail: 'field is immutable' }];
+  },
+};
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -267,4 +287,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   leaseStrategy,
   podDisruptionBudgetStrategy,
   limitRangeStrategy,
+  resourceQuotaStrategy,
 ];
