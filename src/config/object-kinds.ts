@@ -1,6 +1,6 @@
 // The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
-// PodDisruptionBudgets, v1 LimitRanges and ResourceQuotas, each with the API server's defaults and validation (the strategies of
+// PodDisruptionBudgets, v1 LimitRanges and ResourceQuotas, networking.k8s.io/v1 NetworkPolicies, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
@@ -13,6 +13,7 @@ import { defaultNamespaceObject, validateNamespace, type NamespaceObject } from 
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
 import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
+import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -66,6 +67,7 @@ export const objectKinds = {
   PodDisruptionBudget: rules<PodDisruptionBudget>(['policy/v1'], 'poddisruptionbudgets', 'poddisruptionbudget', structuredClone, validatePodDisruptionBudget),
   LimitRange: rules<LimitRange>(['v1'], 'limitranges', 'limitrange', defaultLimitRange, validateLimitRange),
   ResourceQuota: rules<ResourceQuota>(['v1'], 'resourcequotas', 'resourcequota', structuredClone, validateResourceQuota),
+  NetworkPolicy: rules<NetworkPolicy>(['networking.k8s.io/v1'], 'networkpolicies', 'networkpolicy', defaultNetworkPolicy, validateNetworkPolicy),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
@@ -85,6 +87,7 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   StatefulSet: { 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   DaemonSet: { 'extensions/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   PodDisruptionBudget: { 'policy/v1beta1': '1.25' },
+  NetworkPolicy: { 'extensions/v1beta1': '1.16' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

@@ -9,6 +9,7 @@ import { events } from './kinds/events.js';
 import { leases } from './kinds/leases.js';
 import { limitRanges } from './kinds/limit-ranges.js';
 import { resourceQuotas } from './kinds/resource-quotas.js';
+import { networkPolicies } from './kinds/network-policies.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
@@ -34,6 +35,7 @@ export const resourceTable: readonly ResourceDef[] = [
   podDisruptionBudgets,
   limitRanges,
   resourceQuotas,
+  networkPolicies,
 ];
 
 export interface GroupVersions {

@@ -42,6 +42,7 @@ import {
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
 import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
+import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -269,6 +270,17 @@ export const resourceQuotaStrategy: ObjectStrategy = {
   },
 };
 
+/** networking.k8s.io/v1 NetworkPolicies (pkg/registry/networking/networkpolicy): defaulted and validated alike on create and update. */
+export const networkPolicyStrategy: ObjectStrategy = {
+  kind: 'NetworkPolicy',
+  resource: 'networkpolicies',
+  apiVersion: 'networking.k8s.io/v1',
+  namespaced: true,
+  schemaType: kindTypes.NetworkPolicy,
+  defaults: (o) => defaultNetworkPolicy(o as NetworkPolicy) as KubeObject,
+  validate: (o) => validateNetworkPolicy(o as NetworkPolicy),
+};
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -288,4 +300,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   podDisruptionBudgetStrategy,
   limitRangeStrategy,
   resourceQuotaStrategy,
+  networkPolicyStrategy,
 ];
