@@ -131,3 +131,35 @@ test('kubectl 1.32 (protobuf bodies): create quota and a refused pod', { skip: s
   assert.match(two.stderr, /deployments.apps "two" is forbidden: exceeded quota: q, requested: count\/deployments.apps=1, used: count\/deployments.apps=1, limited: count\/deployments.apps=1/);
   await waitFor('the quota counts the deployment and its pod', async () => /count\/deployments.apps: 1\/1, pods: 1\/1/.test((await k(['get', 'quota', '-n', 'rq132'])).stdout), 60_000);
 });
+
+test('NetworkPolicy selecting host-process pods: a Warning on create naming them, and an event', { skip }, async (t) => {
+  const a = env.api(t);
+  await ok(kubectl(a, ['create', 'namespace', 'np']));
+  await ok(kubectl(a, ['apply', '-f', file('hp', podYaml('hp', 'np'))]));
+  const r = await kubectl(a, [
+    'apply',
+    '-f',
+    file('netpol', 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: np}\nspec:\n  podSelector: {}\n'),
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Warning: NetworkPolicy np\/deny selects pods no policy can isolate, whose traffic is not filtered: np\/hp \(host process, no pod network\)/);
+  const np = JSON.parse(await ok(kubectl(a, ['get', 'netpol', 'deny', '-n', 'np', '-o', 'json']))) as { spec: { policyTypes: string[] } };
+  assert.deepEqual(np.spec.policyTypes, ['Ingress']);
+  await waitFor(
+    'the PodsNotIsolated event',
+    async () => /PodsNotIsolated.*np\/hp/.test((await kubectl(a, ['get', 'events', '-n', 'np', '--field-selector', 'involvedObject.kind=NetworkPolicy'])).stdout),
+    30_000,
+  );
+  // Validation in the API server's words.
+  const bad = await kubectl(a, [
+    'apply',
+    '-f',
+    file(
+      'badnetpol',
+      'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: bad, namespace: np}\nspec:\n  podSelector: {}\n  ingress:\n  - from: [{ipBlock: {cidr: 10.0.0.0/8, except: [192.168.0.0/16]}}]\n    ports: [{port: 80, endPort: 70}]\n',
+    ),
+  ]);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /spec.ingress\[0\].from\[0\].ipBlock.except\[0\]: Invalid value: "192.168.0.0\/16": must be a strict subset of `cidr`/);
+  assert.match(bad.stderr, /spec.ingress\[0\].ports\[0\].endPort: Invalid value: 80: must be greater than or equal to `port`/);
+});
