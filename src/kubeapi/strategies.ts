@@ -266,7 +266,9 @@ export const resourceQuotaStrategy: ObjectStrategy = {
   validate: (o) => validateResourceQuota(o as ResourceQuota),
   validateUpdate: (next, old) => {
     const scopes = (o: KubeObject) => canonicalJSON((o as ResourceQuota).spec?.scopes ?? []);
-    return scopes(next) === scopes(old) ? [] : [{ type: 'Invalid', field: 'spec.scopes', value: (next as ResourceQuota).spec?.scopes ?? [], detail: 'field is immutable' }];
+    return scopes(next) === scopes(old)
+      ? []
+      : [{ type: 'Invalid', field: 'spec.scopes', value: (next as ResourceQuota).spec?.scopes ?? [], detail: 'field is immutable' }];
   },
 };
 

@@ -122,7 +122,12 @@ export class NetworkPolicyEnforcer {
       );
     }
     if (this.tableError) {
-      for (const np of policies) this.tell(np, 'PolicyNotEnforced', `NetworkPolicy is not enforced: iptables cannot write the filter table (${this.tableError}); run the agent as root with iptables installed`);
+      for (const np of policies)
+        this.tell(
+          np,
+          'PolicyNotEnforced',
+          `NetworkPolicy is not enforced: iptables cannot write the filter table (${this.tableError}); run the agent as root with iptables installed`,
+        );
       return;
     }
     void this.table.set(computePodFilters(policies, pods, namespaces));

@@ -92,7 +92,12 @@ interface Peer {
 }
 
 /** A rule's peers as CIDRs: undefined for "anyone" (no peers given). */
-function rulePeers(peers: readonly NetworkPolicyPeer[] | undefined, ns: string, pods: readonly PolicyPod[], namespaces: readonly PolicyNamespace[]): Peer[] | undefined {
+function rulePeers(
+  peers: readonly NetworkPolicyPeer[] | undefined,
+  ns: string,
+  pods: readonly PolicyPod[],
+  namespaces: readonly PolicyNamespace[],
+): Peer[] | undefined {
   if (!peers || peers.length === 0) return undefined;
   const out: Peer[] = [];
   for (const peer of peers) {
@@ -166,7 +171,10 @@ export function computePodFilters(policies: readonly NetworkPolicy[], pods: read
       const seen = new Set<string>();
       for (const np of applying) {
         const ns = np.metadata?.namespace ?? '';
-        const rules = direction === 'ingress' ? (np.spec?.ingress ?? []).map((r) => ({ peers: r.from, ports: r.ports })) : (np.spec?.egress ?? []).map((r) => ({ peers: r.to, ports: r.ports }));
+        const rules =
+          direction === 'ingress'
+            ? (np.spec?.ingress ?? []).map((r) => ({ peers: r.from, ports: r.ports }))
+            : (np.spec?.egress ?? []).map((r) => ({ peers: r.to, ports: r.ports }));
         for (const r of rules) {
           for (const a of expand(direction, pod, rulePeers(r.peers, ns, pods, namespaces), r.ports, pods)) {
             const k = JSON.stringify(a);

@@ -83,7 +83,9 @@ export class NetworkPolicyTable {
 
   private restore(input: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = execFile('iptables-restore', ['-w', '--noflush'], (err, _out, stderr) => (err ? reject(new Error(stderr.trim() || err.message)) : resolve()));
+      const child = execFile('iptables-restore', ['-w', '--noflush'], (err, _out, stderr) =>
+        err ? reject(new Error(stderr.trim() || err.message)) : resolve(),
+      );
       child.stdin?.end(input);
     });
   }

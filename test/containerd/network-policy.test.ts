@@ -30,7 +30,17 @@ test('containerd pods: a NetworkPolicy blocks a TCP connection, another allows i
     await dir.remove();
   });
   const root = join(dir.path, 'root');
-  agent = startCli(['agent', '--runtime=containerd', `--container-runtime-endpoint=${env.endpoint}`, '--root-dir', root, '--port', '0', '--address', '127.0.0.1']);
+  agent = startCli([
+    'agent',
+    '--runtime=containerd',
+    `--container-runtime-endpoint=${env.endpoint}`,
+    '--root-dir',
+    root,
+    '--port',
+    '0',
+    '--address',
+    '127.0.0.1',
+  ]);
   await agent.waitFor('stderr', /podvisor agent started/);
   const api = { kubeconfig: join(root, 'kubeconfig'), dir: join(dir.path, 'kubectl') };
   const k = async (args: string[], input?: string) => {
@@ -58,7 +68,10 @@ test('containerd pods: a NetworkPolicy blocks a TCP connection, another allows i
   await waitFor('the client reaches web', async () => (await fetchFrom('client')).stdout.trim() === 'hello', 30_000);
 
   // Deny all ingress to web: refused (REJECT answers at once; no timeout is waited for).
-  const deny = await k(['apply', '-f', '-'], 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: web-deny}\nspec:\n  podSelector: {matchLabels: {app: web}}\n');
+  const deny = await k(
+    ['apply', '-f', '-'],
+    'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: web-deny}\nspec:\n  podSelector: {matchLabels: {app: web}}\n',
+  );
   assert.doesNotMatch(deny.stderr, /Warning/);
   const chain = networkPolicyChain(root);
   await waitFor('the client refused', async () => (await fetchFrom('client')).code !== 0, 30_000);

@@ -54,7 +54,10 @@ test('defaults fill what a container lacks and the annotation says what was set'
 test('init containers get the defaults too, named as init containers', () => {
   const p = pod({ requests: { cpu: '100m' }, limits: { cpu: '100m' } }, {});
   admitPodLimits(p, [lr([{ type: 'Container', default: { cpu: '300m' } }])]);
-  assert.equal(p.metadata!.annotations![limitRangerAnnotation], 'LimitRanger plugin set: cpu request for init container setup; cpu limit for init container setup');
+  assert.equal(
+    p.metadata!.annotations![limitRangerAnnotation],
+    'LimitRanger plugin set: cpu request for init container setup; cpu limit for init container setup',
+  );
 });
 
 test('max and min per Container, in upstream words', () => {

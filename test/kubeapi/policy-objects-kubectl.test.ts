@@ -14,7 +14,6 @@ import { kubectl, kubectl132Path, kubectlPath, runKubectl, waitFor, type Kubectl
 const skip = kubectlPath ? false : 'kubectl is not installed';
 const env = useKubectlAgent(skip);
 
-
 function file(name: string, yaml: string): string {
   const f = join(env.dir, `${name}.yaml`);
   writeFileSync(f, yaml);
@@ -57,7 +56,9 @@ spec:
       ),
     ]),
   );
-  const lr = JSON.parse(await ok(kubectl(a, ['get', 'limitrange', 'limits', '-n', 'lr', '-o', 'json']))) as { spec: { limits: Array<Record<string, unknown>> } };
+  const lr = JSON.parse(await ok(kubectl(a, ['get', 'limitrange', 'limits', '-n', 'lr', '-o', 'json']))) as {
+    spec: { limits: Array<Record<string, unknown>> };
+  };
   // SetDefaults_LimitRangeItem: defaultRequest's memory from default.
   assert.deepEqual(lr.spec.limits[0]!.defaultRequest, { cpu: '100m', memory: '128Mi' });
   assert.match(await ok(kubectl(a, ['get', 'limits', '-n', 'lr'])), /^NAME\s+CREATED AT\nlimits\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n$/);
@@ -69,7 +70,10 @@ spec:
     spec: { containers: Array<{ resources: unknown }> };
   };
   assert.deepEqual(p1.spec.containers[0]!.resources, { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m', memory: '128Mi' } });
-  assert.equal(p1.metadata.annotations['kubernetes.io/limit-ranger'], 'LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app');
+  assert.equal(
+    p1.metadata.annotations['kubernetes.io/limit-ranger'],
+    'LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app',
+  );
 
   const big = await kubectl(a, ['apply', '-f', file('p2', podYaml('p2', 'lr', '{limits: {cpu: "2"}}'))]);
   assert.notEqual(big.code, 0);
@@ -79,7 +83,8 @@ spec:
   await ok(kubectl(a, ['create', 'deployment', 'web', '-n', 'lr', '--image=busybox', '--', 'sleep', '300']));
   await waitFor(
     'the deployment pod with the defaults',
-    async () => (await kubectl(a, ['get', 'pods', '-n', 'lr', '-l', 'app=web', '-o', 'jsonpath={.items[0].spec.containers[0].resources.limits.cpu}'])).stdout === '500m',
+    async () =>
+      (await kubectl(a, ['get', 'pods', '-n', 'lr', '-l', 'app=web', '-o', 'jsonpath={.items[0].spec.containers[0].resources.limits.cpu}'])).stdout === '500m',
     60_000,
   );
 });
@@ -114,7 +119,10 @@ test('ResourceQuota: kubectl create quota counts pods, refuses the third, frees 
   for (let i = 0; ; i++) {
     const r = await kubectl(a, ['create', 'configmap', `cm${i}`, '-n', 'rq']);
     if (r.code !== 0) {
-      assert.match(r.stderr, new RegExp(`configmaps "cm${i}" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=5, limited: configmaps=5`));
+      assert.match(
+        r.stderr,
+        new RegExp(`configmaps "cm${i}" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=5, limited: configmaps=5`),
+      );
       break;
     }
     assert.ok(i < 5, 'the quota let a sixth configmap in');
@@ -128,8 +136,15 @@ test('kubectl 1.32 (protobuf bodies): create quota and a refused pod', { skip: s
   await ok(k(['create', 'quota', 'q', '-n', 'rq132', '--hard=count/deployments.apps=1,pods=1']));
   await ok(k(['create', 'deployment', 'one', '-n', 'rq132', '--image=busybox', '--', 'sleep', '300']));
   const two = await k(['create', 'deployment', 'two', '-n', 'rq132', '--image=busybox']);
-  assert.match(two.stderr, /deployments.apps "two" is forbidden: exceeded quota: q, requested: count\/deployments.apps=1, used: count\/deployments.apps=1, limited: count\/deployments.apps=1/);
-  await waitFor('the quota counts the deployment and its pod', async () => /count\/deployments.apps: 1\/1, pods: 1\/1/.test((await k(['get', 'quota', '-n', 'rq132'])).stdout), 60_000);
+  assert.match(
+    two.stderr,
+    /deployments.apps "two" is forbidden: exceeded quota: q, requested: count\/deployments.apps=1, used: count\/deployments.apps=1, limited: count\/deployments.apps=1/,
+  );
+  await waitFor(
+    'the quota counts the deployment and its pod',
+    async () => /count\/deployments.apps: 1\/1, pods: 1\/1/.test((await k(['get', 'quota', '-n', 'rq132'])).stdout),
+    60_000,
+  );
 });
 
 test('NetworkPolicy selecting host-process pods: a Warning on create naming them, and an event', { skip }, async (t) => {
@@ -142,12 +157,16 @@ test('NetworkPolicy selecting host-process pods: a Warning on create naming them
     file('netpol', 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny, namespace: np}\nspec:\n  podSelector: {}\n'),
   ]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /Warning: NetworkPolicy np\/deny selects pods no policy can isolate, whose traffic is not filtered: np\/hp \(host process, no pod network\)/);
+  assert.match(
+    r.stderr,
+    /Warning: NetworkPolicy np\/deny selects pods no policy can isolate, whose traffic is not filtered: np\/hp \(host process, no pod network\)/,
+  );
   const np = JSON.parse(await ok(kubectl(a, ['get', 'netpol', 'deny', '-n', 'np', '-o', 'json']))) as { spec: { policyTypes: string[] } };
   assert.deepEqual(np.spec.policyTypes, ['Ingress']);
   await waitFor(
     'the PodsNotIsolated event',
-    async () => /PodsNotIsolated.*np\/hp/.test((await kubectl(a, ['get', 'events', '-n', 'np', '--field-selector', 'involvedObject.kind=NetworkPolicy'])).stdout),
+    async () =>
+      /PodsNotIsolated.*np\/hp/.test((await kubectl(a, ['get', 'events', '-n', 'np', '--field-selector', 'involvedObject.kind=NetworkPolicy'])).stdout),
     30_000,
   );
   // Validation in the API server's words.

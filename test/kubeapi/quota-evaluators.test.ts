@@ -31,7 +31,11 @@ test('used counts non-terminal pods for pods and compute resources, every pod fo
       pod('a', { requests: { cpu: '250m', memory: '128Mi' }, limits: { memory: '256Mi' } }),
       pod('b', { requests: { cpu: '1' }, limits: { memory: '256Mi' } }),
       pod('done', { requests: { cpu: '1' } }, { status: { phase: 'Succeeded' } }),
-      pod('gone', { requests: { cpu: '1' } }, { metadata: { name: 'gone', namespace: 'default', deletionTimestamp: '2025-12-31T23:00:00Z', deletionGracePeriodSeconds: 30 } }),
+      pod(
+        'gone',
+        { requests: { cpu: '1' } },
+        { metadata: { name: 'gone', namespace: 'default', deletionTimestamp: '2025-12-31T23:00:00Z', deletionGracePeriodSeconds: 30 } },
+      ),
     ),
     now,
   );
@@ -40,7 +44,10 @@ test('used counts non-terminal pods for pods and compute resources, every pod fo
 
 test('services: nodeports of NodePort and LoadBalancer services, loadbalancers; object counts by group', () => {
   const q = quota({ services: '5', 'services.nodeports': '5', 'services.loadbalancers': '1', configmaps: '3', 'count/deployments.apps': '2' });
-  const svc = (type: string, ports: number) => ({ kind: { resource: 'services', group: '' }, object: { spec: { type, ports: Array.from({ length: ports }, () => ({})) } } });
+  const svc = (type: string, ports: number) => ({
+    kind: { resource: 'services', group: '' },
+    object: { spec: { type, ports: Array.from({ length: ports }, () => ({})) } },
+  });
   const used = computeUsed(
     q,
     [

@@ -76,7 +76,10 @@ test('egress with ipBlock and except; policies of both types make a union; an em
       np('egress', {
         podSelector: { matchLabels: { app: 'client' } },
         policyTypes: ['Egress'],
-        egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.85.0.0/24'] } }] }, { to: [{ podSelector: { matchLabels: { app: 'web' } } }], ports: [{ port: 'http' }] }],
+        egress: [
+          { to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.85.0.0/24'] } }] },
+          { to: [{ podSelector: { matchLabels: { app: 'web' } } }], ports: [{ port: 'http' }] },
+        ],
       }),
       np('in', { podSelector: { matchLabels: { app: 'client' } }, ingress: [{}] }),
     ],
@@ -112,5 +115,8 @@ test('egress with ipBlock and except; policies of both types make a union; an em
 });
 
 test('a policy of another namespace, or whose selector misses, isolates nothing', () => {
-  assert.deepEqual(computePodFilters([np('x', { podSelector: { matchLabels: { app: 'none' } } }), np('y', { podSelector: {} }, 'third')], pods, namespaces), []);
+  assert.deepEqual(
+    computePodFilters([np('x', { podSelector: { matchLabels: { app: 'none' } } }), np('y', { podSelector: {} }, 'third')], pods, namespaces),
+    [],
+  );
 });

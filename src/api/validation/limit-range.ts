@@ -62,7 +62,8 @@ const isNative = (name: string) => !name.includes('/') || name.includes('kuberne
 function validateLimitType(value: string, path: FieldPath): FieldError[] {
   const errs = isQualifiedName(value).map((m) => invalid(path, value, m));
   if (errs.length) return errs;
-  if (!value.includes('/') && !(standardLimitTypes as readonly string[]).includes(value)) errs.push(invalid(path, value, 'must be a standard limit type or fully qualified'));
+  if (!value.includes('/') && !(standardLimitTypes as readonly string[]).includes(value))
+    errs.push(invalid(path, value, 'must be a standard limit type or fully qualified'));
   return errs;
 }
 
@@ -135,8 +136,10 @@ export function validateLimitRangeSpec(lr: LimitRange): FieldError[] {
       const ratio = ratios.get(k);
       const s = quantityString;
       if (mn && mx && mn.cmp(mx) > 0) errs.push(invalid(p.child('min').key(k), s(mn), `min value ${s(mn)} is greater than max value ${s(mx)}`));
-      if (dr && mn && mn.cmp(dr) > 0) errs.push(invalid(p.child('defaultRequest').key(k), s(dr), `min value ${s(mn)} is greater than default request value ${s(dr)}`));
-      if (dr && mx && dr.cmp(mx) > 0) errs.push(invalid(p.child('defaultRequest').key(k), s(dr), `default request value ${s(dr)} is greater than max value ${s(mx)}`));
+      if (dr && mn && mn.cmp(dr) > 0)
+        errs.push(invalid(p.child('defaultRequest').key(k), s(dr), `min value ${s(mn)} is greater than default request value ${s(dr)}`));
+      if (dr && mx && dr.cmp(mx) > 0)
+        errs.push(invalid(p.child('defaultRequest').key(k), s(dr), `default request value ${s(dr)} is greater than max value ${s(mx)}`));
       if (dr && df && dr.cmp(df) > 0)
         errs.push(invalid(p.child('defaultRequest').key(k), s(dr), `default request value ${s(dr)} is greater than default limit value ${s(df)}`));
       if (df && mn && mn.cmp(df) > 0) errs.push(invalid(p.child('default').key(k), s(mn), `min value ${s(mn)} is greater than default value ${s(df)}`));

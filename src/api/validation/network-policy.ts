@@ -14,7 +14,9 @@ export type { IPBlock, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort };
 
 /** SetDefaults_NetworkPolicy, on a copy. */
 export function defaultNetworkPolicy(np: NetworkPolicy): NetworkPolicy {
-  const out = structuredClone(np) as { spec?: { ingress?: Array<{ ports?: Array<{ protocol?: string }> }>; egress?: Array<{ ports?: Array<{ protocol?: string }> }>; policyTypes?: string[] } };
+  const out = structuredClone(np) as {
+    spec?: { ingress?: Array<{ ports?: Array<{ protocol?: string }> }>; egress?: Array<{ ports?: Array<{ protocol?: string }> }>; policyTypes?: string[] };
+  };
   const spec = (out.spec ??= {});
   for (const rule of [...(spec.ingress ?? []), ...(spec.egress ?? [])]) for (const p of rule.ports ?? []) p.protocol ??= 'TCP';
   if (!spec.policyTypes || spec.policyTypes.length === 0) spec.policyTypes = (spec.egress ?? []).length > 0 ? ['Ingress', 'Egress'] : ['Ingress'];

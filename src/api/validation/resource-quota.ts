@@ -53,11 +53,26 @@ export const quotaScopes = ['Terminating', 'NotTerminating', 'BestEffort', 'NotB
 
 /** The resources a scope may limit (helper.IsResourceQuotaScopeValidForResource). */
 const podObjectCountResources = new Set(['pods', 'count/pods']);
-const podComputeResources = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory', 'ephemeral-storage', 'requests.ephemeral-storage', 'limits.ephemeral-storage']);
+const podComputeResources = new Set([
+  'cpu',
+  'memory',
+  'requests.cpu',
+  'requests.memory',
+  'limits.cpu',
+  'limits.memory',
+  'ephemeral-storage',
+  'requests.ephemeral-storage',
+  'limits.ephemeral-storage',
+]);
 
 function scopeValidForResource(scope: string, resource: string): boolean {
   if (scope === 'BestEffort') return podObjectCountResources.has(resource);
-  return podObjectCountResources.has(resource) || podComputeResources.has(resource) || resource.startsWith('hugepages-') || resource.startsWith('requests.hugepages-');
+  return (
+    podObjectCountResources.has(resource) ||
+    podComputeResources.has(resource) ||
+    resource.startsWith('hugepages-') ||
+    resource.startsWith('requests.hugepages-')
+  );
 }
 
 const isHugePages = (n: string) => n.startsWith('hugepages-') || n.startsWith('requests.hugepages-') || n.startsWith('limits.hugepages-');
@@ -126,9 +141,9 @@ function validateScopeSelector(spec: ResourceQuotaSpec, path: FieldPath): FieldE
     if (!selectorOperators.includes(e.operator)) errs.push(notSupported(ep.child('operator'), e.operator, selectorOperators));
     const hasValues = (e.values ?? []).length > 0;
     if ((e.operator === 'In' || e.operator === 'NotIn') && !hasValues)
-      errs.push(required(ep.child('values'), 'must be specified when `operator` is \'In\' or \'NotIn\''));
+      errs.push(required(ep.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
     if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && hasValues)
-      errs.push(invalid(ep.child('values'), e.values, 'may not be specified when `operator` is \'Exists\' or \'DoesNotExist\''));
+      errs.push(invalid(ep.child('values'), e.values, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
   });
   return errs;
 }

@@ -17,7 +17,11 @@ function networkPolicyTable(items: readonly KubeObject[], opts: TableOptions) {
     col('Age', ageDescription),
   ];
   const rows = items.map((o) => ({
-    cells: [o.metadata?.name ?? '', selectorString((o as NetworkPolicy).spec?.podSelector) || '<none>', translateTimestampSince(o.metadata?.creationTimestamp, opts.now)],
+    cells: [
+      o.metadata?.name ?? '',
+      selectorString((o as NetworkPolicy).spec?.podSelector) || '<none>',
+      translateTimestampSince(o.metadata?.creationTimestamp, opts.now),
+    ],
     object: rowObject(o, opts.includeObject ?? 'Metadata'),
   }));
   return table(columns, rows, opts);
