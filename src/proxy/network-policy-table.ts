@@ -27,7 +27,12 @@ export class NetworkPolicyTable {
 
   /** Creates the (empty) chain and its jump from FORWARD; throws when iptables cannot. */
   async start(): Promise<void> {
-    await this.restore(filterRestoreInput(this.chain, []));
+    // Chains of this agent's chain left by an earlier run that ended without its stop go with the first write.
+    const left = await run('iptables', ['-w', '-t', 'filter', '-S']).then(
+      ({ stdout }) => [...stdout.matchAll(/^-N (\S+)$/gm)].map((m) => m[1]!).filter((c) => c.startsWith(`${this.chain}-`)),
+      () => [],
+    );
+    await this.restore(filterRestoreInput(this.chain, [], left));
     this.written = [this.chain];
     const present = await run('iptables', ['-w', '-t', 'filter', '-C', 'FORWARD', '-j', this.chain]).then(
       () => true,

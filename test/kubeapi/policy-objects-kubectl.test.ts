@@ -129,23 +129,27 @@ test('ResourceQuota: kubectl create quota counts pods, refuses the third, frees 
   }
 });
 
-test('kubectl 1.32 (protobuf bodies): create quota and a refused pod', { skip: skip || (kubectl132Path ? false : 'no kubectl 1.32') }, async (t) => {
-  const a = env.api(t);
-  const k = (args: string[]) => runKubectl(kubectl132Path!, a, args);
-  await ok(k(['create', 'namespace', 'rq132']));
-  await ok(k(['create', 'quota', 'q', '-n', 'rq132', '--hard=count/deployments.apps=1,pods=1']));
-  await ok(k(['create', 'deployment', 'one', '-n', 'rq132', '--image=busybox', '--', 'sleep', '300']));
-  const two = await k(['create', 'deployment', 'two', '-n', 'rq132', '--image=busybox']);
-  assert.match(
-    two.stderr,
-    /deployments.apps "two" is forbidden: exceeded quota: q, requested: count\/deployments.apps=1, used: count\/deployments.apps=1, limited: count\/deployments.apps=1/,
-  );
-  await waitFor(
-    'the quota counts the deployment and its pod',
-    async () => /count\/deployments.apps: 1\/1, pods: 1\/1/.test((await k(['get', 'quota', '-n', 'rq132'])).stdout),
-    60_000,
-  );
-});
+test(
+  'kubectl 1.32 (protobuf bodies): create quota, a refused deployment, LimitRange defaults and refusal',
+  { skip: skip || (kubectl132Path ? false : 'no kubectl 1.32') },
+  async (t) => {
+    const a = env.api(t);
+    const k = (args: string[]) => runKubectl(kubectl132Path!, a, args);
+    await ok(k(['create', 'namespace', 'rq132']));
+    await ok(k(['create', 'quota', 'q', '-n', 'rq132', '--hard=count/deployments.apps=1,pods=1']));
+    await ok(k(['create', 'deployment', 'one', '-n', 'rq132', '--image=busybox', '--', 'sleep', '300']));
+    const two = await k(['create', 'deployment', 'two', '-n', 'rq132', '--image=busybox']);
+    assert.match(
+      two.stderr,
+      /deployments.apps "two" is forbidden: exceeded quota: q, requested: count\/deployments.apps=1, used: count\/deployments.apps=1, limited: count\/deployments.apps=1/,
+    );
+    await waitFor(
+      'the quota counts the deployment and its pod',
+      async () => /count\/deployments.apps: 1\/1, pods: 1\/1/.test((await k(['get', 'quota', '-n', 'rq132'])).stdout),
+      60_000,
+    );
+  },
+);
 
 test('NetworkPolicy selecting host-process pods: a Warning on create naming them, and an event', { skip }, async (t) => {
   const a = env.api(t);
