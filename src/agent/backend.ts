@@ -49,9 +49,12 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
     this.quota = new QuotaAdmission(this);
-    this.objects.admitCreates((strategy, obj, opts) =>
-      this.quota.admitCreate({ resource: strategy.resource, group: strategy.apiVersion.includes('/') ? strategy.apiVersion.split('/')[0]! : '' }, obj, opts),
-    );
+    const quotaKind = (s: { resource: string; apiVersion: string }) => ({
+      resource: s.resource,
+      group: s.apiVersion.includes('/') ? s.apiVersion.split('/')[0]! : '',
+    });
+    this.objects.admitCreates((strategy, obj, opts) => this.quota.admitCreate(quotaKind(strategy), obj, opts));
+    this.objects.admitUpdates((strategy, obj, old, opts) => this.quota.admitUpdate(quotaKind(strategy), obj, old, opts));
   }
 
   /**

@@ -1,5 +1,5 @@
 // The ResourceQuota admission plugin (plugin/pkg/admission/resourcequota) over the agent's stores: a
-// created object of a namespace with quotas is checked against them (quota-evaluators.ts checkCreate)
+// created (or updated: what it adds) object of a namespace with quotas is checked against them (quota-evaluators.ts checkCreate)
 // and, when admitted, its usage is added to each quota's status.used before it is stored, so the next
 // create sees it before the quota controller counts again. A quota whose status does not cover its
 // spec yet (just created or changed) is counted first, from the namespace's objects. Checks of one
@@ -9,7 +9,7 @@ import type { ResourceQuota } from '../api/validation/resource-quota.js';
 import { forbiddenObject } from '../http/status.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
 import type { KubeBackend, KubeObject } from './backend.js';
-import { checkCreate, computeUsed, hasUsageStats, type CountedObject, type QuotaKind } from './quota-evaluators.js';
+import { checkRequest, computeUsed, hasUsageStats, type CountedObject, type QuotaKind } from './quota-evaluators.js';
 
 /** The group of an apiVersion ('' for `v1`). */
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
@@ -47,6 +47,15 @@ export class QuotaAdmission {
 
   /** Admits the creation of obj (a pod or an object of the store) or throws the API server's 403. */
   admitCreate(kind: QuotaKind, obj: KubeObject, opts: { dryRun?: boolean }): Promise<void> {
+    return this.admit(kind, obj, undefined, opts);
+  }
+
+  /** Admits an update of an object of the store: what it adds to the replaced object's usage must fit. */
+  admitUpdate(kind: QuotaKind, obj: KubeObject, old: KubeObject, opts: { dryRun?: boolean }): Promise<void> {
+    return this.admit(kind, obj, old, opts);
+  }
+
+  private admit(kind: QuotaKind, obj: KubeObject, old: KubeObject | undefined, opts: { dryRun?: boolean }): Promise<void> {
     // A quota's own creation is not counted against quotas: its status is what the count writes.
     if (kind.group === '' && kind.resource === 'resourcequotas') return Promise.resolve();
     const storage = this.backend.objects?.storage('ResourceQuota');
@@ -62,7 +71,7 @@ export class QuotaAdmission {
           objects ??= namespaceObjects(this.backend, ns);
           return { ...q, status: quotaStatus(q, objects, this.now()) };
         });
-        const decision = checkCreate(current, kind, obj, this.now());
+        const decision = checkRequest(current, kind, obj, old, this.now());
         if ('refusal' in decision) {
           const name = obj.metadata?.name || obj.metadata?.generateName || 'Unknown';
           throw forbiddenObject(kind.resource, kind.group, name, decision.refusal);

@@ -233,6 +233,15 @@ export type QuotaDecision = { refusal: string } | { updated: ResourceQuota[] };
  * `status` gives each quota's current status (hard and used), computed by the caller where unknown.
  */
 export function checkCreate(quotas: readonly ResourceQuota[], k: QuotaKind, obj: unknown, nowMs: number): QuotaDecision {
+  return checkRequest(quotas, k, obj, undefined, nowMs);
+}
+
+/**
+ * checkRequest for a create (old undefined) or an update: an update is charged what it adds to the
+ * usage of the object it replaces, never less than nothing (SubtractWithNonNegativeResult), so a
+ * Service turned NodePort counts its nodeports.
+ */
+export function checkRequest(quotas: readonly ResourceQuota[], k: QuotaKind, obj: unknown, old: unknown, nowMs: number): QuotaDecision {
   const interesting: ResourceQuota[] = [];
   for (const q of quotas) {
     const hard = Object.keys(q.status?.hard ?? {});
@@ -246,6 +255,13 @@ export function checkCreate(quotas: readonly ResourceQuota[], k: QuotaKind, obj:
   }
   if (interesting.length === 0) return { updated: [] };
   const delta = usageOf(k, obj, nowMs);
+  if (old !== undefined) {
+    const before = usageOf(k, old, nowMs);
+    for (const [n, a] of delta) {
+      const prev = before.get(n);
+      if (prev) delta.set(n, { milli: a.milli > prev.milli ? a.milli - prev.milli : 0n, like: a.like });
+    }
+  }
   for (const [n, a] of delta) if (a.milli === 0n) delta.delete(n);
   if (delta.size === 0) return { updated: [] };
   const updated: ResourceQuota[] = [];

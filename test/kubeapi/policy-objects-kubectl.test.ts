@@ -115,6 +115,13 @@ test('ResourceQuota: kubectl create quota counts pods, refuses the third, frees 
   await waitFor('the deleted pod freed', async () => /pods: 1\/2/.test((await kubectl(a, ['get', 'quota', '-n', 'rq'])).stdout), 60_000);
   await ok(kubectl(a, ['apply', '-f', file('c', podYaml('c', 'rq', limited))]));
 
+  // An update is charged what it adds: a Service turned NodePort needs room for its nodeport.
+  await ok(kubectl(a, ['create', 'quota', 'nodeports', '-n', 'rq', '--hard=services.nodeports=0']));
+  await ok(kubectl(a, ['create', 'service', 'clusterip', 's', '-n', 'rq', '--tcp=80']));
+  const patched = await kubectl(a, ['patch', 'service', 's', '-n', 'rq', '-p', '{"spec":{"type":"NodePort"}}']);
+  assert.notEqual(patched.code, 0);
+  assert.match(patched.stderr, /services "s" is forbidden: exceeded quota: nodeports, requested: services.nodeports=1, used: services.nodeports=0, limited: services.nodeports=0/);
+
   // Object counts: configmaps (kube-root-ca.crt may be counted too).
   for (let i = 0; ; i++) {
     const r = await kubectl(a, ['create', 'configmap', `cm${i}`, '-n', 'rq']);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { Pod } from '../../src/api/types.js';
 import { formatFieldError } from '../../src/api/field-errors.js';
 import { validateResourceQuota, type ResourceQuota } from '../../src/api/validation/resource-quota.js';
-import { checkCreate, computeUsed, type CountedObject } from '../../src/kubeapi/quota-evaluators.js';
+import { checkCreate, checkRequest, computeUsed, type CountedObject } from '../../src/kubeapi/quota-evaluators.js';
 
 const now = Date.parse('2026-01-01T00:00:00Z');
 const podKind = { resource: 'pods', group: '' };
@@ -93,6 +93,18 @@ test('checkCreate: a quota on compute resources needs them set in every containe
   const scoped = quota({ 'limits.cpu': '2' }, { scopes: ['Terminating'] }, { 'limits.cpu': '0' });
   assert.deepEqual(checkCreate([scoped], podKind, pod('x'), now), { updated: [] });
   assert.deepEqual(checkCreate([q], { resource: 'configmaps', group: '' }, {}, now), { updated: [] });
+});
+
+test('checkRequest on an update charges what it adds: a Service turned NodePort counts its nodeports', () => {
+  const svcKind = { resource: 'services', group: '' };
+  const q = quota({ services: '5', 'services.nodeports': '1' }, {}, { services: '1', 'services.nodeports': '0' });
+  const before = { spec: { type: 'ClusterIP', ports: [{ port: 80 }, { port: 81 }] } };
+  const after = { spec: { type: 'NodePort', ports: [{ port: 80 }, { port: 81 }] } };
+  assert.deepEqual(checkRequest([q], svcKind, after, before, now), {
+    refusal: 'exceeded quota: q, requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1',
+  });
+  // An update that adds nothing (the object counted already) passes and changes no usage.
+  assert.deepEqual(checkRequest([q], svcKind, before, before, now), { updated: [] });
 });
 
 test('ResourceQuota validation messages', () => {
