@@ -120,7 +120,10 @@ test('ResourceQuota: kubectl create quota counts pods, refuses the third, frees 
   await ok(kubectl(a, ['create', 'service', 'clusterip', 's', '-n', 'rq', '--tcp=80']));
   const patched = await kubectl(a, ['patch', 'service', 's', '-n', 'rq', '-p', '{"spec":{"type":"NodePort"}}']);
   assert.notEqual(patched.code, 0);
-  assert.match(patched.stderr, /services "s" is forbidden: exceeded quota: nodeports, requested: services.nodeports=1, used: services.nodeports=0, limited: services.nodeports=0/);
+  assert.match(
+    patched.stderr,
+    /services "s" is forbidden: exceeded quota: nodeports, requested: services.nodeports=1, used: services.nodeports=0, limited: services.nodeports=0/,
+  );
 
   // Object counts: configmaps (kube-root-ca.crt may be counted too).
   for (let i = 0; ; i++) {
