@@ -1,7 +1,7 @@
 // The ResourceQuota admission plugin (plugin/pkg/admission/resourcequota) over the agent's stores: a
 // created object of a namespace with quotas (or an updated one, for what it adds) is checked against
-// them (quota-evaluators.ts checkRequest) and, when admitted, its usage is added to each quota's status.used before it is stored, so the next
-// create sees it before the quota controller counts again. A quota whose status does not cover its
+// them (quota-evaluators.ts checkRequest) and, when admitted, its usage is added to each quota's
+// status.used before it is stored, so the next create sees it before the quota controller counts again. A quota whose status does not cover its
 // spec yet (just created or changed) is counted first, from the namespace's objects. Checks of one
 // namespace run one at a time; a dry run is checked alike and changes no usage.
 
