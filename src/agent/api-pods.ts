@@ -24,6 +24,8 @@ export interface DecodeContext {
   uid: string;
   /** fieldValidation, the body's duplicate keys and where warnings go (kubeapi/field-validation.ts). */
   fields?: CreateOptions;
+  /** The mutating admission of a created pod (LimitRanger), after the defaults and before validation. */
+  admit?: (pod: Pod) => void;
 }
 
 /** Decodes, defaults (config source `api`) and validates a pod sent to the API; throws ApiError. */
@@ -58,6 +60,7 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
   const pod = admitDefaults(defaultPod(input, { nodeName: ctx.nodeName, source: 'api' }));
   // A pod sent without a node waits for the scheduler; one that names a node is bound to this one.
   if (!(obj.spec as { nodeName?: string } | undefined)?.nodeName) delete pod.spec!.nodeName;
+  ctx.admit?.(pod);
   const errs = [...validatePods([pod])[0]!];
   errs.push(...runtimePodRules(ctx.capabilities)(pod));
   if (errs.length > 0) throw invalid('Pod', pod.metadata?.name ?? '', errs);

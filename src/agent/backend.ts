@@ -21,6 +21,9 @@ import { sleepLong } from '../util/timer.js';
 import { admitServiceAccount, lookupServiceAccount } from '../kubeapi/serviceaccount/admission.js';
 import type { ServiceAccount } from '../api/service-account.js';
 import type { ServiceAccountTokens } from '../kubeapi/serviceaccount/tokens.js';
+import { admitPodLimits } from '../kubeapi/limit-ranger.js';
+import { QuotaAdmission } from '../kubeapi/quota-admission.js';
+import type { LimitRange } from '../api/validation/limit-range.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
@@ -46,6 +49,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly podWrites = new OneAtATime();
   private unhonoured?: (obj: KubeObject) => string[];
+  private readonly quota: QuotaAdmission;
 
   constructor(deps: AgentBackendDeps) {
     super(deps.streams, deps.usage);
@@ -56,6 +60,13 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     this.sleep = deps.sleep ?? ((ms) => sleepLong(ms));
     // Objects are created only in namespaces that exist; a static pod's namespace exists by its pod.
     this.objects.enforceNamespaceLifecycle(() => deps.registry.namespaces());
+    this.quota = new QuotaAdmission(this);
+    const quotaKind = (s: { resource: string; apiVersion: string }) => ({
+      resource: s.resource,
+      group: s.apiVersion.includes('/') ? s.apiVersion.split('/')[0]! : '',
+    });
+    this.objects.admitCreates((strategy, obj, opts) => this.quota.admitCreate(quotaKind(strategy), obj, opts));
+    this.objects.admitUpdates((strategy, obj, old, opts) => this.quota.admitUpdate(quotaKind(strategy), obj, old, opts));
   }
 
   /**
@@ -104,6 +115,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       capabilities: this.d.runtimeCapabilities,
       uid: randomUUID(),
       fields: opts,
+      admit: (p) => admitPodLimits(p, (this.objects.storage('LimitRange')?.list().items ?? []) as LimitRange[]),
     });
     const name = pod.metadata?.name ?? '';
     this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
@@ -116,6 +128,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
     }
+    await this.quota.admitCreate({ resource: 'pods', group: '' }, pod as KubeObject, opts);
     if (opts.dryRun) return { apiVersion: 'v1', kind: 'Pod', ...pod, status: { phase: 'Pending' } } as Pod;
     return this.d.registry.add(pod, { source: 'api', from: 'api' });
   }

@@ -232,6 +232,14 @@ export class ObjectStore implements ObjectsBackend {
     }
     // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, undefined);
+    if (strategy.namespaced && this.createAdmission) {
+      try {
+        await this.createAdmission(strategy, obj, opts);
+      } catch (err) {
+        strategy.release?.(obj);
+        throw err;
+      }
+    }
     if (opts.dryRun) {
       strategy.release?.(obj);
       return obj;
@@ -272,6 +280,14 @@ export class ObjectStore implements ObjectsBackend {
     }
     // After the stored status is kept: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, current);
+    if (strategy.namespaced && this.updateAdmission) {
+      try {
+        await this.updateAdmission(strategy, obj, current, opts);
+      } catch (err) {
+        strategy.release?.(obj);
+        throw err;
+      }
+    }
     if (opts.dryRun) strategy.release?.(obj);
     if (strategy.statusSubresource) {
       const specOf = (o: KubeObject) => canonicalJSON((o as { spec?: unknown }).spec);
@@ -366,6 +382,22 @@ export class ObjectStore implements ObjectsBackend {
     const gone = { ...current, metadata: { ...current.metadata, resourceVersion: String(++this.rv) } };
     this.publish(kind, Number(gone.metadata.resourceVersion), { type: 'DELETED', object: gone });
     return gone;
+  }
+
+  // --- the validating admission of created and updated objects (ResourceQuota) ---
+
+  private createAdmission?: (strategy: ObjectStrategy, obj: KubeObject, opts: CreateOptions) => Promise<void>;
+
+  private updateAdmission?: (strategy: ObjectStrategy, obj: KubeObject, old: KubeObject, opts: CreateOptions) => Promise<void>;
+
+  /** Sets the check every created namespaced object passes after validation and before it is stored (quota). */
+  admitCreates(check: (strategy: ObjectStrategy, obj: KubeObject, opts: CreateOptions) => Promise<void>): void {
+    this.createAdmission = check;
+  }
+
+  /** Sets the check every update of a namespaced object passes after validation and before it is stored (quota). */
+  admitUpdates(check: (strategy: ObjectStrategy, obj: KubeObject, old: KubeObject, opts: CreateOptions) => Promise<void>): void {
+    this.updateAdmission = check;
   }
 
   // --- namespaces (the NamespaceLifecycle admission) ---

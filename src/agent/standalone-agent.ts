@@ -30,6 +30,9 @@ import { objectStrategies, serviceStrategy } from '../kubeapi/strategies.js';
 import { defaultServiceNetwork, parseIpv4, ServiceAllocator, type Ipv4Range, type ServiceNetwork } from '../kubeapi/service-allocator.js';
 import { EndpointsController } from '../controllers/endpoints/controller.js';
 import { ServiceProxy, type ProxyMode } from '../proxy/service-proxy.js';
+import { NetworkPolicyEnforcer, unisolatedWarning } from '../proxy/network-policy-enforcer.js';
+import { networkPolicyChain } from '../proxy/network-policy-rules.js';
+import type { NetworkPolicy } from '../api/validation/network-policy.js';
 import { ClusterDNS, resolvConfNameservers } from '../dns/server.js';
 import { routeServiceRange, type ServiceRoute } from '../proxy/service-route.js';
 import { ServiceURLWatch } from '../proxy/service-urls.js';
@@ -123,6 +126,8 @@ export class StandaloneAgent implements KubeletView {
   readonly endpointsController: EndpointsController;
   /** Forwards Services' ports to Ready endpoints once started (startServiceProxy). */
   readonly serviceProxy: ServiceProxy;
+  /** Keeps the NetworkPolicies' filters in the kernel for the pods on the pod network. */
+  readonly networkPolicies: NetworkPolicyEnforcer;
   /** Answers <svc>.<ns>.svc.cluster.local once started (startServiceNetwork). */
   readonly clusterDNS: ClusterDNS;
   private readonly metricsSet: AgentMetrics;
@@ -217,9 +222,24 @@ export class StandaloneAgent implements KubeletView {
       streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
       usage: this.usage,
       objects,
-      objectWarnings: (o) => (o.kind === 'Service' ? this.serviceAllocator.nodePortWarnings(o as ServiceLike) : []),
       ...(identity ? { serviceAccountTokens: identity.tokens } : {}),
       sleep: (ms) => opts.clock.sleep(ms),
+      objectWarnings: (o) => {
+        if (o.kind === 'Service') return this.serviceAllocator.nodePortWarnings(o as ServiceLike);
+        if (o.kind === 'NetworkPolicy') {
+          const w = unisolatedWarning(o as NetworkPolicy, this.registry.list().items, this.runtime.capabilities.network === 'pod');
+          return w ? [w] : [];
+        }
+        return [];
+      },
+    });
+    this.networkPolicies = new NetworkPolicyEnforcer({
+      objects,
+      pods: this.backend,
+      podNetwork: this.runtime.capabilities.network === 'pod',
+      chain: networkPolicyChain(opts.rootDir),
+      logger: opts.logger,
+      recorder: this.kubelet.events.recorderFor('network-policy'),
     });
     this.endpointsController = new EndpointsController({ pods: this.backend, objects, logger: opts.logger });
     this.serviceProxy = new ServiceProxy({
@@ -340,6 +360,7 @@ export class StandaloneAgent implements KubeletView {
         },
       );
     this.serviceProxy.start();
+    this.networkPolicies.start();
     // A ClusterIP of the range another process holds (an agent of another root dir given the same
     // range) would send this agent's clients to that one: the agent does not start.
     const taken = (await this.serviceProxy.listensSettled()).find((f) => inRange(f.ip, range) && addressTaken(f.code));
@@ -581,6 +602,7 @@ export class StandaloneAgent implements KubeletView {
     this.taintEviction.close();
     this.endpointsController.stop();
     this.serviceProxy.stop();
+    this.networkPolicies.stop();
     this.serviceURLs.stop();
     this.clusterDNS.close();
     await this.serviceRoute?.remove();

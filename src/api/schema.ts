@@ -140,6 +140,72 @@ const overlay: Record<string, Record<string, FieldType>> = {
     imagePullSecrets: { type: 'array', items: { type: 'object', ref: 'core/v1.LocalObjectReference' } },
     automountServiceAccountToken: { type: 'boolean' },
   },
+  // v1 LimitRange and ResourceQuota (k8s.io/api/core/v1 types.go).
+  'core/v1.LimitRange': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    spec: { type: 'object', ref: 'core/v1.LimitRangeSpec' },
+  },
+  'core/v1.LimitRangeSpec': { limits: { type: 'array', items: { type: 'object', ref: 'core/v1.LimitRangeItem' } } },
+  'core/v1.LimitRangeItem': {
+    type: { type: 'string' },
+    max: { type: 'map', values: { type: 'quantity' } },
+    min: { type: 'map', values: { type: 'quantity' } },
+    default: { type: 'map', values: { type: 'quantity' } },
+    defaultRequest: { type: 'map', values: { type: 'quantity' } },
+    maxLimitRequestRatio: { type: 'map', values: { type: 'quantity' } },
+  },
+  'core/v1.ResourceQuota': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    spec: { type: 'object', ref: 'core/v1.ResourceQuotaSpec' },
+    status: { type: 'object', ref: 'core/v1.ResourceQuotaStatus' },
+  },
+  'core/v1.ResourceQuotaSpec': {
+    hard: { type: 'map', values: { type: 'quantity' } },
+    scopes: { type: 'array', items: { type: 'string' } },
+    scopeSelector: { type: 'object', ref: 'core/v1.ScopeSelector' },
+  },
+  'core/v1.ScopeSelector': { matchExpressions: { type: 'array', items: { type: 'object', ref: 'core/v1.ScopedResourceSelectorRequirement' } } },
+  'core/v1.ScopedResourceSelectorRequirement': {
+    scopeName: { type: 'string' },
+    operator: { type: 'string' },
+    values: { type: 'array', items: { type: 'string' } },
+  },
+  'core/v1.ResourceQuotaStatus': {
+    hard: { type: 'map', values: { type: 'quantity' } },
+    used: { type: 'map', values: { type: 'quantity' } },
+  },
+  // networking.k8s.io/v1 NetworkPolicy (k8s.io/api/networking/v1 types.go).
+  'networking/v1.NetworkPolicy': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    spec: { type: 'object', ref: 'networking/v1.NetworkPolicySpec' },
+  },
+  'networking/v1.NetworkPolicySpec': {
+    podSelector: { type: 'object', ref: 'meta/v1.LabelSelector' },
+    ingress: { type: 'array', items: { type: 'object', ref: 'networking/v1.NetworkPolicyIngressRule' } },
+    egress: { type: 'array', items: { type: 'object', ref: 'networking/v1.NetworkPolicyEgressRule' } },
+    policyTypes: { type: 'array', items: { type: 'string' } },
+  },
+  'networking/v1.NetworkPolicyIngressRule': {
+    ports: { type: 'array', items: { type: 'object', ref: 'networking/v1.NetworkPolicyPort' } },
+    from: { type: 'array', items: { type: 'object', ref: 'networking/v1.NetworkPolicyPeer' } },
+  },
+  'networking/v1.NetworkPolicyEgressRule': {
+    ports: { type: 'array', items: { type: 'object', ref: 'networking/v1.NetworkPolicyPort' } },
+    to: { type: 'array', items: { type: 'object', ref: 'networking/v1.NetworkPolicyPeer' } },
+  },
+  'networking/v1.NetworkPolicyPort': { protocol: { type: 'string' }, port: { type: 'intOrString' }, endPort: { type: 'integer' } },
+  'networking/v1.NetworkPolicyPeer': {
+    podSelector: { type: 'object', ref: 'meta/v1.LabelSelector' },
+    namespaceSelector: { type: 'object', ref: 'meta/v1.LabelSelector' },
+    ipBlock: { type: 'object', ref: 'networking/v1.IPBlock' },
+  },
+  'networking/v1.IPBlock': { cidr: { type: 'string' }, except: { type: 'array', items: { type: 'string' } } },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -185,4 +251,7 @@ export const kindTypes = {
   RoleBinding: 'rbac/v1.RoleBinding',
   ClusterRoleBinding: 'rbac/v1.ClusterRoleBinding',
   ServiceAccount: 'core/v1.ServiceAccount',
+  LimitRange: 'core/v1.LimitRange',
+  ResourceQuota: 'core/v1.ResourceQuota',
+  NetworkPolicy: 'networking/v1.NetworkPolicy',
 } as const;

@@ -20,7 +20,9 @@ const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding']
 export function objectPath(apiVersion: string, kind: string, ns: string | undefined, name?: string): string {
   // Every kind of config/object-kinds.ts names its resource so (its test holds them equal): this module
   // leaves the kinds' defaults and validation, and the schema behind them, to the commands that apply.
-  const resource = `${kind.toLowerCase()}s`;
+  // The plural as apimachinery's UnsafeGuessKindToResource makes it (`networkpolicy` → `networkpolicies`).
+  const lower = kind.toLowerCase();
+  const resource = /[^aeiou]y$/.test(lower) ? `${lower.slice(0, -1)}ies` : `${lower}s`;
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   // A cluster-scoped kind's path has no namespace whatever ns says.
   const base = ns === undefined || clusterScoped.has(kind) ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;

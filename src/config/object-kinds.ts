@@ -1,6 +1,7 @@
 // The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces, Services and ServiceAccounts and the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
 // PodDisruptionBudgets and rbac.authorization.k8s.io/v1 Roles, ClusterRoles and their bindings, each with the API server's defaults and validation (the strategies of
+// PodDisruptionBudgets, v1 LimitRanges and ResourceQuotas, networking.k8s.io/v1 NetworkPolicies, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
@@ -23,6 +24,9 @@ import {
   type RoleBinding,
 } from '../api/validation/rbac.js';
 import { validateServiceAccount, type ServiceAccount } from '../api/service-account.js';
+import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
+import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
+import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -84,6 +88,9 @@ export const objectKinds = {
     namespaced: false,
   },
   ServiceAccount: rules<ServiceAccount>(['v1'], 'serviceaccounts', 'serviceaccount', structuredClone, validateServiceAccount),
+  LimitRange: rules<LimitRange>(['v1'], 'limitranges', 'limitrange', defaultLimitRange, validateLimitRange),
+  ResourceQuota: rules<ResourceQuota>(['v1'], 'resourcequotas', 'resourcequota', structuredClone, validateResourceQuota),
+  NetworkPolicy: rules<NetworkPolicy>(['networking.k8s.io/v1'], 'networkpolicies', 'networkpolicy', defaultNetworkPolicy, validateNetworkPolicy),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
@@ -107,6 +114,7 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   ClusterRole: { 'rbac.authorization.k8s.io/v1beta1': '1.22', 'rbac.authorization.k8s.io/v1alpha1': '1.22' },
   RoleBinding: { 'rbac.authorization.k8s.io/v1beta1': '1.22', 'rbac.authorization.k8s.io/v1alpha1': '1.22' },
   ClusterRoleBinding: { 'rbac.authorization.k8s.io/v1beta1': '1.22', 'rbac.authorization.k8s.io/v1alpha1': '1.22' },
+  NetworkPolicy: { 'extensions/v1beta1': '1.16' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

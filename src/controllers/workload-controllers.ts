@@ -4,6 +4,7 @@
 // disruption controller), ClusterRole aggregation and the garbage collector. In
 // disruption controller), the `default` ServiceAccount and `kube-root-ca.crt` ConfigMap of every
 // namespace, and the garbage collector. In
+// disruption controller), ResourceQuotas (the resource quota controller) and the garbage collector. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -19,6 +20,7 @@ import { DisruptionController } from './disruption.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
 import { NamespaceController } from './namespace.js';
+import { ResourceQuotaController } from './resource-quota.js';
 import { ReplicaSetController } from './replicaset.js';
 import { RootCACertPublisher } from './root-ca-publisher.js';
 import { ServiceAccountsController } from './serviceaccounts.js';
@@ -52,6 +54,7 @@ export function startWorkloadControllers(
   new CronJobController(ctx);
   if (backend.objects?.storage('PodDisruptionBudget')) new DisruptionController(ctx);
   if (backend.objects?.storage('ClusterRole')) new ClusterRoleAggregationController(ctx);
+  if (backend.objects?.storage('ResourceQuota')) new ResourceQuotaController(ctx);
   new NamespaceController(ctx);
   if (backend.objects?.storage('ServiceAccount')) new ServiceAccountsController(ctx);
   if (opts.rootCA) new RootCACertPublisher(ctx, opts.rootCA);

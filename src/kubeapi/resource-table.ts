@@ -9,6 +9,9 @@ import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { leases } from './kinds/leases.js';
+import { limitRanges } from './kinds/limit-ranges.js';
+import { resourceQuotas } from './kinds/resource-quotas.js';
+import { networkPolicies } from './kinds/network-policies.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
@@ -39,6 +42,9 @@ export const resourceTable: readonly ResourceDef[] = [
   serviceAccounts,
   tokenReviews,
   selfSubjectReviews,
+  limitRanges,
+  resourceQuotas,
+  networkPolicies,
 ];
 
 export interface GroupVersions {

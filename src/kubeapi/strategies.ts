@@ -41,6 +41,9 @@ import {
 } from '../api/validation/service.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import { validateServiceAccount, type ServiceAccount } from '../api/service-account.js';
+import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
+import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
+import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -250,6 +253,49 @@ export const serviceAccountStrategy: ObjectStrategy = {
   validateUpdate: (next) => validateServiceAccount(next as ServiceAccount),
 };
 
+/** v1 LimitRanges (pkg/registry/core/limitrange): defaulted and validated alike on create and update. */
+export const limitRangeStrategy: ObjectStrategy = {
+  kind: 'LimitRange',
+  resource: 'limitranges',
+  apiVersion: 'v1',
+  namespaced: true,
+  schemaType: kindTypes.LimitRange,
+  defaults: (o) => defaultLimitRange(o as LimitRange) as KubeObject,
+  validate: (o) => validateLimitRange(o as LimitRange),
+};
+
+/**
+ * v1 ResourceQuotas (pkg/registry/core/resourcequota): the status is the quota controller's and the
+ * quota admission's (a created quota starts with an empty one); the scopes cannot change.
+ */
+export const resourceQuotaStrategy: ObjectStrategy = {
+  kind: 'ResourceQuota',
+  resource: 'resourcequotas',
+  apiVersion: 'v1',
+  namespaced: true,
+  schemaType: kindTypes.ResourceQuota,
+  statusSubresource: true,
+  initialStatus: () => ({}),
+  validate: (o) => validateResourceQuota(o as ResourceQuota),
+  validateUpdate: (next, old) => {
+    const scopes = (o: KubeObject) => canonicalJSON((o as ResourceQuota).spec?.scopes ?? []);
+    return scopes(next) === scopes(old)
+      ? []
+      : [{ type: 'Invalid', field: 'spec.scopes', value: (next as ResourceQuota).spec?.scopes ?? [], detail: 'field is immutable' }];
+  },
+};
+
+/** networking.k8s.io/v1 NetworkPolicies (pkg/registry/networking/networkpolicy): defaulted and validated alike on create and update. */
+export const networkPolicyStrategy: ObjectStrategy = {
+  kind: 'NetworkPolicy',
+  resource: 'networkpolicies',
+  apiVersion: 'networking.k8s.io/v1',
+  namespaced: true,
+  schemaType: kindTypes.NetworkPolicy,
+  defaults: (o) => defaultNetworkPolicy(o as NetworkPolicy) as KubeObject,
+  validate: (o) => validateNetworkPolicy(o as NetworkPolicy),
+};
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -269,4 +315,7 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   podDisruptionBudgetStrategy,
   ...rbacStrategies,
   serviceAccountStrategy,
+  limitRangeStrategy,
+  resourceQuotaStrategy,
+  networkPolicyStrategy,
 ];

@@ -246,6 +246,33 @@ test("a v1 ServiceAccount is read beside the workloads, judged in the API server
   ]);
 });
 
+test('v1 LimitRange and ResourceQuota and networking.k8s.io/v1 NetworkPolicy are read, defaulted and judged as the API server judges them', async () => {
+  const ok = [
+    'apiVersion: v1\nkind: LimitRange\nmetadata: {name: limits}\nspec:\n  limits: [{type: Container, max: {cpu: "2"}}]',
+    'apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec:\n  hard: {pods: "10", count/deployments.apps: "2"}',
+    'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec:\n  podSelector: {}\n  egress: [{}]',
+  ].join('\n---\n');
+  const loaded = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(ok)]) });
+  assert.deepEqual(
+    loaded.objects.map((o) => [o.kind, o.metadata?.name]),
+    [
+      ['LimitRange', 'limits'],
+      ['ResourceQuota', 'q'],
+      ['NetworkPolicy', 'deny'],
+    ],
+  );
+  assert.deepEqual((loaded.objects[0]!.spec as { limits: Array<{ default: unknown }> }).limits[0]!.default, { cpu: '2' });
+  assert.deepEqual((loaded.objects[2]!.spec as { policyTypes: string[] }).policyTypes, ['Ingress', 'Egress']);
+  const bad = [
+    'apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec:\n  hard: {pods: "-1"}',
+    'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: np}\nspec:\n  podSelector: {}\n  policyTypes: [Sideways]',
+  ].join('\n---\n');
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(bad)]) }), [
+    'The ResourceQuota "q" is invalid: spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0',
+    'The NetworkPolicy "np" is invalid: spec.policyTypes[0]: Unsupported value: "Sideways": supported values: "Ingress", "Egress"',
+  ]);
+});
+
 test('two documents of one kind and name are kept in order, with a warning, as kubectl apply -f DIR applies them', async () => {
   const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {v: "${v}"}`;
   const job =

@@ -143,6 +143,7 @@ describe('generic registry: a kind that is one table row', () => {
         'rbac.authorization.k8s.io',
         'authorization.k8s.io',
         'authentication.k8s.io',
+        'networking.k8s.io',
         'example.com',
       ],
     );
