@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 // A type-only import puts the JSON in the program, so tsc copies it next to the compiled module.
 import type generatedJson from './schema.generated.json';
+import { networkingTypes } from './schema-networking.js';
 
 export type FieldType =
   | { type: 'string' | 'integer' | 'boolean' | 'intOrString' | 'quantity' | 'any'; required?: boolean }
@@ -93,6 +94,8 @@ const overlay: Record<string, Record<string, FieldType>> = {
     reason: { type: 'string' },
     message: { type: 'string' },
   },
+  // networking.k8s.io/v1 Ingress and IngressClass.
+  ...networkingTypes,
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -133,4 +136,6 @@ export const kindTypes = {
   Job: 'batch/v1.Job',
   CronJob: 'batch/v1.CronJob',
   PodDisruptionBudget: 'policy/v1.PodDisruptionBudget',
+  Ingress: 'networking/v1.Ingress',
+  IngressClass: 'networking/v1.IngressClass',
 } as const;

@@ -13,13 +13,16 @@ export interface AppliedRef {
   object: ManifestObject;
 }
 
+const clusterScoped = new Set(['Namespace', 'IngressClass']);
+
 /** `/apis/<group>/<version>[/namespaces/NS]/<resource>[/NAME]` (`/api/v1/…` for the core group); no namespace = all. */
 export function objectPath(apiVersion: string, kind: string, ns: string | undefined, name?: string): string {
   // Every kind of config/object-kinds.ts names its resource so (its test holds them equal): this module
   // leaves the kinds' defaults and validation, and the schema behind them, to the commands that apply.
-  const resource = `${kind.toLowerCase()}s`;
+  const lower = kind.toLowerCase();
+  const resource = lower.endsWith('s') ? `${lower}es` : `${lower}s`;
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  // A Namespace is cluster-scoped: its path has no namespace whatever ns says.
-  const base = ns === undefined || kind === 'Namespace' ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
+  // A Namespace and an IngressClass are cluster-scoped: their path has no namespace whatever ns says.
+  const base = ns === undefined || clusterScoped.has(kind) ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
   return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}`;
 }

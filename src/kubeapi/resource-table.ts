@@ -6,6 +6,7 @@
 import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
+import { ingressClasses, ingresses } from './kinds/ingresses.js';
 import { leases } from './kinds/leases.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
@@ -30,6 +31,8 @@ export const resourceTable: readonly ResourceDef[] = [
   endpointSlices,
   leases,
   podDisruptionBudgets,
+  ingresses,
+  ingressClasses,
 ];
 
 export interface GroupVersions {

@@ -41,6 +41,7 @@ import {
 } from '../api/validation/service.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
+import { ingressClassStrategy } from './ingress-strategy.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { nodeStrategy } from './node-strategy.js';
@@ -237,7 +238,7 @@ export const podDisruptionBudgetStrategy: ObjectStrategy = {
   validateUpdate: () => [],
 };
 
-/** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
+/** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy; Ingresses with the stored classes: ingressStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
   secretStrategy,
@@ -254,4 +255,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   nodeStrategy,
   leaseStrategy,
   podDisruptionBudgetStrategy,
+  ingressClassStrategy,
 ];
