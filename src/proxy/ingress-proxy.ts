@@ -22,7 +22,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { RoundRobin } from './balancer.js';
 import { backendEndpoints, backendName, serviceNameLabel, type EndpointSliceLike } from './ingress-backends.js';
-import { Forwarder, replyRaw, replyText, type ForwardContext } from './ingress-forward.js';
+import { Forwarder, replyRaw, replyText, streamHighWaterMark, type ForwardContext } from './ingress-forward.js';
 import { IngressRouteTable, requestHost, type RouteBackend } from './ingress-routes.js';
 
 /** The controller podvisor's IngressClass names. */
@@ -97,7 +97,7 @@ export class IngressProxy {
   async start(): Promise<IngressListening> {
     await this.ensureBuiltinClass();
     const address = this.deps.address ?? '127.0.0.1';
-    this.http = createServer({ keepAlive: true, noDelay: true } as object, (req, res) => this.handle(req, res, 'http'));
+    this.http = createServer({ keepAlive: true, noDelay: true, highWaterMark: streamHighWaterMark } as object, (req, res) => this.handle(req, res, 'http'));
     this.https = createSecureServer(
       { allowHTTP1: true, SNICallback: (name, cb) => this.sni(name, cb) },
       (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => this.handle(req, res, 'https'),
