@@ -1,14 +1,13 @@
 // The fields of networking.k8s.io/v1 Ingress and IngressClass (k8s.io/api/networking/v1 types.go),
 // for strict decoding: added to the API schema by schema.ts.
 
-import type { FieldType } from './schema.js';
-
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
 const obj = (ref: string) => ({ type: 'object', ref }) as const;
-const arr = (items: FieldType) => ({ type: 'array', items }) as const;
+const arr = <T>(items: T) => ({ type: 'array', items }) as const;
 
-export const networkingTypes: Record<string, Record<string, FieldType>> = {
+/** By type name, each field's type (the shape of schema.ts's FieldType). */
+export const networkingTypes = {
   'networking/v1.Ingress': {
     apiVersion: str,
     kind: str,
@@ -45,4 +44,4 @@ export const networkingTypes: Record<string, Record<string, FieldType>> = {
   },
   'networking/v1.IngressClassSpec': { controller: str, parameters: obj('networking/v1.IngressClassParametersReference') },
   'networking/v1.IngressClassParametersReference': { apiGroup: str, kind: str, name: str, scope: str, namespace: str },
-};
+} as const;
