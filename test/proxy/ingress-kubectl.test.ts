@@ -278,3 +278,30 @@ test('a WebSocket through the ingress proxy (the Upgrade passed through)', { ski
   wss.close();
   assert.equal(secure, 'web:tls');
 });
+
+test('Ingresses of another class (ingressClassName or the kubernetes.io/ingress.class annotation) are left alone', { skip }, async () => {
+  await setup();
+  const rule = (host: string) =>
+    `  rules: [{host: ${host}, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]\n`;
+  await apply(
+    'others',
+    'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n---\n' +
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: by-name}\nspec:\n  ingressClassName: nginx\n' +
+      rule('by-name.localhost') +
+      '---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: by-annotation, annotations: {kubernetes.io/ingress.class: nginx}}\nspec:\n' +
+      rule('by-annotation.localhost'),
+  );
+  // One of podvisor's class made after them: once it is served, the proxy has seen the others too.
+  await apply(
+    'mine',
+    'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: mine}\nspec:\n  ingressClassName: podvisor\n' + rule('mine.localhost'),
+  );
+  await waitFor('mine served', async () => seenBy(await get('mine.localhost', '/'))?.name === 'web');
+  for (const name of ['by-name', 'by-annotation']) {
+    assert.equal((await get(`${name}.localhost`, '/')).status, 404);
+    const r = await kubectl(api, ['get', 'ing', name, '-o', 'jsonpath={.spec.ingressClassName}|{.status.loadBalancer}']);
+    assert.equal(r.stdout, `${name === 'by-name' ? 'nginx' : ''}|{}`);
+  }
+  const r = await kubectl(api, ['get', 'ing', 'mine', '-o', 'jsonpath={.status.loadBalancer.ingress[0].ip}']);
+  assert.equal(r.stdout, '127.0.0.1');
+});
