@@ -228,6 +228,7 @@ export class StandaloneAgent implements KubeletView {
       clock: opts.clock,
       logger: opts.logger,
       ...(opts.ingressPorts ? { httpPorts: opts.ingressPorts.http, httpsPorts: opts.ingressPorts.https } : {}),
+      recorder: this.kubelet.events.recorderFor('podvisor-ingress-controller'),
     });
     this.statusProviders.push(() => {
       const w = this.ingressProxy.listening();

@@ -18,6 +18,7 @@ import { createSecureContext, type SecureContext } from 'node:tls';
 import { defaultIngressClassAnnotation, ingressClassAnnotation, type Ingress, type IngressClass } from '../api/validation/networking.js';
 import type { ServiceLike } from '../api/validation/service.js';
 import type { KubeObject, ObjectsBackend, Storage, Watch, WatchEvent } from '../kubeapi/backend.js';
+import type { EventRecorder } from '../events/recorder.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { RoundRobin } from './balancer.js';
@@ -40,6 +41,8 @@ export interface IngressProxyDeps {
   httpPorts?: readonly number[];
   /** HTTPS ports to try in order; default [0]. */
   httpsPorts?: readonly number[];
+  /** Where what a served Ingress asks and the proxy cannot do is told, as Warning events on it. */
+  recorder?: EventRecorder;
 }
 
 /** Where the proxy listens, once started. */
@@ -90,6 +93,8 @@ export class IngressProxy {
   private syncQueued = false;
   private readonly sockets = new Set<Duplex>();
   private readonly onChangeListeners: Array<() => void> = [];
+  /** `uid/generation` of the served Ingresses already judged for what the proxy cannot do. */
+  private readonly judged = new Set<string>();
 
   constructor(private readonly deps: IngressProxyDeps) {}
 
@@ -237,7 +242,33 @@ export class IngressProxy {
     }
     for (const k of [...this.balancers.keys()]) if (!used.has(k)) this.balancers.delete(k);
     void this.writeStatuses(served);
+    const judging = new Set(served.map((i) => `${i.metadata?.uid ?? ''}/${i.metadata?.generation ?? 0}`));
+    for (const k of this.judged) if (!judging.has(k)) this.judged.delete(k);
+    for (const ing of served) this.warnUnsupported(ing);
     for (const fn of this.onChangeListeners) fn();
+  }
+
+  /** A Warning event, once per generation, for what a served Ingress asks and the proxy cannot do. */
+  private warnUnsupported(ing: Ingress & KubeObject): void {
+    const m = ing.metadata ?? {};
+    const key = `${m.uid ?? ''}/${m.generation ?? 0}`;
+    if (!this.deps.recorder || this.judged.has(key)) return;
+    this.judged.add(key);
+    const problems = unsupportedParts(ing);
+    if (!problems.length) return;
+    this.deps.recorder.event(
+      {
+        kind: 'Ingress',
+        apiVersion: 'networking.k8s.io/v1',
+        namespace: m.namespace ?? 'default',
+        name: m.name ?? '',
+        uid: m.uid ?? '',
+        resourceVersion: m.resourceVersion ?? '',
+      },
+      'Warning',
+      'Unsupported',
+      `${problems.join('; ')}: the podvisor ingress proxy sends requests to Service backends only; those requests are answered 404 (or go to the defaultBackend)`,
+    );
   }
 
   private async writeStatuses(served: ReadonlyArray<Ingress & KubeObject>): Promise<void> {
@@ -311,6 +342,19 @@ export class IngressProxy {
     }
     cb(null, ctx);
   }
+}
+
+/** The parts of an Ingress the proxy does not serve: backends that are resources, not Services. */
+export function unsupportedParts(ing: Ingress): string[] {
+  const out: string[] = [];
+  const res = (r: { kind?: string; name?: string } | undefined, where: string) => {
+    if (r) out.push(`${where}: backend resource ${r.kind ?? ''}/${r.name ?? ''}`);
+  };
+  res(ing.spec?.defaultBackend?.resource, 'spec.defaultBackend');
+  (ing.spec?.rules ?? []).forEach((rule, i) =>
+    (rule.http?.paths ?? []).forEach((p, j) => res(p.backend?.resource, `spec.rules[${i}].http.paths[${j}].backend`)),
+  );
+  return out;
 }
 
 /** Listens on the first port of ports that can be taken; the last failure when none can. */

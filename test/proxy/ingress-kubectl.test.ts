@@ -305,3 +305,16 @@ test('Ingresses of another class (ingressClassName or the kubernetes.io/ingress.
   const r = await kubectl(api, ['get', 'ing', 'mine', '-o', 'jsonpath={.status.loadBalancer.ingress[0].ip}']);
   assert.equal(r.stdout, '127.0.0.1');
 });
+
+test('a served Ingress with a resource backend is told as a Warning event (Unsupported)', { skip }, async () => {
+  await setup();
+  await apply(
+    'resource-backend',
+    'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: resource-backend}\nspec:\n  defaultBackend: {resource: {apiGroup: k8s.example.com, kind: StorageBucket, name: static}}\n',
+  );
+  const message = await waitFor('the Warning event', async () => {
+    const r = await kubectl(api, ['get', 'events', '-o', 'jsonpath={range .items[*]}{.involvedObject.name} {.type} {.reason} {.message}{"\\n"}{end}']);
+    return r.stdout.split('\n').find((l) => l.startsWith('resource-backend Warning Unsupported '));
+  });
+  assert.match(message, /spec\.defaultBackend: backend resource StorageBucket\/static: the podvisor ingress proxy sends requests to Service backends only/);
+});

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Ingress } from '../../src/api/validation/networking.js';
 import { backendEndpoints } from '../../src/proxy/ingress-backends.js';
-import { ingressClassOf, loadBalancerIngress } from '../../src/proxy/ingress-proxy.js';
+import { ingressClassOf, loadBalancerIngress, unsupportedParts } from '../../src/proxy/ingress-proxy.js';
 import { hostMatches, IngressRouteTable, prefixMatches, requestHost } from '../../src/proxy/ingress-routes.js';
 import { ingressServices, ingressURLs } from '../../src/proxy/ingress-urls.js';
 
@@ -165,4 +165,26 @@ test('the URLs up and run print; the class an Ingress asks for; the status writt
       ],
     },
   ]);
+});
+
+test('what the proxy does not serve is named (resource backends), for the Warning event', () => {
+  const ing = ingress('r', {
+    defaultBackend: { resource: { apiGroup: 'k8s.example.com', kind: 'StorageBucket', name: 'static' } },
+    rules: [
+      {
+        host: 'a.localhost',
+        http: {
+          paths: [
+            { path: '/', pathType: 'Prefix', backend: svc('web') },
+            { path: '/b', pathType: 'Prefix', backend: { resource: { kind: 'Bucket', name: 'b' } } },
+          ],
+        },
+      },
+    ],
+  });
+  assert.deepEqual(unsupportedParts(ing), [
+    'spec.defaultBackend: backend resource StorageBucket/static',
+    'spec.rules[0].http.paths[1].backend: backend resource Bucket/b',
+  ]);
+  assert.deepEqual(unsupportedParts(ingress('ok', { defaultBackend: svc('web') })), []);
 });
