@@ -19,6 +19,7 @@ export const SCENARIOS = [
   'cluster-nodes',
   'containerd',
   'service-proxy',
+  'ingress',
   'endpoint-update',
   'cluster-dns',
   'pm2',

@@ -11,6 +11,7 @@ import { probeLoad } from './probe-load.js';
 import { startup } from './startup.js';
 import { runtimeService } from './runtime-service.js';
 import { serviceProxy } from './service-proxy.js';
+import { ingress } from './ingress.js';
 import type { Scenario } from './types.js';
 
 export const scenarios: Record<ScenarioName, Scenario> = {
@@ -31,6 +32,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   cluster: (await import('./cluster.js')).cluster,
   'cluster-nodes': (await import('./cluster-nodes.js')).clusterNodes,
   'service-proxy': serviceProxy,
+  ingress,
   'endpoint-update': (await import('./endpoint-update.js')).endpointUpdate,
   'cluster-dns': (await import('./cluster-dns.js')).clusterDns,
   pm2: (await import('./pm2.js')).pm2,

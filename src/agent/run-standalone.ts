@@ -62,6 +62,8 @@ export interface StandaloneAgentConfig {
   nodePortAddresses?: string[];
   /** --proxy-mode (default userspace). */
   proxyMode?: ProxyMode;
+  /** --ingress-http-port and --ingress-https-port: the ports tried in order. */
+  ingressPorts?: { http: number[]; https: number[] };
   /** --node-labels, parsed. */
   nodeLabels?: Record<string, string>;
   /** --register-with-taints, parsed. */
@@ -122,6 +124,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     serviceNetwork: { ...defaultServiceNetwork(), clusterIPRange: parseIpv4Range(network.serviceClusterIPRange) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     ...(cfg.proxyMode ? { proxyMode: cfg.proxyMode } : {}),
+    ...(cfg.ingressPorts ? { ingressPorts: cfg.ingressPorts } : {}),
     ...(cfg.nodeLabels ? { nodeLabels: cfg.nodeLabels } : {}),
     ...(cfg.registerWithTaints ? { registerWithTaints: cfg.registerWithTaints } : {}),
     ...(cfg.port ? { kubeletPort: cfg.port } : {}),

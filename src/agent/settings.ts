@@ -61,6 +61,8 @@ export interface AgentSettings {
   nodePortAddresses?: string[];
   /** --proxy-mode: userspace (default) or iptables. */
   proxyMode?: ProxyMode;
+  /** --ingress-http-port and --ingress-https-port: the ports tried in order (0: a free port). */
+  ingressPorts?: { http: number[]; https: number[] };
 }
 
 /** Where relative paths and the default root dir are resolved. */
@@ -136,7 +138,16 @@ export function maxRestartPeriodSetting(flags: FlagValues): number | undefined {
   return ms / 1000;
 }
 
-/** --service-cluster-ip-range and --nodeport-addresses, checked. */
+/** An ingress port flag: the port given, else the well-known one then a free one as root, else a free one. */
+function ingressPorts(flags: FlagValues, name: string, wellKnown: number): number[] {
+  const raw = flags[name];
+  if (raw === undefined || raw === '') return process.getuid?.() === 0 ? [wellKnown, 0] : [0];
+  const n = Number(raw);
+  if (!/^\d+$/.test(String(raw)) || n > 65535) throw invalid(raw, name, 'must be a port number between 0 and 65535 (0: a free port)');
+  return [n];
+}
+
+/** --service-cluster-ip-range, --nodeport-addresses, --proxy-mode and the ingress ports, checked. */
 function serviceSettings(flags: FlagValues, settings: AgentSettings): void {
   const range = flags['service-cluster-ip-range'];
   if (range !== undefined && range !== '') {
@@ -156,6 +167,7 @@ function serviceSettings(flags: FlagValues, settings: AgentSettings): void {
     if (bad !== undefined) throw invalid(addrs, 'nodeport-addresses', `${bad} is not an IPv4 address`);
     settings.nodePortAddresses = list;
   }
+  settings.ingressPorts = { http: ingressPorts(flags, 'ingress-http-port', 80), https: ingressPorts(flags, 'ingress-https-port', 443) };
   const mode = flags['proxy-mode'];
   if (mode !== undefined && mode !== '') {
     if (mode !== 'userspace' && mode !== 'iptables') throw invalid(mode, 'proxy-mode', 'must be userspace or iptables');

@@ -27,6 +27,7 @@ import { assembleKubelet } from './assemble.js';
 import { AgentBackend } from './backend.js';
 import { ObjectStore, objectStoreDir } from './object-store.js';
 import { objectStrategies, serviceStrategy } from '../kubeapi/strategies.js';
+import { ingressStrategy } from '../kubeapi/ingress-strategy.js';
 import { defaultServiceNetwork, parseIpv4, ServiceAllocator, type Ipv4Range, type ServiceNetwork } from '../kubeapi/service-allocator.js';
 import { EndpointsController } from '../controllers/endpoints/controller.js';
 import { ServiceProxy, type ProxyMode } from '../proxy/service-proxy.js';
@@ -52,7 +53,8 @@ import { Scheduler } from '../scheduler/schedule-one.js';
 import { TaintEvictionController } from '../scheduler/taint-eviction.js';
 import { holdsNode } from '../scheduler/framework.js';
 import { defaultFilters } from '../scheduler/plugins/registry.js';
-import type { Watch } from '../kubeapi/backend.js';
+import type { KubeObject, Watch } from '../kubeapi/backend.js';
+import { IngressProxy } from '../proxy/ingress-proxy.js';
 import type { ServiceLike } from '../api/validation/service.js';
 import { portsHeldAt } from '../util/host-sockets.js';
 
@@ -92,6 +94,11 @@ export interface StandaloneAgentOptions {
   nodePortAddresses?: string[];
   /** The service proxy's mode (default userspace). */
   proxyMode?: ProxyMode;
+  /**
+   * The ingress proxy's HTTP and HTTPS ports, each a list tried in order (0: a free port); default a free
+   * port each (the command line gives 80 then a free port, 443 then a free port, as root).
+   */
+  ingressPorts?: { http: readonly number[]; https: readonly number[] };
   /** --node-labels: labels the Node is registered with, beside the kubelet's own. */
   nodeLabels?: Record<string, string>;
   /** --register-with-taints: the Node's taints when it is first registered. */
@@ -128,6 +135,8 @@ export class StandaloneAgent implements KubeletView {
   readonly serviceProxy: ServiceProxy;
   /** Keeps the NetworkPolicies' filters in the kernel for the pods on the pod network. */
   readonly networkPolicies: NetworkPolicyEnforcer;
+  /** Serves the Ingresses of the class `podvisor` once started (startServiceNetwork). */
+  readonly ingressProxy: IngressProxy;
   /** Answers <svc>.<ns>.svc.cluster.local once started (startServiceNetwork). */
   readonly clusterDNS: ClusterDNS;
   private readonly metricsSet: AgentMetrics;
@@ -178,10 +187,10 @@ export class StandaloneAgent implements KubeletView {
     this.serviceAllocator = new ServiceAllocator(opts.serviceNetwork ?? defaultServiceNetwork(), {
       hostPorts: portsHeldAt(opts.nodePortAddresses ?? ['127.0.0.1']),
     });
-    const objects = new ObjectStore({
+    const objects: ObjectStore = new ObjectStore({
       dir: objectStoreDir(opts.rootDir),
       now: () => opts.clock.now(),
-      kinds: [...objectStrategies, serviceStrategy(this.serviceAllocator)],
+      kinds: [...objectStrategies, serviceStrategy(this.serviceAllocator), ingressStrategy((): readonly KubeObject[] => objects.list('IngressClass').items)],
     });
     // Bound service-account tokens: issued by TokenRequest and for pods' projected volumes, checked on the TCP listeners.
     const identity = opts.serviceAccountKey
@@ -249,6 +258,17 @@ export class StandaloneAgent implements KubeletView {
       ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
       ...(opts.proxyMode ? { mode: opts.proxyMode } : {}),
       recorder: this.kubelet.events.recorderFor('kube-proxy'),
+    });
+    this.ingressProxy = new IngressProxy({
+      objects,
+      clock: opts.clock,
+      logger: opts.logger,
+      ...(opts.ingressPorts ? { httpPorts: opts.ingressPorts.http, httpsPorts: opts.ingressPorts.https } : {}),
+      recorder: this.kubelet.events.recorderFor('podvisor-ingress-controller'),
+    });
+    this.statusProviders.push(() => {
+      const w = this.ingressProxy.listening();
+      return w ? { ingress: w } : {};
     });
     this.serviceURLs = new ServiceURLWatch(objects, opts.nodePortAddresses ?? ['127.0.0.1'], (namespace, name, urls) =>
       opts.logger.info('Service reachable', { service: `${namespace}/${name}`, urls: urls.join(' ') }),
@@ -371,6 +391,12 @@ export class StandaloneAgent implements KubeletView {
       );
     }
     this.serviceURLs.start();
+    try {
+      await this.ingressProxy.start();
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new Error(`the ingress proxy cannot listen: ${e.message}; give it free ports with --ingress-http-port and --ingress-https-port (0: a free port)`);
+    }
     const ip = this.serviceAllocator.dnsServiceIP();
     try {
       await this.clusterDNS.listen(ip, 53);
@@ -603,6 +629,7 @@ export class StandaloneAgent implements KubeletView {
     this.endpointsController.stop();
     this.serviceProxy.stop();
     this.networkPolicies.stop();
+    this.ingressProxy.stop();
     this.serviceURLs.stop();
     this.clusterDNS.close();
     await this.serviceRoute?.remove();

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 // A type-only import puts the JSON in the program, so tsc copies it next to the compiled module.
 import type generatedJson from './schema.generated.json';
+import { networkingTypes } from './schema-networking.js';
 
 export type FieldType =
   | { type: 'string' | 'integer' | 'boolean' | 'intOrString' | 'quantity' | 'any'; required?: boolean }
@@ -206,6 +207,8 @@ const overlay: Record<string, Record<string, FieldType>> = {
     ipBlock: { type: 'object', ref: 'networking/v1.IPBlock' },
   },
   'networking/v1.IPBlock': { cidr: { type: 'string' }, except: { type: 'array', items: { type: 'string' } } },
+  // networking.k8s.io/v1 Ingress and IngressClass.
+  ...networkingTypes,
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -254,4 +257,6 @@ export const kindTypes = {
   LimitRange: 'core/v1.LimitRange',
   ResourceQuota: 'core/v1.ResourceQuota',
   NetworkPolicy: 'networking/v1.NetworkPolicy',
+  Ingress: 'networking/v1.Ingress',
+  IngressClass: 'networking/v1.IngressClass',
 } as const;

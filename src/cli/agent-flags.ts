@@ -98,6 +98,20 @@ export const agentFlagSpecs: FlagSpec[] = [
       "The service proxy: userspace (default; every connection through the agent) or iptables (as root: the kernel DNATs connections from the host and from pods to ClusterIPs, as kube-proxy's iptables mode).",
   },
   {
+    name: 'ingress-http-port',
+    type: 'string',
+    valueName: 'PORT',
+    usage:
+      'The port the ingress proxy serves HTTP on, at 127.0.0.1 (0: a free port; default 80 as root, falling back to a free port when 80 is taken, else a free port). The chosen port is in `podvisor agent status` and in the URLs up and run print.',
+  },
+  {
+    name: 'ingress-https-port',
+    type: 'string',
+    valueName: 'PORT',
+    usage:
+      'The port the ingress proxy serves HTTPS on, at 127.0.0.1 (0: a free port; default 443 as root, falling back to a free port when 443 is taken, else a free port).',
+  },
+  {
     name: 'container-runtime-endpoint',
     type: 'string',
     valueName: 'ENDPOINT',

@@ -38,6 +38,7 @@ interface AgentStatus {
   listen?: { socket?: string; https?: string; readOnly?: string };
   /** The root dir's service range and cluster DNS address (a standalone agent). */
   serviceNetwork?: { serviceClusterIPRange: string; clusterDNS: string };
+  ingress?: { address: string; httpPort: number; httpsPort: number };
   sources?: Array<{ kind: string; location: string; error?: string }>;
   manifests?: Array<{ origin: string; pods: number; error?: string }>;
 }
@@ -65,6 +66,7 @@ function formatStatus(st: AgentStatus): string {
     `pods:      ${pods.total}${byPhase ? ` (${byPhase})` : ''}`,
     `listening: ${[st.listen?.socket, st.listen?.https, st.listen?.readOnly].filter(Boolean).join(', ')}`,
     ...(st.serviceNetwork ? [`services:  ${st.serviceNetwork.serviceClusterIPRange}, cluster DNS ${st.serviceNetwork.clusterDNS}:53`] : []),
+    ...(st.ingress ? [`ingress:   http ${st.ingress.address}:${st.ingress.httpPort}, https ${st.ingress.address}:${st.ingress.httpsPort}`] : []),
     'sources:',
     ...(st.sources ?? []).map((s) => `  ${s.kind.padEnd(5)} ${s.location}${s.error ? `  error: ${s.error}` : ''}`),
   ];

@@ -167,6 +167,7 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
       ...(settings.serviceClusterIPRange ? { serviceClusterIPRange: settings.serviceClusterIPRange } : {}),
       ...(settings.nodePortAddresses ? { nodePortAddresses: settings.nodePortAddresses } : {}),
       ...(settings.proxyMode ? { proxyMode: settings.proxyMode } : {}),
+      ...(settings.ingressPorts ? { ingressPorts: settings.ingressPorts } : {}),
       ...(registration.labels ? { nodeLabels: registration.labels } : {}),
       ...(registration.taints ? { registerWithTaints: registration.taints } : {}),
       runtimeConfig: {

@@ -23,7 +23,8 @@ import { containerProblem, withLogTails, type SummaryPod } from '../printers/run
 import { agentArgsFrom } from './up-detached.js';
 import { setLongTimeout } from '../util/timer.js';
 import { podsOf, waitForWorkloads } from './workload-waiter.js';
-import { followServiceReachability, nodePortAddressesOf } from './service-reachable.js';
+import { followReachability } from './ingress-reachable.js';
+import { nodePortAddressesOf } from './service-reachable.js';
 
 export interface AgentRunOptions {
   wait: PodWaitMode;
@@ -142,7 +143,7 @@ export async function runThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded:
     if (code === 0) {
       // Each Service's URLs once it has Ready endpoints, while the run waits.
       const reachability = new AbortController();
-      const reachable = followServiceReachability(
+      const reachable = followReachability(
         rootDir,
         applied.objects,
         await nodePortAddressesOf(rootDir, parsed.flags['nodeport-addresses']),

@@ -19,7 +19,8 @@ import { followWatch as follow } from './pod-watch.js';
 import { readBack, tearDown } from './run-workloads.js';
 import { agentArgsFrom } from './up-detached.js';
 import { podsOf, waitedKinds } from './workload-waiter.js';
-import { followServiceReachability, nodePortAddressesOf } from './service-reachable.js';
+import { followReachability } from './ingress-reachable.js';
+import { nodePortAddressesOf } from './service-reachable.js';
 import { setLongTimeout } from '../util/timer.js';
 
 interface WorkloadState {
@@ -158,7 +159,7 @@ export async function upThroughAgent(parsed: ParsedArgs, io: CommandIO, loaded: 
       ),
     ];
     watches.push(
-      followServiceReachability(
+      followReachability(
         rootDir,
         applied.objects,
         await nodePortAddressesOf(rootDir, parsed.flags['nodeport-addresses']),

@@ -2,6 +2,9 @@
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
 // PodDisruptionBudgets and rbac.authorization.k8s.io/v1 Roles, ClusterRoles and their bindings, each with the API server's defaults and validation (the strategies of
 // PodDisruptionBudgets, v1 LimitRanges and ResourceQuotas, networking.k8s.io/v1 NetworkPolicies, each with the API server's defaults and validation (the strategies of
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
+// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), policy/v1
+// PodDisruptionBudgets and networking.k8s.io/v1 Ingresses and IngressClasses, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
@@ -27,6 +30,7 @@ import { validateServiceAccount, type ServiceAccount } from '../api/service-acco
 import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
 import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
 import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
+import { defaultIngressClass, validateIngress, validateIngressClass, type Ingress, type IngressClass } from '../api/validation/networking.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -91,6 +95,11 @@ export const objectKinds = {
   LimitRange: rules<LimitRange>(['v1'], 'limitranges', 'limitrange', defaultLimitRange, validateLimitRange),
   ResourceQuota: rules<ResourceQuota>(['v1'], 'resourcequotas', 'resourcequota', structuredClone, validateResourceQuota),
   NetworkPolicy: rules<NetworkPolicy>(['networking.k8s.io/v1'], 'networkpolicies', 'networkpolicy', defaultNetworkPolicy, validateNetworkPolicy),
+  Ingress: rules<Ingress>(['networking.k8s.io/v1'], 'ingresses', 'ingress', structuredClone, validateIngress),
+  IngressClass: {
+    ...rules<IngressClass>(['networking.k8s.io/v1'], 'ingressclasses', 'ingressclass', (o) => defaultIngressClass(structuredClone(o)), validateIngressClass),
+    namespaced: false,
+  },
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
@@ -115,6 +124,8 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   RoleBinding: { 'rbac.authorization.k8s.io/v1beta1': '1.22', 'rbac.authorization.k8s.io/v1alpha1': '1.22' },
   ClusterRoleBinding: { 'rbac.authorization.k8s.io/v1beta1': '1.22', 'rbac.authorization.k8s.io/v1alpha1': '1.22' },
   NetworkPolicy: { 'extensions/v1beta1': '1.16' },
+  Ingress: { 'extensions/v1beta1': '1.22', 'networking.k8s.io/v1beta1': '1.22' },
+  IngressClass: { 'networking.k8s.io/v1beta1': '1.22' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

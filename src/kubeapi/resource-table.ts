@@ -8,6 +8,7 @@ import { selfSubjectReviews, tokenReviews } from './kinds/authentication.js';
 import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
+import { ingressClasses, ingresses } from './kinds/ingresses.js';
 import { leases } from './kinds/leases.js';
 import { limitRanges } from './kinds/limit-ranges.js';
 import { resourceQuotas } from './kinds/resource-quotas.js';
@@ -45,6 +46,8 @@ export const resourceTable: readonly ResourceDef[] = [
   limitRanges,
   resourceQuotas,
   networkPolicies,
+  ingresses,
+  ingressClasses,
 ];
 
 export interface GroupVersions {

@@ -45,6 +45,7 @@ import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/v
 import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
 import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
+import { ingressClassStrategy } from './ingress-strategy.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { nodeStrategy } from './node-strategy.js';
@@ -297,6 +298,7 @@ export const networkPolicyStrategy: ObjectStrategy = {
 };
 
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
+/** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy; Ingresses with the stored classes: ingressStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
   secretStrategy,
@@ -318,4 +320,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   limitRangeStrategy,
   resourceQuotaStrategy,
   networkPolicyStrategy,
+  ingressClassStrategy,
 ];

@@ -403,3 +403,25 @@ test('RBAC kinds: cluster-scoped roles keep no namespace, bindings get their api
   });
   rmSync(dir, { recursive: true, force: true });
 });
+
+test("networking.k8s.io/v1 Ingress and IngressClass are read beside the workloads, judged in the API server's words", async () => {
+  const ok =
+    'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: mine}\nspec: {controller: example.com/ingress, parameters: {kind: K, name: p}}\n---\n' +
+    'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  rules: [{host: web.localhost, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]';
+  const loaded = await loadManifests(['-'], { ...base, stdin: () => Readable.from([Buffer.from(ok)]) });
+  assert.deepEqual(
+    loaded.objects.map((o) => [o.kind, o.metadata?.namespace, o.metadata?.name]),
+    [
+      ['IngressClass', undefined, 'mine'],
+      ['Ingress', 'default', 'web'],
+    ],
+  );
+  assert.equal((loaded.objects[0]!.spec as { parameters: { scope: string } }).parameters.scope, 'Cluster');
+  const bad =
+    'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: bad}\nspec:\n  rules: [{host: 10.0.0.1, http: {paths: [{path: /x, backend: {service: {name: web, port: {number: 80}}}}]}}]';
+  assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(bad)]) }), [
+    'The Ingress "bad" is invalid: \n' +
+      '* spec.rules[0].host: Invalid value: "10.0.0.1": must be a DNS name, not an IP address\n' +
+      '* spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified',
+  ]);
+});
