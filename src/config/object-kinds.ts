@@ -1,11 +1,7 @@
-// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces, Services and ServiceAccounts and the
-// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
-// PodDisruptionBudgets and rbac.authorization.k8s.io/v1 Roles, ClusterRoles and their bindings, each with the API server's defaults and validation (the strategies of
-// PodDisruptionBudgets, v1 LimitRanges and ResourceQuotas, networking.k8s.io/v1 NetworkPolicies, each with the API server's defaults and validation (the strategies of
-// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
-// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), policy/v1
-// PodDisruptionBudgets and networking.k8s.io/v1 Ingresses and IngressClasses, each with the API server's defaults and validation (the strategies of
-// pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets (objectKinds below: Namespaces,
+// Services, the workloads and the policy, access, networking and storage kinds the agent serves), each
+// with the API server's defaults and validation (the strategies of pkg/registry/*), so a file is
+// judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
 import type { FieldError } from '../api/field-errors.js';
