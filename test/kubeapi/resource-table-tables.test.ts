@@ -12,7 +12,8 @@ import { resourceTable } from '../../src/kubeapi/resource-table.js';
 const now = Date.parse('2026-01-02T03:04:05Z');
 
 test('every kind in the resource table has a Table with kubectl columns', () => {
-  for (const def of resourceTable) {
+  // Kinds that are only created and answered (the access and token reviews) are never listed, so have no Table.
+  for (const def of resourceTable.filter((d) => d.verbs.includes('list') || d.verbs.includes('get'))) {
     const id = `${groupVersionOf(def)} ${def.kind}`;
     assert.ok(def.table, `${id} has no Table (add its columns as upstream's pkg/printers/internalversion/printers.go prints them)`);
     const empty = def.table([], { now });
