@@ -133,4 +133,7 @@ export const kindTypes = {
   Job: 'batch/v1.Job',
   CronJob: 'batch/v1.CronJob',
   PodDisruptionBudget: 'policy/v1.PodDisruptionBudget',
+  StorageClass: 'storage/v1.StorageClass',
+  PersistentVolume: 'core/v1.PersistentVolume',
+  PersistentVolumeClaim: 'core/v1.PersistentVolumeClaim',
 } as const;

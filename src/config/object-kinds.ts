@@ -1,7 +1,7 @@
 // The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
-// PodDisruptionBudgets, each with the API server's defaults and validation (the strategies of
-// pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
+// PodDisruptionBudgets, storage.k8s.io/v1 StorageClasses, v1 PersistentVolumes and PersistentVolumeClaims, each with the API server's defaults and validation (the strategies of
+// pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget, storage/storageclass, core/persistentvolume*), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
 import type { FieldError } from '../api/field-errors.js';
@@ -11,6 +11,17 @@ import { validateCronJob, validateJob, withGeneratedSelector } from '../api/vali
 import { defaultService, validateService, type ServiceLike } from '../api/validation/service.js';
 import { defaultNamespaceObject, validateNamespace, type NamespaceObject } from '../api/namespace.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
+import {
+  defaultPersistentVolume,
+  defaultPersistentVolumeClaim,
+  defaultStorageClass,
+  validatePersistentVolume,
+  validatePersistentVolumeClaim,
+  validateStorageClass,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+} from '../api/validation/storage.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -62,6 +73,15 @@ export const objectKinds = {
   Job: rules<Job>(['batch/v1'], 'jobs', 'job', defaultJob, validateAsCreated),
   CronJob: rules<CronJob>(['batch/v1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
   PodDisruptionBudget: rules<PodDisruptionBudget>(['policy/v1'], 'poddisruptionbudgets', 'poddisruptionbudget', structuredClone, validatePodDisruptionBudget),
+  StorageClass: {
+    ...rules<StorageClass>(['storage.k8s.io/v1'], 'storageclasses', 'storageclass', defaultStorageClass, validateStorageClass),
+    namespaced: false,
+  },
+  PersistentVolume: {
+    ...rules<PersistentVolume>(['v1'], 'persistentvolumes', 'persistentvolume', defaultPersistentVolume, validatePersistentVolume),
+    namespaced: false,
+  },
+  PersistentVolumeClaim: rules<PersistentVolumeClaim>(['v1'], 'persistentvolumeclaims', 'persistentvolumeclaim', defaultPersistentVolumeClaim, validatePersistentVolumeClaim),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;

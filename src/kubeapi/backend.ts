@@ -118,6 +118,11 @@ export interface ObjectStrategy {
   allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
   /** Gives back what allocate chose for an object that is not stored after all (a dry run): nothing stays allocated. */
   release?(obj: KubeObject): void;
+  /**
+   * Admission with the store's other kinds at hand, after defaults and validation (the DefaultStorageClass
+   * admission on create; PersistentVolumeClaimResize on update, old set): the object to store, or an ApiError.
+   */
+  admit?(obj: KubeObject, read: (kind: string) => readonly KubeObject[], old?: KubeObject): KubeObject;
   /** Finalizers the kind keeps outside metadata.finalizers (a Namespace's spec.finalizers): a deleted object stays until they are gone too. */
   specFinalizers?(obj: KubeObject): readonly string[];
   /** What a deletion held by finalizers marks beside the deletionTimestamp (a Namespace's phase Terminating). */

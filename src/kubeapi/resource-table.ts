@@ -10,9 +10,11 @@ import { leases } from './kinds/leases.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
+import { persistentVolumeClaims, persistentVolumes } from './kinds/persistent-volumes.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { services } from './kinds/services.js';
+import { storageClasses } from './kinds/storage-classes.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
 
@@ -30,6 +32,9 @@ export const resourceTable: readonly ResourceDef[] = [
   endpointSlices,
   leases,
   podDisruptionBudgets,
+  persistentVolumes,
+  persistentVolumeClaims,
+  storageClasses,
 ];
 
 export interface GroupVersions {
