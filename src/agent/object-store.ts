@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { ConfigMap, Secret } from '../api/types.js';
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from '../api/types.js';
 import { strictDecode, typeMetaError } from '../api/decode.js';
 import { canonicalJSON, defaultNamespace } from '../api/defaults.js';
 import type {
@@ -448,6 +448,14 @@ export class ObjectStore implements ObjectsBackend {
 
   secret(namespace: string, name: string): Secret | undefined {
     return this.get('Secret', namespace, name) as Secret | undefined;
+  }
+
+  persistentVolumeClaim(namespace: string, name: string): PersistentVolumeClaim | undefined {
+    return this.get('PersistentVolumeClaim', namespace, name) as PersistentVolumeClaim | undefined;
+  }
+
+  persistentVolume(name: string): PersistentVolume | undefined {
+    return this.get('PersistentVolume', '', name) as PersistentVolume | undefined;
   }
 
   /** The namespace's Services, for the pods' service-link variables. */

@@ -46,6 +46,7 @@ import { defaultFilters } from '../scheduler/plugins/registry.js';
 import type { Watch } from '../kubeapi/backend.js';
 import type { ServiceLike } from '../api/validation/service.js';
 import { portsHeldAt } from '../util/host-sockets.js';
+import { bindPodVolumes, storeVolumeListers } from './pod-volume-binder.js';
 
 /**
  * While the runtime pushes container events, how often housekeeping still asks it for its version:
@@ -254,6 +255,7 @@ export class StandaloneAgent implements KubeletView {
       filters: defaultFilters({
         network: this.runtime.capabilities.network === 'host' ? 'host' : 'pod',
         namespaceLabels: (ns) => objects.get('Namespace', '', ns)?.metadata?.labels ?? { 'kubernetes.io/metadata.name': ns },
+        volumes: storeVolumeListers(objects),
       }),
       host: {
         node: () => this.node.current(),
@@ -261,6 +263,7 @@ export class StandaloneAgent implements KubeletView {
         bind: async (pod, nodeName) => {
           await this.registry.bind(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', nodeName);
         },
+        bindVolumes: (pod, node) => bindPodVolumes(objects, opts.clock, pod, node),
         setUnschedulable: (pod, reason, message, nominated) => this.registry.setSchedulingStatus(pod.metadata?.uid ?? '', reason, message, nominated),
         preemptVictim: async (victim, message) => {
           this.registry.markDisruptionTarget(victim.metadata?.uid ?? '', 'PreemptionByScheduler', message);
@@ -360,6 +363,11 @@ export class StandaloneAgent implements KubeletView {
           this.taintEviction.sync();
       }),
     );
+    // A claim, volume or class added or changed may let a pod VolumeBinding refused fit.
+    for (const kind of ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass']) {
+      const storage = this.backend.objects.storage(kind);
+      if (storage) this.schedulingWatches.push(storage.watch!(String(this.backend.objects.list(kind).resourceVersion), () => this.scheduler.clusterChanged('StorageChange')));
+    }
     const nodeStorage = this.backend.objects.storage('Node')!;
     let seen = '';
     this.schedulingWatches.push(
@@ -460,7 +468,10 @@ export class StandaloneAgent implements KubeletView {
   startControllers(): void {
     if (this.controllers) return;
     this.endpointsController.start();
-    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events);
+    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events, {
+      rootDir: this.opts.rootDir,
+      nodeName: this.nodeName,
+    });
   }
 
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {

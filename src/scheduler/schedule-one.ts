@@ -26,6 +26,12 @@ export interface SchedulerHost {
   bind(pod: Pod, nodeName: string): Promise<void>;
   /** Writes PodScheduled=False with reason and message (and nominatedNodeName when preemption nominated the node). */
   setUnschedulable(pod: Pod, reason: string, message: string, nominatedNodeName?: string): void;
+  /**
+   * PreBind of the pod's volumes (VolumeBinding's BindPodVolumes): binds or provisions its unbound
+   * WaitForFirstConsumer claims for the node and resolves once every claim is bound; rejects with the
+   * reason otherwise. Absent where the agent keeps no claims.
+   */
+  bindVolumes?(pod: Pod, node: Node): Promise<void>;
   /** Deletes a victim of preemption gracefully, its DisruptionTarget condition saying why. */
   preemptVictim(victim: Pod, message: string): Promise<void>;
 }
@@ -159,10 +165,25 @@ export class Scheduler {
     const nodeInfo = { node, pods: [...host.assignedPods().filter((p) => p.metadata?.uid !== uid), ...nominated] };
     let status: Status | undefined;
     for (const f of filters) {
-      status = f.filter(pod, nodeInfo);
+      status = f.preFilter?.(pod);
       if (status) break;
     }
+    if (!status) {
+      for (const f of filters) {
+        status = f.filter(pod, nodeInfo);
+        if (status) break;
+      }
+    }
     const nodeName = node.metadata?.name ?? '';
+    // PreBind: the pod's volumes bound (or provisioned) for the node before the pod is.
+    if (!status && host.bindVolumes) {
+      try {
+        await host.bindVolumes(pod, node);
+      } catch (err) {
+        this.fail(info, `running PreBind plugin "VolumeBinding": ${(err as Error).message}`, undefined, 'VolumeBinding');
+        return;
+      }
+    }
     if (!status) {
       this.queue.done(uid);
       this.nominated.delete(uid);
