@@ -223,7 +223,8 @@ export class ObjectStore implements ObjectsBackend {
     const { namespace = '', name } = obj.metadata;
     if (strategy.namespaced) this.admitToNamespace(strategy, namespace, name);
     if (this.get(kind, namespace, name)) throw alreadyExists(strategy.resource, name);
-    if (strategy.admit) Object.assign(obj, strategy.admit(obj, (k) => this.list(k).items));
+    const read = (k: string) => this.list(k).items;
+    if (strategy.admit) Object.assign(obj, strategy.admit(obj, read));
     obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (strategy.statusSubresource) {
@@ -258,7 +259,8 @@ export class ObjectStore implements ObjectsBackend {
     if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
     const errs = strategy.validateUpdate?.(obj, current) ?? [];
     if (errs.length > 0) throw invalid(kind, name, errs);
-    if (strategy.admit) obj = strategy.admit(obj, (k) => this.list(k).items, current) as Stored;
+    const read = (k: string) => this.list(k).items;
+    if (strategy.admit) obj = strategy.admit(obj, read, current) as Stored;
     if (strategy.prepareForUpdate) obj = strategy.prepareForUpdate(obj, current) as Stored;
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;

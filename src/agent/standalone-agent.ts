@@ -366,7 +366,10 @@ export class StandaloneAgent implements KubeletView {
     // A claim, volume or class added or changed may let a pod VolumeBinding refused fit.
     for (const kind of ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass']) {
       const storage = this.backend.objects.storage(kind);
-      if (storage) this.schedulingWatches.push(storage.watch!(String(this.backend.objects.list(kind).resourceVersion), () => this.scheduler.clusterChanged('StorageChange')));
+      if (storage)
+        this.schedulingWatches.push(
+          storage.watch!(String(this.backend.objects.list(kind).resourceVersion), () => this.scheduler.clusterChanged('StorageChange')),
+        );
     }
     const nodeStorage = this.backend.objects.storage('Node')!;
     let seen = '';

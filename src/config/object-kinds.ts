@@ -81,7 +81,13 @@ export const objectKinds = {
     ...rules<PersistentVolume>(['v1'], 'persistentvolumes', 'persistentvolume', defaultPersistentVolume, validatePersistentVolume),
     namespaced: false,
   },
-  PersistentVolumeClaim: rules<PersistentVolumeClaim>(['v1'], 'persistentvolumeclaims', 'persistentvolumeclaim', defaultPersistentVolumeClaim, validatePersistentVolumeClaim),
+  PersistentVolumeClaim: rules<PersistentVolumeClaim>(
+    ['v1'],
+    'persistentvolumeclaims',
+    'persistentvolumeclaim',
+    defaultPersistentVolumeClaim,
+    validatePersistentVolumeClaim,
+  ),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;

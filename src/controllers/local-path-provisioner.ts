@@ -123,14 +123,22 @@ export class LocalPathProvisioner implements VolumeDeleter {
     if (sc.volumeBindingMode === 'WaitForFirstConsumer' && !selected) return;
     const ref = workloadRef(claim, 'v1', 'PersistentVolumeClaim');
     if (selected && selected !== this.opts.nodeName) {
-      this.recorder.event(ref, 'Warning', 'ProvisioningFailed', `failed to provision volume with StorageClass "${sc.metadata?.name ?? ''}": node "${selected}" is not this node`);
+      this.recorder.event(
+        ref,
+        'Warning',
+        'ProvisioningFailed',
+        `failed to provision volume with StorageClass "${sc.metadata?.name ?? ''}": node "${selected}" is not this node`,
+      );
       return;
     }
     const pvName = `pvc-${claim.metadata?.uid ?? ''}`;
     if (this.volumes.get('', pvName)) return;
     const unsupported = (claim.spec?.accessModes ?? []).filter((m) => m !== 'ReadWriteOnce' && m !== 'ReadWriteOncePod');
     if (unsupported.length > 0 || claim.spec?.volumeMode === 'Block') {
-      const why = claim.spec?.volumeMode === 'Block' ? 'Only Filesystem volume mode is supported' : `Only support ReadWriteOnce and ReadWriteOncePod access modes, not ${unsupported.join(', ')}`;
+      const why =
+        claim.spec?.volumeMode === 'Block'
+          ? 'Only Filesystem volume mode is supported'
+          : `Only support ReadWriteOnce and ReadWriteOncePod access modes, not ${unsupported.join(', ')}`;
       this.recorder.event(ref, 'Warning', 'ProvisioningFailed', `failed to provision volume with StorageClass "${sc.metadata?.name ?? ''}": ${why}`);
       return;
     }
@@ -149,13 +157,25 @@ export class LocalPathProvisioner implements VolumeDeleter {
     const pv: PersistentVolume = {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
-      metadata: { name: pvName, annotations: { [annDynamicallyProvisioned]: localPathProvisioner, 'local.path.provisioner/selected-node': this.opts.nodeName } },
+      metadata: {
+        name: pvName,
+        annotations: { [annDynamicallyProvisioned]: localPathProvisioner, 'local.path.provisioner/selected-node': this.opts.nodeName },
+      },
       spec: {
         accessModes: claim.spec?.accessModes ?? ['ReadWriteOnce'],
         capacity: { storage: String(claim.spec?.resources?.requests?.storage ?? '0') },
-        claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace, name, uid: claim.metadata?.uid ?? '', resourceVersion: claim.metadata?.resourceVersion ?? '' },
+        claimRef: {
+          kind: 'PersistentVolumeClaim',
+          apiVersion: 'v1',
+          namespace,
+          name,
+          uid: claim.metadata?.uid ?? '',
+          resourceVersion: claim.metadata?.resourceVersion ?? '',
+        },
         hostPath: { path: dir, type: 'DirectoryOrCreate' },
-        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [this.opts.nodeName] }] }] } },
+        nodeAffinity: {
+          required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [this.opts.nodeName] }] }] },
+        },
         persistentVolumeReclaimPolicy: sc.reclaimPolicy ?? 'Delete',
         storageClassName: sc.metadata?.name ?? '',
         volumeMode: 'Filesystem',
@@ -180,11 +200,15 @@ export class LocalPathProvisioner implements VolumeDeleter {
     const ref = workloadRef(claim, 'v1', 'PersistentVolumeClaim');
     if (has !== String(want)) {
       this.recorder.event(ref, 'Normal', 'Resizing', `External resizer is resizing volume ${pv.metadata?.name ?? ''}`);
-      await this.ctx.storage('PersistentVolume').update!({ ...pv, spec: { ...pv.spec, capacity: { ...pv.spec?.capacity, storage: String(want) } } } as KubeObject, {});
+      await this.ctx.storage('PersistentVolume').update!(
+        { ...pv, spec: { ...pv.spec, capacity: { ...pv.spec?.capacity, storage: String(want) } } } as KubeObject,
+        {},
+      );
     }
-    await this.ctx
-      .storage('PersistentVolumeClaim')
-      .updateStatus!({ ...claim, status: { ...(claim.status ?? {}), capacity: { ...(claim.status?.capacity ?? {}), storage: String(want) } } } as KubeObject, {});
+    await this.ctx.storage('PersistentVolumeClaim').updateStatus!(
+      { ...claim, status: { ...(claim.status ?? {}), capacity: { ...(claim.status?.capacity ?? {}), storage: String(want) } } } as KubeObject,
+      {},
+    );
     this.recorder.event(ref, 'Normal', 'VolumeResizeSuccessful', `resize volume "${pv.metadata?.name ?? ''}" by resizer "${localPathProvisioner}" succeeded`);
   }
 }

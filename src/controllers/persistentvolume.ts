@@ -66,7 +66,8 @@ export class PersistentVolumeController {
       onUpdate: (_o, c) => claimChanged(c),
       // A deleted claim releases its volume.
       onDelete: (c) => {
-        for (const v of this.volumes.list()) if (v.spec?.claimRef?.name === c.metadata?.name && v.spec?.claimRef?.namespace === c.metadata?.namespace) this.volumeQueue.add(objectKey(v));
+        for (const v of this.volumes.list())
+          if (v.spec?.claimRef?.name === c.metadata?.name && v.spec?.claimRef?.namespace === c.metadata?.namespace) this.volumeQueue.add(objectKey(v));
       },
     });
     const volumeChanged = (v: Volume) => {
@@ -145,7 +146,10 @@ export class PersistentVolumeController {
     const ann = claim.metadata?.annotations ?? {};
     if (ann[annStorageProvisioner] !== provisioner || ann[annBetaStorageProvisioner] !== provisioner) {
       await this.ctx.storage('PersistentVolumeClaim').update!(
-        { ...claim, metadata: { ...claim.metadata, annotations: { ...ann, [annStorageProvisioner]: provisioner, [annBetaStorageProvisioner]: provisioner } } } as KubeObject,
+        {
+          ...claim,
+          metadata: { ...claim.metadata, annotations: { ...ann, [annStorageProvisioner]: provisioner, [annBetaStorageProvisioner]: provisioner } },
+        } as KubeObject,
         {},
       );
       this.recorder.event(
@@ -171,7 +175,12 @@ export class PersistentVolumeController {
         }
         return;
       }
-      this.recorder.event(claimRef(claim), 'Normal', 'FailedBinding', `volume "${volumeName}" requested by claim "${objectKey(claim)}" not found, will try again next time`);
+      this.recorder.event(
+        claimRef(claim),
+        'Normal',
+        'FailedBinding',
+        `volume "${volumeName}" requested by claim "${objectKey(claim)}" not found, will try again next time`,
+      );
       await this.setClaimPhase(claim, 'Pending');
       return;
     }
@@ -335,12 +344,9 @@ export class PersistentVolumeController {
       await this.setVolumePhase(pv, 'Failed', { reason: 'VolumeFailedDelete', message: errorText(err) });
       return;
     }
-    await this.ctx
-      .storage('PersistentVolume')
-      .delete!('', pv.metadata?.name ?? '', {})
-      .catch((err: unknown) => {
-        if (!isConflictOrGone(err)) throw err;
-      });
+    await this.ctx.storage('PersistentVolume').delete!('', pv.metadata?.name ?? '', {}).catch((err: unknown) => {
+      if (!isConflictOrGone(err)) throw err;
+    });
   }
 }
 

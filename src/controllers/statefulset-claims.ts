@@ -48,12 +48,7 @@ const setRef = (set: StatefulSet): OwnerReference => ({
 const podRef = (pod: Pod): OwnerReference => ({ apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' });
 
 /** The owner references a claim should carry under the policy; condemned: the pod's ordinal is out of the set's range. */
-export function retentionOwnerRefs(
-  claim: PersistentVolumeClaim,
-  set: StatefulSet,
-  pod: Pod | undefined,
-  condemned: boolean,
-): OwnerReference[] {
+export function retentionOwnerRefs(claim: PersistentVolumeClaim, set: StatefulSet, pod: Pod | undefined, condemned: boolean): OwnerReference[] {
   const policy = set.spec?.persistentVolumeClaimRetentionPolicy ?? {};
   const setUid = set.metadata?.uid;
   const others = (claim.metadata?.ownerReferences ?? []).filter((r) => r.uid !== setUid && !(r.kind === 'Pod' && r.name === pod?.metadata?.name));
@@ -63,12 +58,7 @@ export function retentionOwnerRefs(
   return refs;
 }
 
-const refsKey = (refs: readonly OwnerReference[] | undefined) =>
-  JSON.stringify(
-    (refs ?? [])
-      .map((r) => [r.kind, r.name, r.uid])
-      .sort(),
-  );
+const refsKey = (refs: readonly OwnerReference[] | undefined) => JSON.stringify((refs ?? []).map((r) => [r.kind, r.name, r.uid]).sort());
 
 /** What the set's claims need: created for an ordinal, their owners kept to the retention policy. */
 export class StatefulSetClaims {
@@ -96,7 +86,12 @@ export class StatefulSetClaims {
         this.recorder.event(ref, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${podName} in StatefulSet ${setName} success`);
       } catch (err) {
         if ((err as { code?: number }).code === 409) continue;
-        this.recorder.event(ref, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${podName} in StatefulSet ${setName} failed error: ${errorText(err)}`);
+        this.recorder.event(
+          ref,
+          'Warning',
+          'FailedCreate',
+          `create Claim ${name} for Pod ${podName} in StatefulSet ${setName} failed error: ${errorText(err)}`,
+        );
         throw err;
       }
     }

@@ -33,7 +33,8 @@ export class VolumeProtectionController {
     this.volumes.on({ onAdd: (v) => this.volumeQueue.add(objectKey(v)), onUpdate: (_o, v) => this.volumeQueue.add(objectKey(v)) });
     // A pod that ends or goes may free the claims it used.
     const podChanged = (p: Pod) => {
-      for (const v of p.spec?.volumes ?? []) if (v.persistentVolumeClaim?.claimName) this.claimQueue.add(`${p.metadata?.namespace ?? ''}/${v.persistentVolumeClaim.claimName}`);
+      for (const v of p.spec?.volumes ?? [])
+        if (v.persistentVolumeClaim?.claimName) this.claimQueue.add(`${p.metadata?.namespace ?? ''}/${v.persistentVolumeClaim.claimName}`);
     };
     ctx.pods.on({ onUpdate: (_o, p) => podChanged(p), onDelete: podChanged });
   }
@@ -43,13 +44,10 @@ export class VolumeProtectionController {
     const claim = this.claims.get(ns, name);
     if (!claim?.metadata?.deletionTimestamp || !(claim.metadata.finalizers ?? []).includes(pvcProtectionFinalizer)) return;
     if (podsUsingClaim(this.ctx.pods.list(ns), ns, name).length > 0) return;
-    await this.ctx
-      .storage('PersistentVolumeClaim')
-      .update!(withoutFinalizer(claim, pvcProtectionFinalizer), {})
-      .catch((err: unknown) => {
-        if (!isConflictOrGone(err)) throw err;
-        this.claimQueue.add(key);
-      });
+    await this.ctx.storage('PersistentVolumeClaim').update!(withoutFinalizer(claim, pvcProtectionFinalizer), {}).catch((err: unknown) => {
+      if (!isConflictOrGone(err)) throw err;
+      this.claimQueue.add(key);
+    });
   }
 
   private async syncVolume(key: string): Promise<void> {
@@ -57,12 +55,9 @@ export class VolumeProtectionController {
     const pv = this.volumes.get('', name);
     if (!pv?.metadata?.deletionTimestamp || !(pv.metadata.finalizers ?? []).includes(pvProtectionFinalizer)) return;
     if (pv.status?.phase === 'Bound') return;
-    await this.ctx
-      .storage('PersistentVolume')
-      .update!(withoutFinalizer(pv, pvProtectionFinalizer), {})
-      .catch((err: unknown) => {
-        if (!isConflictOrGone(err)) throw err;
-        this.volumeQueue.add(key);
-      });
+    await this.ctx.storage('PersistentVolume').update!(withoutFinalizer(pv, pvProtectionFinalizer), {}).catch((err: unknown) => {
+      if (!isConflictOrGone(err)) throw err;
+      this.volumeQueue.add(key);
+    });
   }
 }

@@ -122,7 +122,10 @@ async function claimVolume(deps: VolumeDeps, pod: Pod, volume: string, source: {
       `Unable to attach or mount volumes: unmounted volumes=[${volume}], unattached volumes=[], failed to process volumes=[${volume}]: error processing PVC ${ns}/${claimName}: ${why}`,
     );
   if (!persistentVolumeClaim || !persistentVolume) {
-    throw new VolumeError(volume, `MountVolume.SetUp failed for volume "${volume}" : volume type not supported on this node (the node keeps no PersistentVolumeClaims)`);
+    throw new VolumeError(
+      volume,
+      `MountVolume.SetUp failed for volume "${volume}" : volume type not supported on this node (the node keeps no PersistentVolumeClaims)`,
+    );
   }
   const claim = persistentVolumeClaim.call(deps.lookup, ns, claimName);
   if (!claim) throw fail(`failed to fetch PVC from API server: persistentvolumeclaims "${claimName}" not found`);
@@ -146,7 +149,10 @@ async function claimVolume(deps: VolumeDeps, pod: Pod, volume: string, source: {
   } catch (e) {
     throw new VolumeError(volume, `MountVolume.SetUp failed for volume "${pvName}" : ${(e as Error).message}`);
   }
-  throw new VolumeError(volume, `MountVolume.SetUp failed for volume "${pvName}" : volume type not supported on this node (hostPath and local PersistentVolumes are)`);
+  throw new VolumeError(
+    volume,
+    `MountVolume.SetUp failed for volume "${pvName}" : volume type not supported on this node (hostPath and local PersistentVolumes are)`,
+  );
 }
 
 function isProjected(v: Volume): boolean {

@@ -51,7 +51,17 @@ test('StatefulSet claims on containerd: per-ordinal data kept across pod deletio
   const hostDir = mkdtempSync(join(tmpdir(), 'podvisor-pv-'));
   let agent: CliProcess | undefined;
   const root = join(dir.path, 'root');
-  const agentArgs = ['agent', '--runtime=containerd', `--container-runtime-endpoint=${env.endpoint}`, '--root-dir', root, '--port', '0', '--address', '127.0.0.1'];
+  const agentArgs = [
+    'agent',
+    '--runtime=containerd',
+    `--container-runtime-endpoint=${env.endpoint}`,
+    '--root-dir',
+    root,
+    '--port',
+    '0',
+    '--address',
+    '127.0.0.1',
+  ];
   t.after(async () => {
     if (agent && agent.child.exitCode === null) agent.child.kill('SIGTERM');
     await agent?.exited;
@@ -72,16 +82,24 @@ test('StatefulSet claims on containerd: per-ordinal data kept across pod deletio
   const bb = env.images.busybox!;
 
   // The default class, as kind has its own.
-  await waitFor('the standard StorageClass', async () => /standard \(default\)\s+podvisor\.io\/local-path\s+Delete\s+WaitForFirstConsumer\s+false/.test(await k132(['get', 'sc'])));
+  await waitFor('the standard StorageClass', async () =>
+    /standard \(default\)\s+podvisor\.io\/local-path\s+Delete\s+WaitForFirstConsumer\s+false/.test(await k132(['get', 'sc'])),
+  );
 
   // WaitForFirstConsumer: a claim no pod uses stays Pending.
-  await k(['apply', '-f', '-'], 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: lonely}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Mi}}\n');
-  await waitFor('lonely WaitForFirstConsumer event', async () => /WaitForFirstConsumer/.test(await k(['get', 'events', '--field-selector', 'involvedObject.name=lonely'])));
+  await k(
+    ['apply', '-f', '-'],
+    'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: lonely}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Mi}}\n',
+  );
+  await waitFor('lonely WaitForFirstConsumer event', async () =>
+    /WaitForFirstConsumer/.test(await k(['get', 'events', '--field-selector', 'involvedObject.name=lonely'])),
+  );
   assert.equal(await jp(['get', 'pvc', 'lonely', '-o', 'jsonpath={.status.phase}']), 'Pending');
   assert.equal(await jp(['get', 'pvc', 'lonely', '-o', 'jsonpath={.spec.storageClassName}']), 'standard');
 
   await k(['apply', '-f', '-'], statefulSet(bb, 3, 'Retain'));
-  const ready = async (name: string) => (await k(['get', 'pod', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']).catch(() => '')).trim() === 'True';
+  const ready = async (name: string) =>
+    (await k(['get', 'pod', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']).catch(() => '')).trim() === 'True';
   const allReady = async (n: number) => {
     for (let i = 0; i < n; i++) if (!(await ready(`db-${i}`))) return false;
     return true;
@@ -109,14 +127,18 @@ test('StatefulSet claims on containerd: per-ordinal data kept across pod deletio
   assert.deepEqual(pvJson.metadata.finalizers, ['kubernetes.io/pv-protection']);
   assert.ok(pvJson.spec.hostPath.path.startsWith(join(root, 'local-path', `${pvName}_default_data-db-1`)));
   assert.equal(readFileSync(join(pvJson.spec.hostPath.path, 'id'), 'utf8').trim(), ids.get(1));
-  assert.equal(await jp(['get', 'pvc', 'data-db-1', '-o', 'jsonpath={.metadata.annotations.volume\\.kubernetes\\.io/selected-node}']) !== '', true);
+  assert.equal((await jp(['get', 'pvc', 'data-db-1', '-o', 'jsonpath={.metadata.annotations.volume\\.kubernetes\\.io/selected-node}'])) !== '', true);
   // The lonely claim is still Pending: no pod uses it.
   assert.equal(await jp(['get', 'pvc', 'lonely', '-o', 'jsonpath={.status.phase}']), 'Pending');
 
   // A deleted pod comes back with its data.
   const uid1 = await jp(['get', 'pod', 'db-1', '-o', 'jsonpath={.metadata.uid}']);
   await k(['delete', 'pod', 'db-1', '--wait=false']);
-  await waitFor('db-1 back', async () => (await jp(['get', 'pod', 'db-1', '-o', 'jsonpath={.metadata.uid}']).catch(() => uid1)) !== uid1 && (await ready('db-1')), 90_000);
+  await waitFor(
+    'db-1 back',
+    async () => (await jp(['get', 'pod', 'db-1', '-o', 'jsonpath={.metadata.uid}']).catch(() => uid1)) !== uid1 && (await ready('db-1')),
+    90_000,
+  );
   assert.equal((await k(['exec', 'db-1', '--', 'cat', '/data/id'])).trim(), ids.get(1));
 
   // An agent restart keeps the claims, their volumes and the data; a pod deleted then comes back with it.
@@ -128,7 +150,11 @@ test('StatefulSet claims on containerd: per-ordinal data kept across pod deletio
   assert.equal(await jp(['get', 'pvc', 'data-db-2', '-o', 'jsonpath={.status.phase}']), 'Bound');
   const uid2 = await jp(['get', 'pod', 'db-2', '-o', 'jsonpath={.metadata.uid}']);
   await k(['delete', 'pod', 'db-2', '--wait=false']);
-  await waitFor('db-2 back after the restart', async () => (await jp(['get', 'pod', 'db-2', '-o', 'jsonpath={.metadata.uid}']).catch(() => uid2)) !== uid2 && (await ready('db-2')), 90_000);
+  await waitFor(
+    'db-2 back after the restart',
+    async () => (await jp(['get', 'pod', 'db-2', '-o', 'jsonpath={.metadata.uid}']).catch(() => uid2)) !== uid2 && (await ready('db-2')),
+    90_000,
+  );
   assert.equal((await k(['exec', 'db-2', '--', 'cat', '/data/id'])).trim(), ids.get(2));
 
   // Scale-down under whenScaled: Retain keeps the claim; scaled up again, the pod has its data.

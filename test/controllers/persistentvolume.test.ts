@@ -84,7 +84,9 @@ test('hand-made volumes: matched by class and size, or named by volumeName; Rele
   await h.store.create('PersistentVolumeClaim', claimOf('c', { storageClassName: '' }));
   await h.settle();
   assert.equal(h.claim('c')?.status?.phase, 'Pending');
-  assert.ok(h.events.list().some((e) => e.reason === 'FailedBinding' && e.message === 'no persistent volumes available for this claim and no storage class is set'));
+  assert.ok(
+    h.events.list().some((e) => e.reason === 'FailedBinding' && e.message === 'no persistent volumes available for this claim and no storage class is set'),
+  );
   // The claim goes: its volume is Released and kept (Retain).
   await h.store.delete('PersistentVolumeClaim', 'default', 'a');
   await h.settle();

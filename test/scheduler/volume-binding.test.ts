@@ -11,7 +11,12 @@ import { ErrReasonReadWriteOncePodConflict, volumeRestrictions } from '../../src
 import { findMatchingVolume } from '../../src/scheduler/volume-match.js';
 import { node, pod } from './helpers.js';
 
-function pv(name: string, over: Partial<NonNullable<PersistentVolume['spec']>> = {}, labels: Record<string, string> = {}, phase = 'Available'): PersistentVolume {
+function pv(
+  name: string,
+  over: Partial<NonNullable<PersistentVolume['spec']>> = {},
+  labels: Record<string, string> = {},
+  phase = 'Available',
+): PersistentVolume {
   return {
     metadata: { name, labels },
     spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` }, ...over },
@@ -112,7 +117,11 @@ test('VolumeBinding Filter: bound volumes must admit the node; WaitForFirstConsu
   const boundThere = { ...pvc('b', { volumeName: 'pv-b' }), status: { phase: 'Bound' } } as PersistentVolumeClaim;
   const l = listers(
     [boundHere, boundThere, pvc('w', { storageClassName: 'standard' }), pvc('m', { storageClassName: 'manual' }), pvc('orphan', { volumeName: 'gone' })],
-    [pv('pv-a', { nodeAffinity: affinityTo('vm') }, {}, 'Bound'), pv('pv-b', { nodeAffinity: affinityTo('other') }, {}, 'Bound'), pv('local', { storageClassName: 'manual', nodeAffinity: affinityTo('vm') })],
+    [
+      pv('pv-a', { nodeAffinity: affinityTo('vm') }, {}, 'Bound'),
+      pv('pv-b', { nodeAffinity: affinityTo('other') }, {}, 'Bound'),
+      pv('local', { storageClassName: 'manual', nodeAffinity: affinityTo('vm') }),
+    ],
     [wffc, manual],
   );
   const plugin = volumeBinding(l);
@@ -122,7 +131,9 @@ test('VolumeBinding Filter: bound volumes must admit the node; WaitForFirstConsu
   assert.deepEqual(conflict?.reasons, [ErrReasonNodeConflict]);
   assert.equal(conflict?.code, 'UnschedulableAndUnresolvable');
   assert.equal(fitErrorMessage(1, [conflict!], ''), '0/1 nodes are available: 1 node(s) had volume node affinity conflict.');
-  assert.deepEqual(plugin.filter(usingClaims('orphan'), { node: n, pods: [] })?.reasons, ['node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)']);
+  assert.deepEqual(plugin.filter(usingClaims('orphan'), { node: n, pods: [] })?.reasons, [
+    'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)',
+  ]);
   // WaitForFirstConsumer: the local-path class provisions; the manual class binds its local volume on this node.
   const d = decideVolumes(l, usingClaims('w', 'm'), n);
   assert.ok('bindings' in d);

@@ -51,13 +51,15 @@ export function validateStorageClass(sc: StorageClass): FieldError[] {
   else errs.push(...isQualifiedName(sc.provisioner.toLowerCase()).map((msg) => invalid(provisioner, sc.provisioner, msg)));
   const params = newPath('parameters');
   const entries = Object.entries(sc.parameters ?? {});
-  if (entries.length > maxProvisionerParameterLen) errs.push({ type: 'TooLong', field: params.toString(), value: entries.length, detail: `must have at most ${maxProvisionerParameterLen} items` });
+  if (entries.length > maxProvisionerParameterLen)
+    errs.push({ type: 'TooLong', field: params.toString(), value: entries.length, detail: `must have at most ${maxProvisionerParameterLen} items` });
   let size = 0;
   for (const [k, v] of entries) {
     if (k.length === 0) errs.push(invalid(params, k, 'field can not be empty.'));
     size += k.length + v.length;
   }
-  if (size > maxProvisionerParameterSize) errs.push({ type: 'TooLong', field: params.toString(), value: '', detail: `may not be more than ${maxProvisionerParameterSize} bytes` });
+  if (size > maxProvisionerParameterSize)
+    errs.push({ type: 'TooLong', field: params.toString(), value: '', detail: `may not be more than ${maxProvisionerParameterSize} bytes` });
   if (sc.reclaimPolicy !== undefined && !supportedClassReclaimPolicies.includes(sc.reclaimPolicy)) {
     errs.push(notSupported(newPath('reclaimPolicy'), sc.reclaimPolicy, supportedClassReclaimPolicies));
   }
@@ -212,7 +214,8 @@ export function validatePersistentVolumeUpdate(next: PersistentVolume, old: Pers
   if (JSON.stringify(next.spec?.nodeAffinity ?? null) !== JSON.stringify(old.spec?.nodeAffinity ?? null) && old.spec?.nodeAffinity) {
     errs.push(invalid(spec.child('nodeAffinity'), 'core.VolumeNodeAffinity', 'field is immutable'));
   }
-  if ((next.spec?.volumeMode ?? '') !== (old.spec?.volumeMode ?? '')) errs.push(invalid(spec.child('volumeMode'), next.spec?.volumeMode ?? '', 'field is immutable'));
+  if ((next.spec?.volumeMode ?? '') !== (old.spec?.volumeMode ?? ''))
+    errs.push(invalid(spec.child('volumeMode'), next.spec?.volumeMode ?? '', 'field is immutable'));
   return sortFieldErrors(errs);
 }
 

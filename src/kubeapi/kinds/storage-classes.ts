@@ -14,7 +14,10 @@ function storageClassTable(items: readonly KubeObject[], opts: TableOptions) {
     col('Name', nameDescription, 0, 'string', 'name'),
     col('Provisioner', 'Indicates the type of the provisioner.'),
     col('ReclaimPolicy', 'Dynamically provisioned PersistentVolumes of this storage class are created with this reclaimPolicy. Defaults to Delete.'),
-    col('VolumeBindingMode', 'VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound. When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.'),
+    col(
+      'VolumeBindingMode',
+      'VolumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound. When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.',
+    ),
     col('AllowVolumeExpansion', 'AllowVolumeExpansion shows whether the storage class allow volume expand'),
     col('Age', ageDescription),
   ];
