@@ -126,6 +126,8 @@ export function defaultPersistentVolume(pv: PersistentVolume): PersistentVolume 
   out.spec ??= {};
   out.spec.persistentVolumeReclaimPolicy ||= 'Retain';
   out.spec.volumeMode ||= 'Filesystem';
+  // SetDefaults_HostPathVolumeSource: a PersistentVolume's hostPath type is "" when unset.
+  if (out.spec.hostPath) out.spec.hostPath.type ??= '';
   const w = out as { status?: { phase?: string } };
   w.status ??= {};
   w.status.phase ||= 'Pending';
@@ -172,7 +174,7 @@ export function validatePersistentVolume(pv: PersistentVolume): FieldError[] {
   const capPath = spec.child('capacity');
   if (Object.keys(cap).length === 0) errs.push(required(capPath, ''));
   if (!('storage' in cap) || Object.keys(cap).length > 1) {
-    errs.push(notSupported(capPath, goResourceList(cap), ['storage']));
+    errs.push(notSupported(capPath, goResourceList(s.capacity), ['storage']));
   }
   for (const [r, q] of Object.entries(cap)) errs.push(...validateStorageQuantity(q, capPath.key(r)));
   if (s.persistentVolumeReclaimPolicy && !supportedReclaimPolicies.includes(s.persistentVolumeReclaimPolicy)) {
@@ -210,7 +212,7 @@ export function validatePersistentVolumeUpdate(next: PersistentVolume, old: Pers
   const errs = validatePersistentVolume(next);
   const spec = newPath('spec');
   const source = (pv: PersistentVolume) => JSON.stringify(pvSourceFields.map((f) => pv.spec?.[f] ?? null));
-  if (source(next) !== source(old)) errs.push(forbidden(spec.child('persistentvolumesource'), 'spec.persistentvolumesource is forbidden once created'));
+  if (source(next) !== source(old)) errs.push(forbidden(spec.child('persistentvolumesource'), 'spec.persistentvolumesource is immutable after creation'));
   if (JSON.stringify(next.spec?.nodeAffinity ?? null) !== JSON.stringify(old.spec?.nodeAffinity ?? null) && old.spec?.nodeAffinity) {
     errs.push(invalid(spec.child('nodeAffinity'), 'core.VolumeNodeAffinity', 'field is immutable'));
   }
@@ -219,13 +221,46 @@ export function validatePersistentVolumeUpdate(next: PersistentVolume, old: Pers
   return sortFieldErrors(errs);
 }
 
-/** A ResourceList as Go's %v prints it in a NotSupported error: `map[cpu:{...}]` in short. */
-function goResourceList(m: Readonly<Record<string, unknown>>): { toString(): string } {
-  const text = `map[${Object.keys(m)
-    .sort()
-    .map((k) => `${k}:${String(m[k])}`)
-    .join(' ')}]`;
+/**
+ * A ResourceList as Go's %#v prints it in a NotSupported error:
+ * `core.ResourceList{"storage":resource.Quantity{i:resource.int64Amount{value:1073741824, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"1Gi", Format:"BinarySI"}}`.
+ */
+function goResourceList(m: Readonly<Record<string, unknown>> | undefined): { toString(): string } {
+  const text =
+    m === undefined
+      ? 'core.ResourceList(nil)'
+      : `core.ResourceList{${Object.keys(m)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${goQuantity(String(m[k]))}`)
+          .join(', ')}}`;
   return { toString: () => text };
+}
+
+/** resource.Quantity as %#v prints a parsed one: its int64Amount (mantissa and decimal scale), the string, the format. */
+function goQuantity(text: string): string {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|[numkMGTPE])?$/.exec(text);
+  let value = '0';
+  let scale = 0;
+  let format = 'DecimalSI';
+  if (m) {
+    const suffix = m[4] ?? '';
+    const digits = `${m[2] ?? ''}${m[3] ?? ''}`.replace(/^0+(?=\d)/, '') || '0';
+    const fraction = (m[3] ?? '').length;
+    if (/^[KMGTPE]i$/.test(suffix)) {
+      format = 'BinarySI';
+      try {
+        value = String(parseQuantity(text).value());
+      } catch {
+        value = '0';
+      }
+    } else {
+      const exp: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+      if (/^[eE]/.test(suffix)) format = 'DecimalExponent';
+      value = `${m[1] === '-' ? '-' : ''}${digits}`;
+      scale = (/^[eE]/.test(suffix) ? Number(suffix.slice(1)) : (exp[suffix] ?? 0)) - fraction;
+    }
+  }
+  return `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(text)}, Format:"${format}"}`;
 }
 
 // --- PersistentVolumeClaim ---
@@ -248,7 +283,7 @@ export function validatePersistentVolumeClaimSpec(s: PersistentVolumeClaimSpec |
   const storage = v.resources?.requests?.storage;
   const storagePath = spec.child('resources').key('storage');
   if (storage === undefined) errs.push(required(storagePath, ''));
-  else errs.push(...validateStorageQuantity(storage, spec.child('resources', 'requests').key('storage')));
+  else errs.push(...validateStorageQuantity(storage, storagePath));
   errs.push(...validateStorageClassName(v.storageClassName, spec.child('storageClassName')));
   if (v.volumeMode && !supportedVolumeModes.includes(v.volumeMode)) errs.push(notSupported(spec.child('volumeMode'), v.volumeMode, supportedVolumeModes));
   return errs;
