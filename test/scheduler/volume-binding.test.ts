@@ -1,14 +1,19 @@
 // The binder's matching (volume-match.ts, FindMatchingVolume's rules) and the scheduler's
-// VolumeBinding and VolumeRestrictions plugins with upstream's messages, over plain objects.
+// VolumeBinding and VolumeRestrictions plugins with upstream's messages, over plain objects; the
+// scheduling cycle's retry on a claim change and its PreBind, on an injected clock.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/api/types.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/api/types.js';
 import { fitErrorMessage } from '../../src/scheduler/framework.js';
 import { preempt } from '../../src/scheduler/default-preemption.js';
 import { decideVolumes, ErrReasonBindConflict, ErrReasonNodeConflict, volumeBinding, type VolumeListers } from '../../src/scheduler/plugins/volumebinding.js';
 import { ErrReasonReadWriteOncePodConflict, volumeRestrictions } from '../../src/scheduler/plugins/volumerestrictions.js';
 import { findMatchingVolume } from '../../src/scheduler/volume-match.js';
+import { defaultFilters } from '../../src/scheduler/plugins/registry.js';
+import { Scheduler } from '../../src/scheduler/schedule-one.js';
+import { FakeClock } from '../../src/util/clock.js';
+import { silentLogger } from '../../src/util/logger.js';
 import { node, pod } from './helpers.js';
 
 function pv(
@@ -158,4 +163,55 @@ test('VolumeRestrictions: a ReadWriteOncePod claim in use by another pod of the 
   assert.deepEqual(s?.reasons, [ErrReasonReadWriteOncePodConflict]);
   assert.equal(s?.code, 'Unschedulable');
   assert.equal(plugin.filter(usingClaims('shared'), { node: node(), pods: [usingClaims('shared')] }), undefined);
+});
+
+test('the scheduling cycle: a pod with an unbound Immediate claim waits Pending until a claim change; PreBind binds WaitForFirstConsumer claims before the pod', async () => {
+  const clock = new FakeClock();
+  const claims = [pvc('now', { storageClassName: '' }), pvc('later', { storageClassName: 'standard' })];
+  const volumes: PersistentVolume[] = [];
+  const l = listers(claims, volumes, [wffc]);
+  const conditions = new Map<string, string>();
+  const prebound: string[] = [];
+  const bound = new Map<string, string>();
+  const host = {
+    node: () => node(),
+    assignedPods: () => [],
+    bind: async (p: Pod, nodeName: string) => void bound.set(p.metadata!.name!, nodeName),
+    setUnschedulable: (p: Pod, _reason: string, message: string) => void conditions.set(p.metadata!.name!, message),
+    preemptVictim: async () => {},
+    bindVolumes: async (p: Pod, n: Node) => {
+      const d = decideVolumes(l, p, n);
+      assert.ok('bindings' in d);
+      prebound.push(...d.bindings.map((b) => `${b.claim.metadata!.name!}:${'provision' in b ? 'provision' : b.volume.metadata!.name!}`));
+    },
+  };
+  const s = new Scheduler({
+    clock,
+    logger: silentLogger,
+    recorder: { event: () => {} },
+    host,
+    filters: defaultFilters({ network: 'pod', namespaceLabels: () => ({}), volumes: l }),
+  });
+  const pending = (p: Pod) => ({ ...p, status: { phase: 'Pending' } }) as Pod;
+  const first = pending(usingClaims('now'));
+  s.podChanged(undefined, first);
+  await s.idle();
+  assert.equal(
+    conditions.get(first.metadata!.name!),
+    '0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.',
+  );
+  // The claim binds: the change moves the pod, which is bound after its back-off.
+  claims[0] = { ...claims[0]!, spec: { ...claims[0]!.spec, volumeName: 'pv-now' }, status: { phase: 'Bound' } };
+  volumes.push(pv('pv-now', {}, {}, 'Bound'));
+  s.clusterChanged('StorageChange');
+  await clock.advance(1000);
+  await s.idle();
+  assert.equal(bound.get(first.metadata!.name!), 'vm');
+  // A WaitForFirstConsumer claim: provisioned for the node at PreBind, then the pod is bound.
+  const second = pending(usingClaims('later'));
+  s.podChanged(undefined, second);
+  await s.idle();
+  assert.deepEqual(prebound, ['later:provision']);
+  assert.equal(bound.get(second.metadata!.name!), 'vm');
+  s.close();
 });
