@@ -4,7 +4,7 @@
 // with its data, and so does one deleted after an agent restart; scale-down keeps claims under
 // Retain and removes them (and their directories) under Delete; a claim in use stays Terminating
 // (pvc-protection) until its pod is gone; a hostPath PersistentVolume made by hand is bound by
-// volumeName and mounted.
+// volumeName and mounted; a pod bound by hand to a claim that is missing or unbound gets FailedMount.
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -201,6 +201,25 @@ test('StatefulSet claims on containerd: per-ordinal data kept across pod deletio
   await k(['delete', 'pvc', 'manual']);
   await waitFor('manual Released', async () => (await jp(['get', 'pv', 'manual', '-o', 'jsonpath={.status.phase}'])) === 'Released', 60_000);
   assert.ok(existsSync(join(hostDir, 'hello')));
+
+  // Pods bound by hand (nodeName) skip the scheduler: the kubelet reports FailedMount in the volume manager's words.
+  const nodeName = (await k(['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).trim();
+  const pinned = (name: string, claim: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  nodeName: ${nodeName}\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: ${bb}, command: [sleep, '60'], volumeMounts: [{name: v, mountPath: /v}]}\n  volumes: [{name: v, persistentVolumeClaim: {claimName: ${claim}}}]\n`;
+  await k(['apply', '-f', '-'], [pinned('pinned-unbound', 'lonely'), pinned('pinned-missing', 'nosuch')].join('---\n'));
+  const failedMount = async (pod: string) =>
+    k(['get', 'events', '--field-selector', `involvedObject.name=${pod},reason=FailedMount`, '-o', 'jsonpath={.items[*].message}']);
+  await waitFor('FailedMount of the unbound claim', async () =>
+    (await failedMount('pinned-unbound')).includes(
+      'Unable to attach or mount volumes: unmounted volumes=[v], unattached volumes=[], failed to process volumes=[v]: error processing PVC default/lonely: PVC is not bound',
+    ),
+  );
+  await waitFor('FailedMount of the missing claim', async () =>
+    (await failedMount('pinned-missing')).includes(
+      'error processing PVC default/nosuch: failed to fetch PVC from API server: persistentvolumeclaims "nosuch" not found',
+    ),
+  );
+  await k(['delete', 'pod', 'pinned-unbound', 'pinned-missing', '--wait=false']);
 
   // A pod whose claim does not exist stays Pending with the scheduler's words.
   await k(
