@@ -228,7 +228,7 @@ export class ObjectStore implements ObjectsBackend {
     obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (strategy.statusSubresource) {
-      obj.metadata.generation = 1;
+      if (!strategy.noGeneration) obj.metadata.generation = 1;
       if (strategy.initialStatus) (obj as { status?: unknown }).status = strategy.initialStatus();
       else delete (obj as { status?: unknown }).status;
     }
@@ -277,7 +277,7 @@ export class ObjectStore implements ObjectsBackend {
     // After the stored status is kept: what the server assigns may include a status (a LoadBalancer's ingress).
     this.allocate(kind, obj, current);
     if (opts.dryRun) strategy.release?.(obj);
-    if (strategy.statusSubresource) {
+    if (strategy.statusSubresource && !strategy.noGeneration) {
       const specOf = (o: KubeObject) => canonicalJSON((o as { spec?: unknown }).spec);
       const generation = current.metadata.generation ?? 1;
       obj.metadata.generation = specOf(obj) === specOf(current) ? generation : generation + 1;

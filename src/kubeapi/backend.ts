@@ -103,6 +103,8 @@ export interface ObjectStrategy {
    * alone, and metadata.generation counts changes of the spec (the workloads' PrepareForUpdate).
    */
   statusSubresource?: boolean;
+  /** The kind's registry keeps no metadata.generation (PersistentVolumes and their claims). */
+  noGeneration?: boolean;
   /**
    * The status a created object of a kind with a status subresource starts with: what the API
    * server's PrepareForCreate leaves, as its JSON shows it (the fields without omitempty, at zero).
