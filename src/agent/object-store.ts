@@ -229,7 +229,7 @@ export class ObjectStore implements ObjectsBackend {
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (strategy.statusSubresource) {
       if (!strategy.noGeneration) obj.metadata.generation = 1;
-      if (strategy.initialStatus) (obj as { status?: unknown }).status = strategy.initialStatus();
+      if (strategy.initialStatus) (obj as { status?: unknown }).status = strategy.initialStatus(obj.metadata.creationTimestamp);
       else delete (obj as { status?: unknown }).status;
     }
     // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).

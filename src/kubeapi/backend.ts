@@ -109,7 +109,7 @@ export interface ObjectStrategy {
    * The status a created object of a kind with a status subresource starts with: what the API
    * server's PrepareForCreate leaves, as its JSON shows it (the fields without omitempty, at zero).
    */
-  initialStatus?(): Record<string, unknown>;
+  initialStatus?(creationTimestamp: string): Record<string, unknown>;
   validate(obj: KubeObject): FieldError[];
   /** The rules of a change (immutability); empty when allowed. */
   validateUpdate?(next: KubeObject, old: KubeObject): FieldError[];

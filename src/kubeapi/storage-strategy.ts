@@ -52,7 +52,8 @@ export const persistentVolumeStrategy: ObjectStrategy = {
   schemaType: kindTypes.PersistentVolume,
   statusSubresource: true,
   noGeneration: true,
-  initialStatus: () => ({ phase: 'Pending' }),
+  // PrepareForCreate: Pending since the volume's creation (PersistentVolumeLastPhaseTransitionTime).
+  initialStatus: (created) => ({ phase: 'Pending', lastPhaseTransitionTime: created }),
   defaults: (o) => defaultPersistentVolume(o as PersistentVolume) as KubeObject,
   prepareForCreate: (o) => withFinalizer(o, pvProtectionFinalizer),
   validate: (o) => validatePersistentVolume(o as PersistentVolume),
