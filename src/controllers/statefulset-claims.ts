@@ -53,8 +53,10 @@ export function retentionOwnerRefs(claim: PersistentVolumeClaim, set: StatefulSe
   const setUid = set.metadata?.uid;
   const others = (claim.metadata?.ownerReferences ?? []).filter((r) => r.uid !== setUid && !(r.kind === 'Pod' && r.name === pod?.metadata?.name));
   const refs = [...others];
-  if (policy.whenDeleted === 'Delete') refs.push(setRef(set));
-  if (policy.whenScaled === 'Delete' && condemned && pod?.metadata?.uid) refs.push(podRef(pod));
+  // A condemned ordinal's claim under whenScaled: Delete is the pod's alone (so it goes with the pod).
+  const scaledDown = policy.whenScaled === 'Delete' && condemned && Boolean(pod?.metadata?.uid);
+  if (policy.whenDeleted === 'Delete' && !scaledDown) refs.push(setRef(set));
+  if (scaledDown) refs.push(podRef(pod!));
   return refs;
 }
 

@@ -41,7 +41,8 @@ test('retention policy: owners by whenDeleted and whenScaled', () => {
   assert.deepEqual(owners('Delete', 'Retain', true), ['StatefulSet/web']);
   assert.deepEqual(owners('Retain', 'Delete', false), []);
   assert.deepEqual(owners('Retain', 'Delete', true), ['Pod/web-2']);
-  assert.deepEqual(owners('Delete', 'Delete', true), ['StatefulSet/web', 'Pod/web-2']);
+  assert.deepEqual(owners('Delete', 'Delete', true), ['Pod/web-2']);
+  assert.deepEqual(owners('Delete', 'Delete', false), ['StatefulSet/web']);
   // Owners of another kind are kept; a stale reference to the pod is replaced.
   const claim = claimsForOrdinal(set('Retain', 'Retain'), 2)[0]!;
   claim.metadata!.ownerReferences = [
