@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Generates src/api/schema.generated.json — every field of the v1 types podvisor decodes (Pod,
-// ConfigMap, Secret, the apps/v1 and batch/v1 workloads and what they reach) — from Kubernetes' own definitions in kubernetes-types,
+// ConfigMap, Secret, the apps/v1 and batch/v1 workloads, PersistentVolumes, their claims and StorageClasses and what they reach) — from Kubernetes' own definitions in kubernetes-types,
 // read with the TypeScript compiler API. `--check` compares instead of writing (exit 1 if stale).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,7 +14,7 @@ const typesDir = dirname(require.resolve('kubernetes-types/package.json'));
 const outFile = join(root, 'src/api/schema.generated.json');
 
 /** Modules read, by the key used in type names (`core/v1.Pod`). */
-const modules = ['core/v1', 'meta/v1', 'api/resource', 'apps/v1', 'batch/v1', 'discovery/v1', 'runtime'];
+const modules = ['core/v1', 'meta/v1', 'api/resource', 'apps/v1', 'batch/v1', 'discovery/v1', 'storage/v1', 'runtime'];
 const roots = [
   'core/v1.Pod',
   'core/v1.ConfigMap',
@@ -29,6 +29,9 @@ const roots = [
   'apps/v1.ControllerRevision',
   'batch/v1.Job',
   'batch/v1.CronJob',
+  'core/v1.PersistentVolume',
+  'core/v1.PersistentVolumeClaim',
+  'storage/v1.StorageClass',
 ];
 
 /** Scalar aliases with a meaning of their own. */

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { ConfigMap, Secret } from '../api/types.js';
+import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from '../api/types.js';
 import { strictDecode, typeMetaError } from '../api/decode.js';
 import { canonicalJSON, defaultNamespace } from '../api/defaults.js';
 import type {
@@ -223,11 +223,13 @@ export class ObjectStore implements ObjectsBackend {
     const { namespace = '', name } = obj.metadata;
     if (strategy.namespaced) this.admitToNamespace(strategy, namespace, name);
     if (this.get(kind, namespace, name)) throw alreadyExists(strategy.resource, name);
+    const read = (k: string) => this.list(k).items;
+    if (strategy.admit) Object.assign(obj, strategy.admit(obj, read));
     obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (strategy.statusSubresource) {
-      obj.metadata.generation = 1;
-      if (strategy.initialStatus) (obj as { status?: unknown }).status = strategy.initialStatus();
+      if (!strategy.noGeneration) obj.metadata.generation = 1;
+      if (strategy.initialStatus) (obj as { status?: unknown }).status = strategy.initialStatus(obj.metadata.creationTimestamp);
       else delete (obj as { status?: unknown }).status;
     }
     // After the status is reset: what the server assigns may include a status (a LoadBalancer's ingress).
@@ -265,6 +267,8 @@ export class ObjectStore implements ObjectsBackend {
     if (sentRV && sentRV !== current.metadata.resourceVersion) throw conflict(strategy.resource, name, staleObject);
     const errs = strategy.validateUpdate?.(obj, current) ?? [];
     if (errs.length > 0) throw invalid(kind, name, errs);
+    const read = (k: string) => this.list(k).items;
+    if (strategy.admit) obj = strategy.admit(obj, read, current) as Stored;
     if (strategy.prepareForUpdate) obj = strategy.prepareForUpdate(obj, current) as Stored;
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
@@ -289,7 +293,7 @@ export class ObjectStore implements ObjectsBackend {
       }
     }
     if (opts.dryRun) strategy.release?.(obj);
-    if (strategy.statusSubresource) {
+    if (strategy.statusSubresource && !strategy.noGeneration) {
       const specOf = (o: KubeObject) => canonicalJSON((o as { spec?: unknown }).spec);
       const generation = current.metadata.generation ?? 1;
       obj.metadata.generation = specOf(obj) === specOf(current) ? generation : generation + 1;
@@ -478,6 +482,14 @@ export class ObjectStore implements ObjectsBackend {
 
   secret(namespace: string, name: string): Secret | undefined {
     return this.get('Secret', namespace, name) as Secret | undefined;
+  }
+
+  persistentVolumeClaim(namespace: string, name: string): PersistentVolumeClaim | undefined {
+    return this.get('PersistentVolumeClaim', namespace, name) as PersistentVolumeClaim | undefined;
+  }
+
+  persistentVolume(name: string): PersistentVolume | undefined {
+    return this.get('PersistentVolume', '', name) as PersistentVolume | undefined;
   }
 
   /** The namespace's Services, for the pods' service-link variables. */

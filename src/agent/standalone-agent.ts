@@ -57,6 +57,7 @@ import type { KubeObject, Watch } from '../kubeapi/backend.js';
 import { IngressProxy } from '../proxy/ingress-proxy.js';
 import type { ServiceLike } from '../api/validation/service.js';
 import { portsHeldAt } from '../util/host-sockets.js';
+import { bindPodVolumes, storeVolumeListers } from './pod-volume-binder.js';
 
 /**
  * While the runtime pushes container events, how often housekeeping still asks it for its version:
@@ -310,6 +311,7 @@ export class StandaloneAgent implements KubeletView {
       filters: defaultFilters({
         network: this.runtime.capabilities.network === 'host' ? 'host' : 'pod',
         namespaceLabels: (ns) => objects.get('Namespace', '', ns)?.metadata?.labels ?? { 'kubernetes.io/metadata.name': ns },
+        volumes: storeVolumeListers(objects),
       }),
       host: {
         node: () => this.node.current(),
@@ -317,6 +319,7 @@ export class StandaloneAgent implements KubeletView {
         bind: async (pod, nodeName) => {
           await this.registry.bind(pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? '', pod.metadata?.uid ?? '', nodeName);
         },
+        bindVolumes: (pod, node) => bindPodVolumes(objects, opts.clock, pod, node),
         setUnschedulable: (pod, reason, message, nominated) => this.registry.setSchedulingStatus(pod.metadata?.uid ?? '', reason, message, nominated),
         preemptVictim: async (victim, message) => {
           this.registry.markDisruptionTarget(victim.metadata?.uid ?? '', 'PreemptionByScheduler', message);
@@ -474,6 +477,14 @@ export class StandaloneAgent implements KubeletView {
           this.taintEviction.sync();
       }),
     );
+    // A claim, volume or class added or changed may let a pod VolumeBinding refused fit.
+    for (const kind of ['PersistentVolumeClaim', 'PersistentVolume', 'StorageClass']) {
+      const storage = this.backend.objects.storage(kind);
+      if (storage)
+        this.schedulingWatches.push(
+          storage.watch!(String(this.backend.objects.list(kind).resourceVersion), () => this.scheduler.clusterChanged('StorageChange')),
+        );
+    }
     const nodeStorage = this.backend.objects.storage('Node')!;
     let seen = '';
     this.schedulingWatches.push(
@@ -574,7 +585,10 @@ export class StandaloneAgent implements KubeletView {
   startControllers(opts: ControllerOptions = {}): void {
     if (this.controllers) return;
     this.endpointsController.start();
-    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events, opts);
+    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events, {
+      ...opts,
+      storage: { rootDir: this.opts.rootDir, nodeName: this.nodeName },
+    });
   }
 
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {

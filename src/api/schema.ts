@@ -259,4 +259,7 @@ export const kindTypes = {
   NetworkPolicy: 'networking/v1.NetworkPolicy',
   Ingress: 'networking/v1.Ingress',
   IngressClass: 'networking/v1.IngressClass',
+  StorageClass: 'storage/v1.StorageClass',
+  PersistentVolume: 'core/v1.PersistentVolume',
+  PersistentVolumeClaim: 'core/v1.PersistentVolumeClaim',
 } as const;

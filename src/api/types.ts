@@ -36,7 +36,10 @@ export type {
   NodeSelectorRequirement,
   PodAffinityTerm,
   TopologySpreadConstraint,
+  PersistentVolume,
+  PersistentVolumeClaim,
 } from 'kubernetes-types/core/v1.js';
+export type { StorageClass } from 'kubernetes-types/storage/v1.js';
 export type { Deployment, DeploymentCondition, ReplicaSet, StatefulSet, DaemonSet, ControllerRevision } from 'kubernetes-types/apps/v1.js';
 export type { Job, JobCondition, CronJob, JobTemplateSpec } from 'kubernetes-types/batch/v1.js';
 

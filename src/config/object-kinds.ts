@@ -27,6 +27,17 @@ import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/v
 import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
 import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
 import { defaultIngressClass, validateIngress, validateIngressClass, type Ingress, type IngressClass } from '../api/validation/networking.js';
+import {
+  defaultPersistentVolume,
+  defaultPersistentVolumeClaim,
+  defaultStorageClass,
+  validatePersistentVolume,
+  validatePersistentVolumeClaim,
+  validateStorageClass,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+} from '../api/validation/storage.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -96,6 +107,21 @@ export const objectKinds = {
     ...rules<IngressClass>(['networking.k8s.io/v1'], 'ingressclasses', 'ingressclass', (o) => defaultIngressClass(structuredClone(o)), validateIngressClass),
     namespaced: false,
   },
+  StorageClass: {
+    ...rules<StorageClass>(['storage.k8s.io/v1'], 'storageclasses', 'storageclass', defaultStorageClass, validateStorageClass),
+    namespaced: false,
+  },
+  PersistentVolume: {
+    ...rules<PersistentVolume>(['v1'], 'persistentvolumes', 'persistentvolume', defaultPersistentVolume, validatePersistentVolume),
+    namespaced: false,
+  },
+  PersistentVolumeClaim: rules<PersistentVolumeClaim>(
+    ['v1'],
+    'persistentvolumeclaims',
+    'persistentvolumeclaim',
+    defaultPersistentVolumeClaim,
+    validatePersistentVolumeClaim,
+  ),
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;

@@ -41,7 +41,14 @@ export class GarbageCollector {
         },
       });
     }
-    ctx.pods.on({ onUpdate: (_old, p) => this.dependentChanged(p), onDelete: (p) => this.dependentChanged(p) });
+    ctx.pods.on({
+      onUpdate: (_old, p) => this.dependentChanged(p),
+      // A pod owns too (a StatefulSet's claims under whenScaled: Delete).
+      onDelete: (p) => {
+        this.dependentChanged(p);
+        void this.ownerGone(p);
+      },
+    });
   }
 
   private ownerChanged(kind: string, o: KubeObject): void {

@@ -2,7 +2,8 @@
 // hostname and subdomain, created and deleted as statefulset-plan.ts decides (OrderedReady or
 // Parallel, RollingUpdate with partition, OnDelete), the template's revisions as ControllerRevisions,
 // and the status kubectl reads (replicas, ready, current, updated, available, the revisions).
-// volumeClaimTemplates become persistentVolumeClaim volumes as upstream; the agent keeps no claims.
+// volumeClaimTemplates become persistentVolumeClaim volumes, their claims created before each pod and
+// owned as persistentVolumeClaimRetentionPolicy says (statefulset-claims.ts).
 // Orphans named as its ordinals are adopted and pods whose labels no longer match released (pod-claims.ts).
 
 import type { ControllerRevision, Pod, PodTemplateSpec, StatefulSet } from '../api/types.js';
@@ -12,7 +13,8 @@ import { isConflictOrGone, type ControllerContext } from './context.js';
 import { RevisionHistory, revisionTemplate, revisionHashLabel, type Revisions } from './controller-history.js';
 import { objectKey, type Informer } from './informer.js';
 import { controllerRef, ownerRefTo, podAvailability, podFromTemplate } from './pod-control.js';
-import { isRunningAndReady, isTerminating, planStatefulSet, podRevision, type StatefulAction } from './statefulset-plan.js';
+import { isRunningAndReady, isTerminating, planStatefulSet, podOrdinal, podRevision, type StatefulAction } from './statefulset-plan.js';
+import { StatefulSetClaims } from './statefulset-claims.js';
 import { isRefusal, RefusalBackoff } from './refusal-backoff.js';
 import { claimPods, controllersOfPod } from './pod-claims.js';
 import type { WorkQueue } from './work-queue.js';
@@ -66,10 +68,13 @@ export class StatefulSetController {
   private readonly history: RevisionHistory;
   private readonly refusals: RefusalBackoff;
   private readonly recorder: EventRecorder;
+  /** The sets' claims, where the agent keeps PersistentVolumeClaims. */
+  private readonly claims?: StatefulSetClaims;
 
   constructor(private readonly ctx: ControllerContext) {
     this.queue = ctx.workQueue('statefulset', (key) => this.sync(key));
     this.recorder = ctx.recorder('statefulset-controller');
+    if (ctx.backend.objects?.storage('PersistentVolumeClaim')) this.claims = new StatefulSetClaims(ctx, this.recorder);
     this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'statefulset');
     this.sets = ctx.informer<StatefulSet>('StatefulSet');
     this.history = new RevisionHistory(ctx, 'StatefulSet');
@@ -96,6 +101,14 @@ export class StatefulSetController {
     // getPodsForStatefulSet: the pods it owns or adopts whose labels match and whose name is one of its ordinals.
     const claimer = { owner: set, apiVersion: 'apps/v1', kind: 'StatefulSet', selector: spec.selector, filter: (p: Pod) => isMemberOf(name, p) };
     const claimed = await claimPods(this.ctx.backend, claimer, this.ctx.pods.list(ns));
+    // The claims' owners follow the retention policy before a condemned pod is deleted.
+    await this.claims?.keepRetention(
+      set,
+      claimed.flatMap((p) => {
+        const ordinal = podOrdinal(name, p.metadata?.name);
+        return ordinal === undefined ? [] : [{ pod: p, ordinal }];
+      }),
+    );
     const plan = planStatefulSet({
       setName: name,
       replicas: spec.replicas ?? 1,
@@ -133,12 +146,13 @@ export class StatefulSetController {
     const pod = statefulPod(set, template, rev.metadata!.name!, action.ordinal);
     const key = objectKey(set);
     try {
+      await this.claims?.create(set, action.ordinal, pod.metadata!.name!);
       await control.create(ref, pod);
       this.refusals.succeeded(key);
     } catch (err) {
       // A pod of that name that is not the set's (released, or not yet gone) blocks the ordinal: retried with back-off
       // as upstream's sync error is, since nothing about that pod enqueues the set once it is no longer selected.
-      if (isRefusal(err) || (err as { code?: number }).code === 409) this.refusals.refused(key, pod.metadata!.name!, err);
+      if (isRefusal(err) || (err as { code?: number }).code === 409 || !(err as { code?: number }).code) this.refusals.refused(key, pod.metadata!.name!, err);
       else tolerate(err);
     }
   }

@@ -1,10 +1,9 @@
 // The workload controllers of the standalone agent, started together over one set of shared
 // informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
 // Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces, PodDisruptionBudgets (the
-// disruption controller), ClusterRole aggregation and the garbage collector. In
-// disruption controller), the `default` ServiceAccount and `kube-root-ca.crt` ConfigMap of every
-// namespace, and the garbage collector. In
-// disruption controller), ResourceQuotas (the resource quota controller) and the garbage collector. In
+// disruption controller), ResourceQuotas (the resource quota controller), ClusterRole aggregation, the
+// `default` ServiceAccount and `kube-root-ca.crt` ConfigMap of every namespace, the garbage collector
+// and, where claims are kept, the PV binder, the local provisioner and the pvc/pv-protection controllers. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -19,6 +18,9 @@ import { DeploymentController } from './deployment.js';
 import { DisruptionController } from './disruption.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { JobController } from './job.js';
+import { LocalPathProvisioner, type LocalPathOptions } from './local-path-provisioner.js';
+import { PersistentVolumeController } from './persistentvolume.js';
+import { VolumeProtectionController } from './volume-protection.js';
 import { NamespaceController } from './namespace.js';
 import { ResourceQuotaController } from './resource-quota.js';
 import { ReplicaSetController } from './replicaset.js';
@@ -32,9 +34,10 @@ export interface WorkloadControllers {
   stop(): void;
 }
 
-/** What some controllers need beyond the backend: the CA the root CA publisher writes into every namespace. */
+/** What some controllers need beyond the backend: the CA the root CA publisher writes into every namespace, where the local provisioner keeps its volumes. */
 export interface ControllerOptions {
   rootCA?: string;
+  storage?: LocalPathOptions;
 }
 
 export function startWorkloadControllers(
@@ -45,6 +48,12 @@ export function startWorkloadControllers(
   opts: ControllerOptions = {},
 ): WorkloadControllers {
   const ctx = new ControllerContext(backend, clock, logger, events);
+  if (opts.storage && backend.objects?.storage('PersistentVolumeClaim')) {
+    const provisioner = new LocalPathProvisioner(ctx, opts.storage);
+    new PersistentVolumeController(ctx, provisioner);
+    new VolumeProtectionController(ctx);
+    provisioner.ensureDefaultClass().catch((err: unknown) => logger.warn('The standard StorageClass was not stored', { err: String(err) }));
+  }
   // Each registers its handlers and its work queue with the context; their order does not matter.
   new ReplicaSetController(ctx);
   new DeploymentController(ctx);

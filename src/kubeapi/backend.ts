@@ -107,11 +107,13 @@ export interface ObjectStrategy {
    * alone, and metadata.generation counts changes of the spec (the workloads' PrepareForUpdate).
    */
   statusSubresource?: boolean;
+  /** The kind's registry keeps no metadata.generation (PersistentVolumes and their claims). */
+  noGeneration?: boolean;
   /**
    * The status a created object of a kind with a status subresource starts with: what the API
    * server's PrepareForCreate leaves, as its JSON shows it (the fields without omitempty, at zero).
    */
-  initialStatus?(): Record<string, unknown>;
+  initialStatus?(creationTimestamp: string): Record<string, unknown>;
   validate(obj: KubeObject): FieldError[];
   /** The rules of a change (immutability); empty when allowed. */
   validateUpdate?(next: KubeObject, old: KubeObject): FieldError[];
@@ -122,6 +124,11 @@ export interface ObjectStrategy {
   allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
   /** Gives back what allocate chose for an object that is not stored after all (a dry run): nothing stays allocated. */
   release?(obj: KubeObject): void;
+  /**
+   * Admission with the store's other kinds at hand, after defaults and validation (the DefaultStorageClass
+   * admission on create; PersistentVolumeClaimResize on update, old set): the object to store, or an ApiError.
+   */
+  admit?(obj: KubeObject, read: (kind: string) => readonly KubeObject[], old?: KubeObject): KubeObject;
   /** Finalizers the kind keeps outside metadata.finalizers (a Namespace's spec.finalizers): a deleted object stays until they are gone too. */
   specFinalizers?(obj: KubeObject): readonly string[];
   /** What a deletion held by finalizers marks beside the deletionTimestamp (a Namespace's phase Terminating). */

@@ -16,11 +16,13 @@ import { networkPolicies } from './kinds/network-policies.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
+import { persistentVolumeClaims, persistentVolumes } from './kinds/persistent-volumes.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { rbacResources } from './kinds/rbac.js';
 import { serviceAccounts } from './kinds/service-accounts.js';
 import { services } from './kinds/services.js';
+import { storageClasses } from './kinds/storage-classes.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
 
@@ -48,6 +50,9 @@ export const resourceTable: readonly ResourceDef[] = [
   networkPolicies,
   ingresses,
   ingressClasses,
+  persistentVolumes,
+  persistentVolumeClaims,
+  storageClasses,
 ];
 
 export interface GroupVersions {

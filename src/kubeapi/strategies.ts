@@ -50,6 +50,7 @@ import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { nodeStrategy } from './node-strategy.js';
 import { rbacStrategies } from './rbac-strategy.js';
+import { storageStrategies } from './storage-strategy.js';
 import type { ServiceAllocator } from './service-allocator.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
@@ -321,4 +322,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   resourceQuotaStrategy,
   networkPolicyStrategy,
   ingressClassStrategy,
+  ...storageStrategies,
 ];

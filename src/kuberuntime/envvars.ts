@@ -3,7 +3,7 @@
 
 import { cpus, totalmem } from 'node:os';
 import { statfsSync } from 'node:fs';
-import type { ConfigMap, Container, EnvVar, Pod, Secret } from '../api/types.js';
+import type { ConfigMap, Container, EnvVar, PersistentVolume, PersistentVolumeClaim, Pod, Secret } from '../api/types.js';
 import { parseQuantity, type Quantity } from '../api/quantity.js';
 
 /** A failure to build a container's config; the pod worker reports it as `CreateContainerConfigError`. */
@@ -21,6 +21,9 @@ export interface ObjectLookup {
   services?(namespace: string): readonly ServiceForEnv[];
   /** A token of the pod's service account bound to the pod (a projected serviceAccountToken source), where the node can have one issued. */
   serviceAccountToken?(pod: Pod, source: { audience?: string; expirationSeconds?: number }): string;
+  /** A claim and a volume, for persistentVolumeClaim volumes (where the node keeps them). */
+  persistentVolumeClaim?(namespace: string, name: string): PersistentVolumeClaim | undefined;
+  persistentVolume?(name: string): PersistentVolume | undefined;
 }
 
 /** What the service-link variables read of a Service. */

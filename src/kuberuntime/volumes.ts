@@ -1,7 +1,9 @@
 // Pod volumes on the host for a runtime with mount namespaces, as the kubelet's volume manager sets
 // them up before the sandbox runs: emptyDir (disk, or tmpfs for medium Memory with its sizeLimit),
 // hostPath with its type check, configMap, secret, downwardAPI and projected files (service-account
-// tokens included, from the lookup's token manager); and each
+// tokens included, from the lookup's token manager), persistentVolumeClaim (the bound volume's hostPath
+// or local path, as the kubelet's desired state of the world populator resolves a claim to its
+// PersistentVolume); and each
 // container's volumeMounts (readOnly, subPath, subPathExpr, propagation) as CRI Mounts. The projected
 // kinds go through the atomic writer and are projected again on each pod sync.
 //
@@ -84,6 +86,10 @@ export async function setUpVolumes(deps: VolumeDeps, pod: Pod): Promise<Map<stri
       out.set(v.name, { hostPath: v.hostPath.path, readOnly: false });
       continue;
     }
+    if (v.persistentVolumeClaim) {
+      out.set(v.name, await claimVolume(deps, pod, v.name, v.persistentVolumeClaim));
+      continue;
+    }
     const dir = join(volumesDir(deps.rootDir, uid), pluginDir(v), v.name);
     try {
       if (v.emptyDir) {
@@ -93,7 +99,7 @@ export async function setUpVolumes(deps: VolumeDeps, pod: Pod): Promise<Map<stri
         await writePayload(dir, projectFiles(deps, pod, v), deps.now());
         out.set(v.name, { hostPath: dir, readOnly: true });
       } else {
-        throw new Error('volume type not supported on this node (emptyDir, hostPath, configMap, secret, downwardAPI and projected are)');
+        throw new Error('volume type not supported on this node (emptyDir, hostPath, configMap, secret, downwardAPI, projected and persistentVolumeClaim are)');
       }
     } catch (e) {
       if (e instanceof VolumeError) throw e;
@@ -101,6 +107,53 @@ export async function setUpVolumes(deps: VolumeDeps, pod: Pod): Promise<Map<stri
     }
   }
   return out;
+}
+
+/**
+ * A persistentVolumeClaim volume: the claim, bound, and its volume's path (getPVCExtractPV and the
+ * hostPath and local plugins' SetUp), in the volume manager's words when it cannot be had.
+ */
+async function claimVolume(deps: VolumeDeps, pod: Pod, volume: string, source: { claimName: string; readOnly?: boolean }): Promise<HostVolume> {
+  const ns = pod.metadata?.namespace ?? 'default';
+  const claimName = source.claimName;
+  const { persistentVolumeClaim, persistentVolume } = deps.lookup;
+  const fail = (why: string) =>
+    new VolumeError(
+      volume,
+      `Unable to attach or mount volumes: unmounted volumes=[${volume}], unattached volumes=[], failed to process volumes=[${volume}]: error processing PVC ${ns}/${claimName}: ${why}`,
+    );
+  if (!persistentVolumeClaim || !persistentVolume) {
+    throw new VolumeError(
+      volume,
+      `MountVolume.SetUp failed for volume "${volume}" : volume type not supported on this node (the node keeps no PersistentVolumeClaims)`,
+    );
+  }
+  const claim = persistentVolumeClaim.call(deps.lookup, ns, claimName);
+  if (!claim) throw fail(`failed to fetch PVC from API server: persistentvolumeclaims "${claimName}" not found`);
+  if (claim.metadata?.deletionTimestamp) throw fail("can't start pod because PVC is being deleted");
+  const pvName = claim.spec?.volumeName ?? '';
+  if (claim.status?.phase !== 'Bound' || !pvName) throw fail('PVC is not bound');
+  const pv = persistentVolume.call(deps.lookup, pvName);
+  if (!pv) throw fail(`failed to fetch PV ${pvName} from API server: persistentvolumes "${pvName}" not found`);
+  const ref = pv.spec?.claimRef;
+  if (ref?.uid && ref.uid !== claim.metadata?.uid) throw fail(`failed to fetch PV ${pvName} from API server: the PV's claimRef is not this claim`);
+  const readOnly = source.readOnly ?? false;
+  try {
+    if (pv.spec?.hostPath) {
+      await checkHostPath(pv.spec.hostPath.path, pv.spec.hostPath.type ?? '');
+      return { hostPath: pv.spec.hostPath.path, readOnly };
+    }
+    if (pv.spec?.local) {
+      if (!(await stat(pv.spec.local.path).catch(() => undefined))) throw new Error(`path "${pv.spec.local.path}" does not exist`);
+      return { hostPath: pv.spec.local.path, readOnly };
+    }
+  } catch (e) {
+    throw new VolumeError(volume, `MountVolume.SetUp failed for volume "${pvName}" : ${(e as Error).message}`);
+  }
+  throw new VolumeError(
+    volume,
+    `MountVolume.SetUp failed for volume "${pvName}" : volume type not supported on this node (hostPath and local PersistentVolumes are)`,
+  );
 }
 
 function isProjected(v: Volume): boolean {

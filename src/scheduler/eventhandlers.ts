@@ -6,7 +6,7 @@
 import type { Pod } from '../api/types.js';
 import { holdsNode } from './framework.js';
 
-export type ClusterEvent = 'AssignedPodAdd' | 'AssignedPodUpdate' | 'AssignedPodDelete' | 'NodeChange';
+export type ClusterEvent = 'AssignedPodAdd' | 'AssignedPodUpdate' | 'AssignedPodDelete' | 'NodeChange' | 'StorageChange';
 
 /** The plugins each event may help (their EventsToRegister). */
 const interestedPlugins: Record<ClusterEvent, ReadonlySet<string> | 'all'> = {
@@ -14,7 +14,9 @@ const interestedPlugins: Record<ClusterEvent, ReadonlySet<string> | 'all'> = {
   AssignedPodAdd: new Set(['InterPodAffinity', 'PodTopologySpread']),
   // A label change matters to affinity and spread; a pod that ends frees resources and ports.
   AssignedPodUpdate: new Set(['InterPodAffinity', 'PodTopologySpread', 'NodeResourcesFit', 'NodePorts']),
-  AssignedPodDelete: new Set(['InterPodAffinity', 'PodTopologySpread', 'NodeResourcesFit', 'NodePorts']),
+  AssignedPodDelete: new Set(['InterPodAffinity', 'PodTopologySpread', 'NodeResourcesFit', 'NodePorts', 'VolumeRestrictions']),
+  // A claim, volume or class added or changed (PersistentVolumeClaim, PersistentVolume, StorageClass events).
+  StorageChange: new Set(['VolumeBinding', 'VolumeRestrictions']),
   NodeChange: 'all',
 };
 

@@ -12,6 +12,8 @@ export interface Status {
   code: StatusCode;
   reasons: string[];
   plugin: string;
+  /** Refused at PreFilter (before any node was looked at): the FitError gives its message alone, uncounted. */
+  preFilter?: boolean;
 }
 
 export function unschedulable(plugin: string, ...reasons: string[]): Status {
@@ -20,6 +22,11 @@ export function unschedulable(plugin: string, ...reasons: string[]): Status {
 
 export function unresolvable(plugin: string, ...reasons: string[]): Status {
   return { code: 'UnschedulableAndUnresolvable', reasons, plugin };
+}
+
+/** A PreFilter's refusal (UnschedulableAndUnresolvable for every node). */
+export function preFilterUnresolvable(plugin: string, reason: string): Status {
+  return { code: 'UnschedulableAndUnresolvable', reasons: [reason], plugin, preFilter: true };
 }
 
 /** The node and the pods assigned to it (bound, not in a terminal phase), as the scheduler's cache holds them. */
@@ -31,11 +38,19 @@ export interface NodeInfo {
 /** A filter plugin: undefined when the pod fits the node. */
 export interface FilterPlugin {
   readonly name: string;
+  /** PreFilter: a refusal that holds for every node, decided before any is looked at. */
+  preFilter?(pod: Pod): Status | undefined;
   filter(pod: Pod, nodeInfo: NodeInfo): Status | undefined;
 }
 
 /** FitError.Error(): the reasons of every node counted and sorted, then the post-filter (preemption) message. */
 export function fitErrorMessage(numAllNodes: number, statuses: readonly Status[], postFilterMsg: string): string {
+  const preFilter = statuses.find((s) => s.preFilter);
+  if (preFilter) {
+    let msg = `0/${numAllNodes} nodes are available: ${preFilter.reasons.join(', ')}.`;
+    if (postFilterMsg) msg += ` ${postFilterMsg}`;
+    return msg;
+  }
   const counts = new Map<string, number>();
   for (const s of statuses) for (const r of s.reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
   const histogram = [...counts].map(([r, n]) => `${n} ${r}`).sort();

@@ -5,7 +5,9 @@
 // left Pending with PodScheduled=False/Unschedulable and a FailedScheduling event carrying the
 // FitError's message, back in the queue until an event that may let it fit (a bound pod ends, the
 // node changes) and its back-off allow another attempt. A pod with scheduling gates waits
-// SchedulingGated until they are removed.
+// SchedulingGated until they are removed. A pod with claims is assumed on the node while its binding
+// cycle runs apart (VolumeBinding's PreBind binds or provisions its WaitForFirstConsumer claims and
+// waits for them, then the pod is bound), as upstream's binding cycle runs beside the next pods'.
 
 import type { Node, Pod } from '../api/types.js';
 import type { EventObject, EventRecorder } from '../events/recorder.js';
@@ -26,6 +28,12 @@ export interface SchedulerHost {
   bind(pod: Pod, nodeName: string): Promise<void>;
   /** Writes PodScheduled=False with reason and message (and nominatedNodeName when preemption nominated the node). */
   setUnschedulable(pod: Pod, reason: string, message: string, nominatedNodeName?: string): void;
+  /**
+   * PreBind of the pod's volumes (VolumeBinding's BindPodVolumes): binds or provisions its unbound
+   * WaitForFirstConsumer claims for the node and resolves once every claim is bound; rejects with the
+   * reason otherwise. Absent where the agent keeps no claims.
+   */
+  bindVolumes?(pod: Pod, node: Node): Promise<void>;
   /** Deletes a victim of preemption gracefully, its DisruptionTarget condition saying why. */
   preemptVictim(victim: Pod, message: string): Promise<void>;
 }
@@ -56,6 +64,8 @@ export class Scheduler {
   private running = false;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
+  /** Pods assumed on the node while their binding cycle (PreBind of their volumes, then bind) runs, by UID. */
+  private readonly assumed = new Map<string, Pod>();
   /** Pods nominated to the node by preemption, by UID, until bound or gone (the nominator). */
   private readonly nominated = new Map<string, Pod>();
 
@@ -67,7 +77,7 @@ export class Scheduler {
 
   /** An unassigned pod appeared. */
   addPod(pod: Pod): void {
-    if (!isPendingForScheduler(pod)) return;
+    if (!isPendingForScheduler(pod) || this.assumed.has(pod.metadata?.uid ?? '')) return;
     if ((pod.spec?.schedulingGates ?? []).length > 0) {
       this.opts.host.setUnschedulable(pod, SchedulingGatedReason, 'Scheduling is blocked due to non-empty scheduling gates');
       return;
@@ -81,13 +91,14 @@ export class Scheduler {
       this.queue.delete(pod.metadata?.uid ?? '');
       return;
     }
-    if ((pod.spec?.schedulingGates ?? []).length > 0) return;
+    if ((pod.spec?.schedulingGates ?? []).length > 0 || this.assumed.has(pod.metadata?.uid ?? '')) return;
     this.queue.update(pod);
   }
 
   deletePod(pod: Pod): void {
     this.queue.delete(pod.metadata?.uid ?? '');
     this.nominated.delete(pod.metadata?.uid ?? '');
+    this.assumed.delete(pod.metadata?.uid ?? '');
   }
 
   /** A bound pod was added, changed, ended or deleted, or the node changed: unschedulable pods may fit now. */
@@ -103,6 +114,7 @@ export class Scheduler {
     } else if (old && !old.spec?.nodeName) {
       this.queue.delete(old.metadata?.uid ?? '');
       this.nominated.delete(old.metadata?.uid ?? '');
+      if (!pod) this.assumed.delete(old.metadata?.uid ?? '');
     }
     const event = assignedPodEvent(old, pod);
     if (event) this.clusterChanged(event);
@@ -110,7 +122,7 @@ export class Scheduler {
 
   /** Resolves once no pod is being scheduled and activeQ is empty. */
   idle(): Promise<void> {
-    if (!this.running && this.queue.counts().active === 0) return Promise.resolve();
+    if (!this.running && this.queue.counts().active === 0 && this.assumed.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -139,7 +151,7 @@ export class Scheduler {
       }
     } finally {
       this.running = false;
-      for (const w of this.idleWaiters.splice(0)) w();
+      if (this.assumed.size === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
   }
 
@@ -156,23 +168,33 @@ export class Scheduler {
     // addNominatedPods: pods that preempted for room here and are not bound yet keep it from pods of no higher priority.
     const priority = pod.spec?.priority ?? 0;
     const nominated = [...this.nominated.values()].filter((p) => p.metadata?.uid !== uid && (p.spec?.priority ?? 0) >= priority);
-    const nodeInfo = { node, pods: [...host.assignedPods().filter((p) => p.metadata?.uid !== uid), ...nominated] };
+    const assigned = host.assignedPods().filter((p) => p.metadata?.uid !== uid);
+    const assignedUids = new Set(assigned.map((p) => p.metadata?.uid));
+    const assumed = [...this.assumed.values()].filter((p) => p.metadata?.uid !== uid && !assignedUids.has(p.metadata?.uid));
+    const nodeInfo = { node, pods: [...assigned, ...assumed, ...nominated] };
     let status: Status | undefined;
     for (const f of filters) {
-      status = f.filter(pod, nodeInfo);
+      status = f.preFilter?.(pod);
       if (status) break;
+    }
+    if (!status) {
+      for (const f of filters) {
+        status = f.filter(pod, nodeInfo);
+        if (status) break;
+      }
     }
     const nodeName = node.metadata?.name ?? '';
     if (!status) {
       this.queue.done(uid);
       this.nominated.delete(uid);
-      await host.bind(pod, nodeName);
-      recorder.event(
-        podRef(pod),
-        'Normal',
-        'Scheduled',
-        `Successfully assigned ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} to ${nodeName}`,
-      );
+      // A pod with claims is assumed on the node while its binding cycle (PreBind of its volumes,
+      // which may wait for a provisioner) runs apart from the scheduling of the next pods.
+      if (host.bindVolumes && (pod.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim)) {
+        this.assumed.set(uid, pod);
+        void this.bindingCycle(info, node, host.bindVolumes.bind(host));
+        return;
+      }
+      await this.bindPod(pod, nodeName);
       return;
     }
     const result = preempt(pod, nodeInfo, status, filters);
@@ -187,6 +209,39 @@ export class Scheduler {
       return;
     }
     this.fail(info, message, pod.status?.nominatedNodeName, status.plugin);
+  }
+
+  private async bindPod(pod: Pod, nodeName: string): Promise<void> {
+    await this.opts.host.bind(pod, nodeName);
+    this.opts.recorder.event(
+      podRef(pod),
+      'Normal',
+      'Scheduled',
+      `Successfully assigned ${pod.metadata?.namespace ?? 'default'}/${pod.metadata?.name ?? ''} to ${nodeName}`,
+    );
+  }
+
+  /** The binding cycle of an assumed pod: PreBind (VolumeBinding), then bind; a failure forgets the pod and fails it. */
+  private async bindingCycle(info: QueuedPodInfo, node: Node, bindVolumes: (pod: Pod, node: Node) => Promise<void>): Promise<void> {
+    const pod = info.pod;
+    const uid = pod.metadata?.uid ?? '';
+    try {
+      try {
+        await bindVolumes(pod, node);
+      } catch (err) {
+        if (!this.assumed.delete(uid)) return;
+        this.fail(info, `running PreBind plugin "VolumeBinding": ${(err as Error).message}`, undefined, 'VolumeBinding');
+        return;
+      }
+      await this.bindPod(pod, node.metadata?.name ?? '');
+    } catch (err) {
+      this.opts.logger.error('Binding a pod failed', { pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, err: String(err) });
+      // Retried unless the pod went meanwhile.
+      if (this.assumed.has(uid)) this.queue.addUnschedulable(info);
+    } finally {
+      this.assumed.delete(uid);
+      if (!this.running && this.assumed.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
   }
 
   /** handleSchedulingFailure: the event, the PodScheduled condition, and back to the queue. */

@@ -144,6 +144,7 @@ describe('generic registry: a kind that is one table row', () => {
         'authorization.k8s.io',
         'authentication.k8s.io',
         'networking.k8s.io',
+        'storage.k8s.io',
         'example.com',
       ],
     );
