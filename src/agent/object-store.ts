@@ -179,8 +179,9 @@ export class ObjectStore implements ObjectsBackend {
     return { ...value, apiVersion: strategy.apiVersion, kind } as Stored;
   }
 
-  /** The kind's server-assigned fields (ClusterIPs, NodePorts), from what is stored; 422 when they conflict. */
+  /** The kind's admission against what is stored (its ApiError), then its server-assigned fields (ClusterIPs, NodePorts); 422 when they conflict. */
   private allocate(kind: string, obj: Stored, old: Stored | undefined): void {
+    this.strategy(kind).admit?.(obj, old, this.list(kind).items);
     const errs = this.strategy(kind).allocate?.(obj, old, this.list(kind).items) ?? [];
     if (errs.length > 0) throw invalid(kind, obj.metadata.name, errs);
   }
@@ -333,6 +334,7 @@ export class ObjectStore implements ObjectsBackend {
     const current = this.items.get(this.key(kind, namespace, name));
     const strategy = this.strategy(kind);
     if (!current) throw notFound(strategy.resource, name);
+    strategy.admitDelete?.(current);
     if (opts.dryRun) return current;
     const finalizers = withPolicyFinalizers(current.metadata.finalizers ?? [], opts.propagationPolicy);
     const next = structuredClone(current);

@@ -3,6 +3,7 @@
 // Kubernetes API backend, the router (kubelet routes, the Kubernetes API and its streaming upgrades,
 // the agent's status) and the housekeeping loop behind /healthz/syncloop.
 
+import { createSystemPriorityClasses } from './system-priority-classes.js';
 import type { Pod } from '../api/types.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
@@ -295,6 +296,7 @@ export class StandaloneAgent implements KubeletView {
   async startServiceNetwork(): Promise<void> {
     // The system namespaces exist from the first start, stored with the time they were made (kube-apiserver's bootstrap).
     await this.backend.objects.createSystemNamespaces();
+    await createSystemPriorityClasses(this.backend.objects);
     const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
     const podNetwork = this.runtime.capabilities.network === 'pod';
     this.serviceRoute = await routeServiceRange(range);

@@ -93,6 +93,16 @@ const overlay: Record<string, Record<string, FieldType>> = {
     reason: { type: 'string' },
     message: { type: 'string' },
   },
+  // scheduling.k8s.io/v1 PriorityClass (k8s.io/api/scheduling/v1 types.go).
+  'scheduling/v1.PriorityClass': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    value: { type: 'integer' },
+    globalDefault: { type: 'boolean' },
+    description: { type: 'string' },
+    preemptionPolicy: { type: 'string' },
+  },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -133,4 +143,5 @@ export const kindTypes = {
   Job: 'batch/v1.Job',
   CronJob: 'batch/v1.CronJob',
   PodDisruptionBudget: 'policy/v1.PodDisruptionBudget',
+  PriorityClass: 'scheduling/v1.PriorityClass',
 } as const;

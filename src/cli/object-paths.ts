@@ -13,13 +13,24 @@ export interface AppliedRef {
   object: ManifestObject;
 }
 
+/** The cluster-scoped kinds a manifest may hold. */
+const clusterScoped = new Set(['Namespace', 'PriorityClass']);
+
+/** A kind's plural resource as kubectl's UnsafeGuessKindToResource makes it (`priorityclasses`, `deployments`). */
+function guessResource(kind: string): string {
+  const k = kind.toLowerCase();
+  if (k.endsWith('s')) return `${k}es`;
+  if (k.endsWith('y')) return `${k.slice(0, -1)}ies`;
+  return `${k}s`;
+}
+
 /** `/apis/<group>/<version>[/namespaces/NS]/<resource>[/NAME]` (`/api/v1/…` for the core group); no namespace = all. */
 export function objectPath(apiVersion: string, kind: string, ns: string | undefined, name?: string): string {
   // Every kind of config/object-kinds.ts names its resource so (its test holds them equal): this module
   // leaves the kinds' defaults and validation, and the schema behind them, to the commands that apply.
-  const resource = `${kind.toLowerCase()}s`;
+  const resource = guessResource(kind);
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  // A Namespace is cluster-scoped: its path has no namespace whatever ns says.
-  const base = ns === undefined || kind === 'Namespace' ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
+  // A cluster-scoped kind's path has no namespace whatever ns says.
+  const base = ns === undefined || clusterScoped.has(kind) ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
   return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}`;
 }

@@ -100,7 +100,7 @@ const kindHints: Record<string, string> = {
   PodTemplate: 'podvisor runs Pods; use its template',
 };
 const otherKindHint =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, and policy/v1 PodDisruptionBudget objects (or a v1 List of them)';
+  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget and scheduling.k8s.io/v1 PriorityClass objects (or a v1 List of them)';
 const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
 
 /** Why a version is not read, when Kubernetes removed it: ` (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)`. */

@@ -116,6 +116,13 @@ export interface ObjectStrategy {
    * registry's BeginCreate/BeginUpdate), after validation; old is the stored version on update.
    */
   allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
+  /**
+   * Validating admission that reads the kind's stored objects, after validation (the Priority plugin's
+   * single global default PriorityClass); throws the ApiError the request is answered with.
+   */
+  admit?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): void;
+  /** Refuses a deletion the kind forbids (a system PriorityClass); throws the ApiError. */
+  admitDelete?(obj: KubeObject): void;
   /** Gives back what allocate chose for an object that is not stored after all (a dry run): nothing stays allocated. */
   release?(obj: KubeObject): void;
   /** Finalizers the kind keeps outside metadata.finalizers (a Namespace's spec.finalizers): a deleted object stays until they are gone too. */

@@ -40,6 +40,15 @@ import {
   type ServiceLike,
 } from '../api/validation/service.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
+import {
+  defaultClassOf,
+  defaultPriorityClass,
+  isSystemPriorityClass,
+  validatePriorityClass,
+  validatePriorityClassUpdate,
+  type PriorityClass,
+} from '../api/validation/scheduling.js';
+import { forbiddenObject } from '../http/status.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -237,6 +246,41 @@ export const podDisruptionBudgetStrategy: ObjectStrategy = {
   validateUpdate: () => [],
 };
 
+/**
+ * scheduling.k8s.io/v1 PriorityClasses (pkg/registry/scheduling/priorityclass, and the Priority
+ * admission plugin's validatePriorityClass): one global default at most, the system classes never deleted.
+ */
+export const priorityClassStrategy: ObjectStrategy = {
+  kind: 'PriorityClass',
+  resource: 'priorityclasses',
+  apiVersion: 'scheduling.k8s.io/v1',
+  namespaced: false,
+  schemaType: kindTypes.PriorityClass,
+  defaults: (o) => defaultPriorityClass(o as PriorityClass) as KubeObject,
+  validate: (o) => validatePriorityClass(o as PriorityClass),
+  validateUpdate: (next, old) => validatePriorityClassUpdate(next as PriorityClass, old as PriorityClass),
+  admit: (o, old, stored) => {
+    const pc = o as PriorityClass;
+    if (!pc.globalDefault) return;
+    const dpc = defaultClassOf(stored as PriorityClass[]);
+    const name = pc.metadata?.name ?? '';
+    // A second default created, or another class made the default while one exists.
+    if (dpc && (old === undefined || dpc.metadata?.name !== name)) {
+      throw forbiddenObject(
+        'priorityclasses',
+        'scheduling.k8s.io',
+        name,
+        `PriorityClass ${dpc.metadata?.name} is already marked as default. Only one default can exist`,
+      );
+    }
+  },
+  admitDelete: (o) => {
+    const name = o.metadata?.name ?? '';
+    if (isSystemPriorityClass(name))
+      throw forbiddenObject('priorityclasses', 'scheduling.k8s.io', name, 'this is a system priority class and cannot be deleted');
+  },
+};
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -254,4 +298,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   nodeStrategy,
   leaseStrategy,
   podDisruptionBudgetStrategy,
+  priorityClassStrategy,
 ];

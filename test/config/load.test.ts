@@ -135,7 +135,7 @@ for (const [name, sources, opts, want] of failures) {
 }
 
 const otherKinds =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, and policy/v1 PodDisruptionBudget objects (or a v1 List of them)';
+  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget and scheduling.k8s.io/v1 PriorityClass objects (or a v1 List of them)';
 const kindRows: [string, string, string][] = [
   [
     'a workload in a version podvisor does not read',
