@@ -62,6 +62,8 @@ export interface StandaloneAgentOptions {
   version: string;
   nodeAllocatable: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** How often the HPA controller reconciles each HPA (15 s). */
+  hpaSyncPeriodMs?: number;
   /** --eviction-hard: the root dir's DiskPressure thresholds. */
   evictionHard?: DiskThresholds;
   /** API pods kept across restarts. */
@@ -462,7 +464,9 @@ export class StandaloneAgent implements KubeletView {
   startControllers(): void {
     if (this.controllers) return;
     this.endpointsController.start();
-    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events);
+    this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events, {
+      ...(this.opts.hpaSyncPeriodMs !== undefined ? { hpaSyncPeriodMs: this.opts.hpaSyncPeriodMs } : {}),
+    });
   }
 
   metrics(which: 'agent' | 'probes' | 'resource'): Promise<{ contentType: string; text: string }> {

@@ -14,7 +14,7 @@ import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';
 import { builtin } from '../util/builtins.js';
-import { isObjectKind, objectKinds, qualifiedName, removedVersions, type ManifestObject, type ObjectKind } from './object-kinds.js';
+import { isObjectKind, objectKinds, schemaTypeOf, qualifiedName, removedVersions, type ManifestObject, type ObjectKind } from './object-kinds.js';
 
 /** kubectl's --validate values: strict rejects unknown fields, warn reports them, ignore drops them. */
 export type ValidateMode = 'strict' | 'warn' | 'ignore';
@@ -96,11 +96,10 @@ export function formatInvalidObject(kind: string, name: string, errors: readonly
 }
 
 const kindHints: Record<string, string> = {
-  ReplicationController: 'podvisor runs ReplicaSets; use apps/v1 ReplicaSet or Deployment with the same spec',
   PodTemplate: 'podvisor runs Pods; use its template',
 };
 const otherKindHint =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget and scheduling.k8s.io/v1 PriorityClass objects (or a v1 List of them)';
+  'podvisor reads v1 Pod, ConfigMap, Secret, Service, Namespace and ReplicationController, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget, autoscaling/v2 and v1 HorizontalPodAutoscaler and scheduling.k8s.io/v1 PriorityClass objects (or a v1 List of them)';
 const listKinds = new Set(['List', 'PodList', 'ConfigMapList', 'SecretList']);
 
 /** Why a version is not read, when Kubernetes removed it: ` (batch/v1beta1 CronJob was removed in Kubernetes 1.25; set apiVersion: batch/v1)`. */
@@ -163,7 +162,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
   const objectManifests: ManifestObject[] = [];
   // Decoded as soon as classified, so problems are reported in input order.
   const take = (c: Collected) => {
-    const decoded = strictDecode<Record<string, unknown>>(c.value, kindTypes[c.kind]);
+    const decoded = strictDecode<Record<string, unknown>>(c.value, isObjectKind(c.kind) ? schemaTypeOf(c.kind, String(c.value.apiVersion)) : kindTypes[c.kind]);
     reportDecodeProblems(c.doc, decoded.unknownFields, decoded.typeErrors);
     if (decoded.typeErrors.length) return;
     const clusterScoped = isObjectKind(c.kind) && !objectKinds[c.kind].namespaced;

@@ -1,6 +1,7 @@
-// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces, Services and
+// ReplicationControllers, the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), policy/v1
-// PodDisruptionBudgets and scheduling.k8s.io/v1 PriorityClasses, each with the API server's defaults and validation (the strategies of
+// PodDisruptionBudgets, autoscaling/v2 and v1 HorizontalPodAutoscalers and scheduling.k8s.io/v1 PriorityClasses, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
@@ -12,6 +13,9 @@ import { defaultService, validateService, type ServiceLike } from '../api/valida
 import { defaultNamespaceObject, validateNamespace, type NamespaceObject } from '../api/namespace.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
 import { defaultPriorityClass, validatePriorityClass, type PriorityClass } from '../api/validation/scheduling.js';
+import { defaultHorizontalPodAutoscaler, hpaFromV1, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerV1 } from '../api/autoscaling.js';
+import { validateHorizontalPodAutoscaler } from '../api/validation/autoscaling.js';
+import { defaultReplicationController, validateReplicationController, type ReplicationController } from '../api/replication-controller.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -51,6 +55,10 @@ function validateAsCreated(job: Job): FieldError[] {
   return validateJob(withGeneratedSelector(created));
 }
 
+/** An autoscaling/v1 HPA is judged as the API server judges it: converted to the stored version first. */
+const hpaDefaults = (o: HorizontalPodAutoscaler) =>
+  defaultHorizontalPodAutoscaler(o.apiVersion === 'autoscaling/v1' ? hpaFromV1(o as unknown as HorizontalPodAutoscalerV1) : o);
+
 const serviceDefaults = (s: ServiceLike) => defaultService(structuredClone(s));
 
 export const objectKinds = {
@@ -63,6 +71,20 @@ export const objectKinds = {
   Job: rules<Job>(['batch/v1'], 'jobs', 'job', defaultJob, validateAsCreated),
   CronJob: rules<CronJob>(['batch/v1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
   PodDisruptionBudget: rules<PodDisruptionBudget>(['policy/v1'], 'poddisruptionbudgets', 'poddisruptionbudget', structuredClone, validatePodDisruptionBudget),
+  ReplicationController: rules<ReplicationController>(
+    ['v1'],
+    'replicationcontrollers',
+    'replicationcontroller',
+    defaultReplicationController,
+    validateReplicationController,
+  ),
+  HorizontalPodAutoscaler: rules<HorizontalPodAutoscaler>(
+    ['autoscaling/v2', 'autoscaling/v1'],
+    'horizontalpodautoscalers',
+    'horizontalpodautoscaler',
+    hpaDefaults,
+    validateHorizontalPodAutoscaler,
+  ),
   PriorityClass: {
     ...rules<PriorityClass>(['scheduling.k8s.io/v1'], 'priorityclasses', 'priorityclass', defaultPriorityClass, validatePriorityClass),
     namespaced: false,
@@ -70,6 +92,11 @@ export const objectKinds = {
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
+
+/** The schema type an object of a kind is strictly decoded against in one of its versions. */
+export function schemaTypeOf(kind: ObjectKind, apiVersion: string): string {
+  return kind === 'HorizontalPodAutoscaler' && apiVersion === 'autoscaling/v1' ? kindTypes.HorizontalPodAutoscalerV1 : kindTypes[kind];
+}
 
 export function isObjectKind(kind: string): kind is ObjectKind {
   return Object.hasOwn(objectKinds, kind) && kind in kindTypes;
@@ -86,6 +113,7 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   StatefulSet: { 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   DaemonSet: { 'extensions/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   PodDisruptionBudget: { 'policy/v1beta1': '1.25' },
+  HorizontalPodAutoscaler: { 'autoscaling/v2beta1': '1.25', 'autoscaling/v2beta2': '1.26' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

@@ -92,6 +92,11 @@ export interface ObjectStrategy {
   schemaType: string;
   /** The schema that holds schemaType, when not the API schema (a kind the generated schema lacks). */
   schema?: Schema;
+  /**
+   * Further versions an object may be written in (autoscaling/v1 beside v2), by apiVersion: the type
+   * it is strictly decoded against, and its conversion to the stored version.
+   */
+  versions?: Readonly<Record<string, { schemaType: string; toStored(obj: KubeObject): KubeObject }>>;
   /** Fills in defaults after decoding. */
   defaults?(obj: KubeObject): KubeObject;
   /** What create adds once the object has its uid, before validation (PrepareForCreate: a Job's generated selector). */

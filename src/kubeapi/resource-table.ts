@@ -6,6 +6,7 @@
 import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
+import { horizontalPodAutoscalers } from './kinds/horizontal-pod-autoscalers.js';
 import { leases } from './kinds/leases.js';
 import { namespaces } from './kinds/namespaces.js';
 import { nodes } from './kinds/nodes.js';
@@ -13,9 +14,11 @@ import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { priorityClasses } from './kinds/priority-classes.js';
+import { replicationControllers } from './kinds/replication-controllers.js';
 import { services } from './kinds/services.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
+import { servedVersions } from './versions.js';
 
 export const resourceTable: readonly ResourceDef[] = [
   configMaps,
@@ -26,12 +29,14 @@ export const resourceTable: readonly ResourceDef[] = [
   secrets,
   podMetricsResource,
   ...workloadResources,
+  replicationControllers,
   services,
   endpoints,
   endpointSlices,
   leases,
   podDisruptionBudgets,
   priorityClasses,
+  ...servedVersions(horizontalPodAutoscalers),
 ];
 
 export interface GroupVersions {

@@ -49,6 +49,9 @@ import {
   type PriorityClass,
 } from '../api/validation/scheduling.js';
 import { forbiddenObject } from '../http/status.js';
+import { defaultHorizontalPodAutoscaler, hpaFromV1, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerV1 } from '../api/autoscaling.js';
+import { validateHorizontalPodAutoscaler } from '../api/validation/autoscaling.js';
+import { defaultReplicationController, validateReplicationController, type ReplicationController } from '../api/replication-controller.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
@@ -281,6 +284,32 @@ export const priorityClassStrategy: ObjectStrategy = {
   },
 };
 
+/**
+ * HorizontalPodAutoscalers, stored as autoscaling/v2 (pkg/registry/autoscaling/horizontalpodautoscaler):
+ * the spec may change, the status is the HPA controller's (desiredReplicas has no omitempty).
+ */
+export const horizontalPodAutoscalerStrategy: ObjectStrategy = {
+  kind: 'HorizontalPodAutoscaler',
+  resource: 'horizontalpodautoscalers',
+  apiVersion: 'autoscaling/v2',
+  namespaced: true,
+  schemaType: kindTypes.HorizontalPodAutoscaler,
+  versions: { 'autoscaling/v1': { schemaType: kindTypes.HorizontalPodAutoscalerV1, toStored: (o) => hpaFromV1(o as HorizontalPodAutoscalerV1) as KubeObject } },
+  statusSubresource: true,
+  initialStatus: () => ({ desiredReplicas: 0 }),
+  defaults: (o) => defaultHorizontalPodAutoscaler(o as HorizontalPodAutoscaler) as KubeObject,
+  validate: (o) => validateHorizontalPodAutoscaler(o as HorizontalPodAutoscaler),
+  validateUpdate: () => [],
+};
+
+/** v1 ReplicationControllers (pkg/registry/core/replicationcontroller): a workload whose selector may change. */
+export const replicationControllerStrategy = workload<ReplicationController>('ReplicationController', 'replicationcontrollers', 'v1', {
+  defaults: defaultReplicationController,
+  validate: validateReplicationController,
+  validateUpdate: () => [],
+  initialStatus: { replicas: 0 },
+});
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
   configMapStrategy,
@@ -299,4 +328,6 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   leaseStrategy,
   podDisruptionBudgetStrategy,
   priorityClassStrategy,
+  horizontalPodAutoscalerStrategy,
+  replicationControllerStrategy,
 ];

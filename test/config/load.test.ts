@@ -135,7 +135,7 @@ for (const [name, sources, opts, want] of failures) {
 }
 
 const otherKinds =
-  'podvisor reads v1 Pod, ConfigMap, Secret, Service and Namespace, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget and scheduling.k8s.io/v1 PriorityClass objects (or a v1 List of them)';
+  'podvisor reads v1 Pod, ConfigMap, Secret, Service, Namespace and ReplicationController, apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet, batch/v1 Job and CronJob, policy/v1 PodDisruptionBudget, autoscaling/v2 and v1 HorizontalPodAutoscaler and scheduling.k8s.io/v1 PriorityClass objects (or a v1 List of them)';
 const kindRows: [string, string, string][] = [
   [
     'a workload in a version podvisor does not read',
@@ -152,11 +152,7 @@ const kindRows: [string, string, string][] = [
     'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n',
     'no matches for kind "PodDisruptionBudget" in version "policy/v1beta1": podvisor reads PodDisruptionBudget in policy/v1 (policy/v1beta1 PodDisruptionBudget was removed in Kubernetes 1.25; set apiVersion: policy/v1)',
   ],
-  [
-    'ReplicationController',
-    'apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc}\n',
-    'v1 ReplicationController "rc" is not supported: podvisor runs ReplicaSets; use apps/v1 ReplicaSet or Deployment with the same spec',
-  ],
+  ['PodTemplate', 'apiVersion: v1\nkind: PodTemplate\nmetadata: {name: t}\n', 'v1 PodTemplate "t" is not supported: podvisor runs Pods; use its template'],
   ['Pod in a wrong version', 'apiVersion: v2\nkind: Pod\nmetadata: {name: p}\n', 'no matches for kind "Pod" in version "v2": podvisor reads v1 objects'],
   ['no kind', 'apiVersion: v1\nmetadata: {name: p}\n', 'kind not set'],
   ['not an object', '- a\n- b\n', 'expected an object with apiVersion and kind'],
