@@ -336,6 +336,18 @@ function parseAnnotation<T>(text: string | undefined): T | undefined {
   }
 }
 
+/** The entries of an annotation converted one by one; one that is not an object of its shape is left out. */
+function convertEach<T, U>(items: T[] | undefined, convert: (item: T) => U): U[] | undefined {
+  if (!Array.isArray(items)) return undefined;
+  return items.flatMap((item) => {
+    try {
+      return [convert(item)];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** An autoscaling/v1 object as stored (v2); its annotations give back what v1 cannot say. */
 export function hpaFromV1(v1: HorizontalPodAutoscalerV1): HorizontalPodAutoscaler {
   const annotations = { ...(v1.metadata?.annotations ?? {}) };
@@ -351,7 +363,7 @@ export function hpaFromV1(v1: HorizontalPodAutoscalerV1): HorizontalPodAutoscale
   const target = v1.spec?.targetCPUUtilizationPercentage;
   if (target !== undefined && target !== null)
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } });
-  metrics.push(...others.map(metricSpecFromV1));
+  metrics.push(...(convertEach(others, metricSpecFromV1) ?? []));
   const s = v1.status;
   const out: HorizontalPodAutoscaler = {
     apiVersion: 'autoscaling/v2',
@@ -367,7 +379,7 @@ export function hpaFromV1(v1: HorizontalPodAutoscalerV1): HorizontalPodAutoscale
   };
   if (s) {
     const currentMetrics = current
-      ? current.map(metricStatusFromV1)
+      ? convertEach(current, metricStatusFromV1)
       : s.currentCPUUtilizationPercentage !== undefined
         ? [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: s.currentCPUUtilizationPercentage } } }]
         : undefined;
