@@ -26,6 +26,8 @@ export interface DecodeContext {
   fields?: CreateOptions;
   /** The mutating admission of a created pod (LimitRanger), after the defaults and before validation. */
   admit?: (pod: Pod) => void;
+  /** The Priority admission: spec.priority and spec.preemptionPolicy resolved (create) or kept (update), before validation; throws ApiError. */
+  admitPriority(pod: Pod): void;
 }
 
 /** Decodes, defaults (config source `api`) and validates a pod sent to the API; throws ApiError. */
@@ -58,6 +60,7 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
     delete m.annotations[configSourceAnnotation];
   }
   const pod = admitDefaults(defaultPod(input, { nodeName: ctx.nodeName, source: 'api' }));
+  ctx.admitPriority(pod);
   // A pod sent without a node waits for the scheduler; one that names a node is bound to this one.
   if (!(obj.spec as { nodeName?: string } | undefined)?.nodeName) delete pod.spec!.nodeName;
   ctx.admit?.(pod);
@@ -71,14 +74,12 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
 const defaultTolerationSeconds = 300;
 
 /**
- * What the API server's default admission plugins set on a created pod: Priority (priority 0 and
- * preemptionPolicy PreemptLowerPriority without a priority class) and DefaultTolerationSeconds (the
- * not-ready and unreachable NoExecute tolerations for 300 s, unless the pod tolerates them already).
+ * What the API server's DefaultTolerationSeconds admission plugin sets on a pod: the not-ready and
+ * unreachable NoExecute tolerations for 300 s, unless the pod tolerates them already (the Priority
+ * plugin's part is priority-admission.ts).
  */
 function admitDefaults(pod: Pod): Pod {
   const spec = pod.spec!;
-  if (!spec.priorityClassName && (spec.priority === undefined || spec.priority === null)) spec.priority = 0;
-  spec.preemptionPolicy ??= 'PreemptLowerPriority';
   const tolerations = [...(spec.tolerations ?? [])];
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
     // Upstream's test (plugin/pkg/admission/defaulttolerationseconds): the key or no key, NoExecute or

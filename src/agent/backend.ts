@@ -10,6 +10,7 @@ import { runtimeObjectRules, runtimeObjectWarnings } from '../runtime/pod-rules.
 import { detectRuntimeHost } from '../runtime/process-runtime.js';
 import { alreadyExists, ApiError, conflict, invalid, staleObject } from '../http/status.js';
 import { decodeAPIPod, validatePodUpdate } from './api-pods.js';
+import { admitPodPriority, keepPodPriority } from './priority-admission.js';
 import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
 import { PodStreamsBackend } from './pod-streams-backend.js';
@@ -116,6 +117,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       uid: randomUUID(),
       fields: opts,
       admit: (p) => admitPodLimits(p, (this.objects.storage('LimitRange')?.list().items ?? []) as LimitRange[]),
+      admitPriority: (p) => admitPodPriority(p, this.objects.storage('PriorityClass')),
     });
     const name = pod.metadata?.name ?? '';
     this.objects.admitToNamespace({ resource: 'pods' }, pod.metadata?.namespace ?? 'default', name);
@@ -161,6 +163,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       capabilities: this.d.runtimeCapabilities,
       uid: current.metadata!.uid!,
       fields: opts,
+      admitPriority: (p) => keepPodPriority(p, current),
     });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     if (!pod.spec!.nodeName && current.spec?.nodeName) pod.spec!.nodeName = current.spec.nodeName;

@@ -160,15 +160,18 @@ export class ObjectStore implements ObjectsBackend {
     const meta = (obj.metadata ?? {}) as Record<string, unknown>;
     for (const k of serverMetadata) delete meta[k];
     obj.metadata = meta;
-    const decoded = strictDecode<KubeObject>(obj, strategy.schemaType, strategy.schema);
+    // An object written in a further version of its kind is decoded in that version, then converted.
+    const version = typeof obj.apiVersion === 'string' && obj.apiVersion !== strategy.apiVersion ? strategy.versions?.[obj.apiVersion] : undefined;
+    const decoded = strictDecode<KubeObject>(obj, version?.schemaType ?? strategy.schemaType, strategy.schema);
     if (decoded.typeErrors.length > 0) {
-      throw badRequest(`${kind} in version "${strategy.apiVersion}" cannot be handled as a ${kind}: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
+      const apiVersion = version ? (obj.apiVersion as string) : strategy.apiVersion;
+      throw badRequest(`${kind} in version "${apiVersion}" cannot be handled as a ${kind}: ${decoded.typeErrors.map((p) => p.message).join('; ')}`);
     }
     checkFields(
       opts,
       decoded.unknownFields.map((p) => p.path),
     );
-    let value = decoded.value;
+    let value = version ? version.toStored(decoded.value) : decoded.value;
     value.metadata ??= {};
     if (strategy.namespaced) value.metadata.namespace ||= defaultNamespace;
     else delete value.metadata.namespace;
@@ -179,7 +182,7 @@ export class ObjectStore implements ObjectsBackend {
     return { ...value, apiVersion: strategy.apiVersion, kind } as Stored;
   }
 
-  /** The kind's server-assigned fields (ClusterIPs, NodePorts), from what is stored; 422 when they conflict. */
+  /** The kind's server-assigned fields (ClusterIPs, NodePorts); 422 when they conflict. */
   private allocate(kind: string, obj: Stored, old: Stored | undefined): void {
     const errs = this.strategy(kind).allocate?.(obj, old, this.list(kind).items) ?? [];
     if (errs.length > 0) throw invalid(kind, obj.metadata.name, errs);
@@ -316,7 +319,9 @@ export class ObjectStore implements ObjectsBackend {
 
   private async updateStatusNow(kind: string, raw: unknown, opts: CreateOptions = {}): Promise<KubeObject> {
     const strategy = this.strategy(kind);
-    const sent = raw as KubeObject & { status?: unknown };
+    const given = raw as KubeObject;
+    const version = given.apiVersion && given.apiVersion !== strategy.apiVersion ? strategy.versions?.[given.apiVersion] : undefined;
+    const sent = (version ? version.toStored(given) : given) as KubeObject & { status?: unknown };
     const ns = strategy.namespaced ? sent.metadata?.namespace || defaultNamespace : '';
     const name = sent.metadata?.name ?? '';
     const current = this.items.get(this.key(kind, ns, name));
@@ -353,6 +358,7 @@ export class ObjectStore implements ObjectsBackend {
     const current = this.items.get(this.key(kind, namespace, name));
     const strategy = this.strategy(kind);
     if (!current) throw notFound(strategy.resource, name);
+    strategy.admitDelete?.(current);
     if (opts.dryRun) return current;
     const finalizers = withPolicyFinalizers(current.metadata.finalizers ?? [], opts.propagationPolicy);
     const next = structuredClone(current);

@@ -36,6 +36,8 @@ export interface StandaloneAgentConfig {
   nodeName: string;
   node: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** --horizontal-pod-autoscaler-sync-period (15 s). */
+  hpaSyncPeriodMs?: number;
   evictionHard?: DiskThresholds;
   podManifestPath?: string;
   manifestURL?: string;
@@ -120,6 +122,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     runtime: connected.runtime,
     ...(connected.restart ? { restartRuntime: () => connected.restart!() } : {}),
     ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
+    ...(cfg.hpaSyncPeriodMs !== undefined ? { hpaSyncPeriodMs: cfg.hpaSyncPeriodMs } : {}),
     ...(cfg.evictionHard ? { evictionHard: cfg.evictionHard } : {}),
     serviceNetwork: { ...defaultServiceNetwork(), clusterIPRange: parseIpv4Range(network.serviceClusterIPRange) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),

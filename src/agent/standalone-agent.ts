@@ -3,6 +3,7 @@
 // Kubernetes API backend, the router (kubelet routes, the Kubernetes API and its streaming upgrades,
 // the agent's status) and the housekeeping loop behind /healthz/syncloop.
 
+import { createSystemPriorityClasses } from './system-priority-classes.js';
 import type { Pod } from '../api/types.js';
 import type { NodeAllocatable } from '../kubelet/admission.js';
 import type { PodKubelet } from '../kubelet/kubelet.js';
@@ -73,6 +74,8 @@ export interface StandaloneAgentOptions {
   version: string;
   nodeAllocatable: NodeAllocatable;
   crashLoopBackOffMaxSeconds?: number;
+  /** How often the HPA controller reconciles each HPA (15 s). */
+  hpaSyncPeriodMs?: number;
   /** --eviction-hard: the root dir's DiskPressure thresholds. */
   evictionHard?: DiskThresholds;
   /** API pods kept across restarts. */
@@ -369,6 +372,7 @@ export class StandaloneAgent implements KubeletView {
       roles: store.storage('Role')!,
       roleBindings: store.storage('RoleBinding')!,
     });
+    await createSystemPriorityClasses(this.backend.objects);
     const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
     const podNetwork = this.runtime.capabilities.network === 'pod';
     this.serviceRoute = await routeServiceRange(range);
@@ -588,6 +592,7 @@ export class StandaloneAgent implements KubeletView {
     this.controllers = startWorkloadControllers(this.backend, this.opts.clock, this.opts.logger, this.kubelet.events, {
       ...opts,
       storage: { rootDir: this.opts.rootDir, nodeName: this.nodeName },
+      ...(this.opts.hpaSyncPeriodMs !== undefined ? { hpaSyncPeriodMs: this.opts.hpaSyncPeriodMs } : {}),
     });
   }
 

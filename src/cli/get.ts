@@ -23,7 +23,7 @@ export const getCommand = defineCommand({
   name: 'get',
   summary: 'List the objects of the agent (pods, nodes, events, services, workloads…), as kubectl get prints them',
   usage:
-    'podvisor get (pods|nodes|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|jobs|cronjobs|pdb|limits|quota|netpol|ing|pv|pvc|sc|ns|cm|all)[,TYPE...] [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
+    'podvisor get (pods|nodes|events|svc|endpoints|endpointslices|deploy|rs|sts|ds|rc|jobs|cronjobs|hpa|pdb|pc|limits|quota|netpol|ing|pv|pvc|sc|ns|cm|all)[,TYPE...] [NAME...] [-o wide|json|yaml|name|jsonpath=…|custom-columns=…] [-w] [-A] [-l SELECTOR] [-L KEY] [-n NS] [flags]',
   examples: [
     "podvisor get pods -o jsonpath='{.items[*].status.podIP}'",
     'podvisor get pods -o custom-columns=NAME:.metadata.name,IP:.status.podIP',

@@ -14,15 +14,21 @@ export interface AppliedRef {
 }
 
 /** The cluster-scoped kinds among them (their test holds this equal to the kinds' scope). */
-const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'IngressClass']);
+const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'IngressClass', 'PriorityClass', 'StorageClass', 'PersistentVolume']);
+
+/** A kind's plural resource as apimachinery's UnsafeGuessKindToResource makes it (`networkpolicies`, `ingresses`, `deployments`). */
+function guessResource(kind: string): string {
+  const k = kind.toLowerCase();
+  if (k.endsWith('s')) return `${k}es`;
+  if (/[^aeiou]y$/.test(k)) return `${k.slice(0, -1)}ies`;
+  return `${k}s`;
+}
 
 /** `/apis/<group>/<version>[/namespaces/NS]/<resource>[/NAME]` (`/api/v1/…` for the core group); no namespace = all. */
 export function objectPath(apiVersion: string, kind: string, ns: string | undefined, name?: string): string {
   // Every kind of config/object-kinds.ts names its resource so (its test holds them equal): this module
   // leaves the kinds' defaults and validation, and the schema behind them, to the commands that apply.
-  // The plural as apimachinery's UnsafeGuessKindToResource makes it (`networkpolicy` → `networkpolicies`, `ingress` → `ingresses`).
-  const lower = kind.toLowerCase();
-  const resource = /[^aeiou]y$/.test(lower) ? `${lower.slice(0, -1)}ies` : lower.endsWith('s') ? `${lower}es` : `${lower}s`;
+  const resource = guessResource(kind);
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   // A cluster-scoped kind's path has no namespace whatever ns says.
   const base = ns === undefined || clusterScoped.has(kind) ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;

@@ -14,7 +14,7 @@ import { readSources } from './sources.js';
 import { describeDocument, expandList, parseSource, type ManifestDocument } from './documents.js';
 import { goQuote } from '../util/go-format.js';
 import { builtin } from '../util/builtins.js';
-import { isObjectKind, objectKinds, qualifiedName, removedVersions, type ManifestObject, type ObjectKind } from './object-kinds.js';
+import { isObjectKind, objectKinds, schemaTypeOf, qualifiedName, removedVersions, type ManifestObject, type ObjectKind } from './object-kinds.js';
 
 /** kubectl's --validate values: strict rejects unknown fields, warn reports them, ignore drops them. */
 export type ValidateMode = 'strict' | 'warn' | 'ignore';
@@ -96,7 +96,6 @@ export function formatInvalidObject(kind: string, name: string, errors: readonly
 }
 
 const kindHints: Record<string, string> = {
-  ReplicationController: 'podvisor runs ReplicaSets; use apps/v1 ReplicaSet or Deployment with the same spec',
   PodTemplate: 'podvisor runs Pods; use its template',
 };
 /** `a`, `a and b`, `a, b and c`. */
@@ -176,7 +175,7 @@ async function load(sources: readonly string[], opts: LoadOptions): Promise<Load
   const objectManifests: ManifestObject[] = [];
   // Decoded as soon as classified, so problems are reported in input order.
   const take = (c: Collected) => {
-    const decoded = strictDecode<Record<string, unknown>>(c.value, kindTypes[c.kind]);
+    const decoded = strictDecode<Record<string, unknown>>(c.value, isObjectKind(c.kind) ? schemaTypeOf(c.kind, String(c.value.apiVersion)) : kindTypes[c.kind]);
     reportDecodeProblems(c.doc, decoded.unknownFields, decoded.typeErrors);
     if (decoded.typeErrors.length) return;
     const clusterScoped = isObjectKind(c.kind) && !objectKinds[c.kind].namespaced;

@@ -2,6 +2,11 @@
 // Services, the workloads and the policy, access, networking and storage kinds the agent serves), each
 // with the API server's defaults and validation (the strategies of pkg/registry/*), so a file is
 // judged here in the words the agent's API would answer with.
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces, Services and
+// ReplicationControllers, the
+// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), policy/v1
+// PodDisruptionBudgets, autoscaling/v2 and v1 HorizontalPodAutoscalers and scheduling.k8s.io/v1 PriorityClasses, each with the API server's defaults and validation (the strategies of
+// pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
 import type { FieldError } from '../api/field-errors.js';
@@ -38,6 +43,10 @@ import {
   type PersistentVolumeClaim,
   type StorageClass,
 } from '../api/validation/storage.js';
+import { defaultPriorityClass, validatePriorityClass, type PriorityClass } from '../api/validation/scheduling.js';
+import { defaultHorizontalPodAutoscaler, hpaFromV1, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerV1 } from '../api/autoscaling.js';
+import { validateHorizontalPodAutoscaler } from '../api/validation/autoscaling.js';
+import { defaultReplicationController, validateReplicationController, type ReplicationController } from '../api/replication-controller.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -78,6 +87,9 @@ function validateAsCreated(job: Job): FieldError[] {
 }
 
 const rbacV1 = 'rbac.authorization.k8s.io/v1';
+/** An autoscaling/v1 HPA is judged as the API server judges it: converted to the stored version first. */
+const hpaDefaults = (o: HorizontalPodAutoscaler) =>
+  defaultHorizontalPodAutoscaler(o.apiVersion === 'autoscaling/v1' ? hpaFromV1(o as unknown as HorizontalPodAutoscalerV1) : o);
 
 const serviceDefaults = (s: ServiceLike) => defaultService(structuredClone(s));
 
@@ -122,9 +134,32 @@ export const objectKinds = {
     defaultPersistentVolumeClaim,
     validatePersistentVolumeClaim,
   ),
+  ReplicationController: rules<ReplicationController>(
+    ['v1'],
+    'replicationcontrollers',
+    'replicationcontroller',
+    defaultReplicationController,
+    validateReplicationController,
+  ),
+  HorizontalPodAutoscaler: rules<HorizontalPodAutoscaler>(
+    ['autoscaling/v2', 'autoscaling/v1'],
+    'horizontalpodautoscalers',
+    'horizontalpodautoscaler',
+    hpaDefaults,
+    validateHorizontalPodAutoscaler,
+  ),
+  PriorityClass: {
+    ...rules<PriorityClass>(['scheduling.k8s.io/v1'], 'priorityclasses', 'priorityclass', defaultPriorityClass, validatePriorityClass),
+    namespaced: false,
+  },
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
+
+/** The schema type an object of a kind is strictly decoded against in one of its versions. */
+export function schemaTypeOf(kind: ObjectKind, apiVersion: string): string {
+  return kind === 'HorizontalPodAutoscaler' && apiVersion === 'autoscaling/v1' ? kindTypes.HorizontalPodAutoscalerV1 : kindTypes[kind];
+}
 
 export function isObjectKind(kind: string): kind is ObjectKind {
   return Object.hasOwn(objectKinds, kind) && kind in kindTypes;
@@ -148,6 +183,7 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   NetworkPolicy: { 'extensions/v1beta1': '1.16' },
   Ingress: { 'extensions/v1beta1': '1.22', 'networking.k8s.io/v1beta1': '1.22' },
   IngressClass: { 'networking.k8s.io/v1beta1': '1.22' },
+  HorizontalPodAutoscaler: { 'autoscaling/v2beta1': '1.25', 'autoscaling/v2beta2': '1.26' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

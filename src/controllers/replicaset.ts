@@ -2,9 +2,12 @@
 // selector, adopting orphans that match and releasing owned pods that no longer do, creating pods
 // `<rs>-<5 chars>` from the template and deleting the least valuable first on scale-down, and writes
 // status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas with minReadySeconds,
-// observedGeneration). Event-driven: RS and pod watches enqueue the owning ReplicaSet.
+// observedGeneration). Event-driven: RS and pod watches enqueue the owning ReplicaSet. The same
+// controller keeps v1 ReplicationControllers (upstream's replication manager is the ReplicaSet
+// controller over RCs): a ReplicatedKind says which kind, its group version, its events' source and
+// how its selector reads as a LabelSelector.
 
-import type { Pod, ReplicaSet } from '../api/types.js';
+import type { LabelSelector, Pod, ReplicaSet } from '../api/types.js';
 import type { KubeObject } from '../kubeapi/backend.js';
 import { isConflictOrGone, type ControllerContext } from './context.js';
 import { objectKey, type Informer } from './informer.js';
@@ -28,6 +31,25 @@ function onlyStatusChanged(a: ReplicaSet, b: ReplicaSet): boolean {
   return rest(a) === rest(b);
 }
 
+/** The kind a ReplicaSetController keeps (NewBaseController's GroupVersionKind, event source and queue name). */
+export interface ReplicatedKind {
+  kind: string;
+  apiVersion: string;
+  /** The events' source component. */
+  component: string;
+  queueName: string;
+  /** The object as the controller reads it: a ReplicaSet (an RC's selector map as matchLabels). */
+  asReplicaSet(o: KubeObject): ReplicaSet;
+}
+
+export const replicaSetKind: ReplicatedKind = {
+  kind: 'ReplicaSet',
+  apiVersion: 'apps/v1',
+  component: 'replicaset-controller',
+  queueName: 'replicaset',
+  asReplicaSet: (o) => o as ReplicaSet,
+};
+
 export class ReplicaSetController {
   readonly queue: WorkQueue;
   private readonly sets: Informer<ReplicaSet>;
@@ -37,12 +59,15 @@ export class ReplicaSetController {
   /** Its creations and deletions not yet seen by the pod informer. */
   private readonly expectations: ControllerExpectations;
 
-  constructor(private readonly ctx: ControllerContext) {
-    this.queue = ctx.workQueue('replicaset', (key) => this.sync(key));
-    this.podControl = new PodControl(ctx.backend, ctx.recorder('replicaset-controller'));
-    this.refusals = new RefusalBackoff(this.queue, ctx.logger, 'replicaset');
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly kind: ReplicatedKind = replicaSetKind,
+  ) {
+    this.queue = ctx.workQueue(kind.queueName, (key) => this.sync(key));
+    this.podControl = new PodControl(ctx.backend, ctx.recorder(kind.component));
+    this.refusals = new RefusalBackoff(this.queue, ctx.logger, kind.queueName);
     this.expectations = new ControllerExpectations(() => ctx.clock.now());
-    this.sets = ctx.informer<ReplicaSet>('ReplicaSet');
+    this.sets = ctx.informer<ReplicaSet>(kind.kind);
     this.sets.on({
       onAdd: (rs) => this.queue.add(objectKey(rs)),
       // Its own status writes are no reason to sync again (a failure's message would retry it at once, past its back-off).
@@ -74,16 +99,21 @@ export class ReplicaSetController {
   /** The key of the ReplicaSet controlling the pod, if one does. */
   private ownerKey(p: Pod): string | undefined {
     const ref = controllerRef(p);
-    return ref?.kind === 'ReplicaSet' ? `${p.metadata?.namespace ?? ''}/${ref.name}` : undefined;
+    return ref?.kind === this.kind.kind ? `${p.metadata?.namespace ?? ''}/${ref.name}` : undefined;
   }
 
   private enqueueFor(p: Pod): void {
-    for (const key of controllersOfPod(p, 'ReplicaSet', this.sets, (rs) => rs.spec?.selector)) this.queue.add(key);
+    for (const key of controllersOfPod(p, this.kind.kind, this.sets, (rs) => this.selectorOf(rs))) this.queue.add(key);
+  }
+
+  private selectorOf(o: ReplicaSet): LabelSelector | undefined {
+    return this.kind.asReplicaSet(o as KubeObject).spec?.selector;
   }
 
   private async sync(key: string): Promise<void> {
     const [ns, name] = key.split('/') as [string, string];
-    const rs = this.sets.get(ns, name);
+    const stored = this.sets.get(ns, name);
+    const rs = stored && this.kind.asReplicaSet(stored as KubeObject);
     if (!rs) this.expectations.delete(key);
     if (!rs || rs.metadata?.deletionTimestamp) return;
     const uid = rs.metadata!.uid!;
@@ -91,15 +121,16 @@ export class ReplicaSetController {
     const needsSync = this.expectations.satisfied(key);
     if (!needsSync) this.queue.addAfter(key, ExpectationsTimeoutMs + 1);
     // The active pods it owns or adopts (FilterActivePods, then ClaimPods).
-    const claimer = { owner: rs, apiVersion: 'apps/v1', kind: 'ReplicaSet', selector: rs.spec?.selector };
+    const { kind, apiVersion } = this.kind;
+    const claimer = { owner: rs, apiVersion, kind, selector: rs.spec?.selector };
     const owned = await claimPods(this.ctx.backend, claimer, this.ctx.pods.list(ns).filter(isPodActive));
     const active = owned.filter(isPodActive);
     const want = rs.spec?.replicas ?? 1;
     const diff = active.length - want;
-    const ref = workloadRef(rs, 'apps/v1', 'ReplicaSet');
+    const ref = workloadRef(rs, apiVersion, kind);
     let failure: string | undefined;
     if (needsSync && diff < 0) {
-      const owner = ownerRefTo(rs, 'apps/v1', 'ReplicaSet');
+      const owner = ownerRefTo(rs, apiVersion, kind);
       let lastName = '';
       const count = Math.min(-diff, burstReplicas);
       this.expectations.expectCreations(key, count);
@@ -133,13 +164,14 @@ export class ReplicaSetController {
       }
     }
     await this.writeStatus(
+      stored as KubeObject,
       rs,
       this.ctx.pods.list(ns).filter((p) => controllerRef(p)?.uid === uid && isPodActive(p)),
       diff < 0 ? failure : undefined,
     );
   }
 
-  private async writeStatus(rs: ReplicaSet, pods: Pod[], failure: string | undefined): Promise<void> {
+  private async writeStatus(stored: KubeObject, rs: ReplicaSet, pods: Pod[], failure: string | undefined): Promise<void> {
     const now = this.ctx.clock.now();
     const minReady = rs.spec?.minReadySeconds ?? 0;
     let available = 0;
@@ -182,7 +214,7 @@ export class ReplicaSetController {
     else delete (status as { conditions?: unknown }).conditions;
     if (soonest !== undefined) this.queue.addAfter(objectKey(rs), soonest);
     try {
-      await this.ctx.storage('ReplicaSet').updateStatus!({ ...rs, status } as KubeObject, {});
+      await this.ctx.storage(this.kind.kind).updateStatus!({ ...stored, status } as KubeObject, {});
     } catch (err) {
       if (!isConflictOrGone(err)) throw err;
     }

@@ -1,9 +1,10 @@
 // The workload controllers of the standalone agent, started together over one set of shared
-// informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets,
+// informers (kube-controller-manager's role, for the kinds this agent keeps): ReplicaSets, ReplicationControllers,
 // Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces, PodDisruptionBudgets (the
-// disruption controller), ResourceQuotas (the resource quota controller), ClusterRole aggregation, the
-// `default` ServiceAccount and `kube-root-ca.crt` ConfigMap of every namespace, the garbage collector
-// and, where claims are kept, the PV binder, the local provisioner and the pvc/pv-protection controllers. In
+// disruption controller), ResourceQuotas (the resource quota controller), HorizontalPodAutoscalers,
+// ClusterRole aggregation, the `default` ServiceAccount and `kube-root-ca.crt` ConfigMap of every
+// namespace, the garbage collector and, where claims are kept, the PV binder, the local provisioner
+// and the pvc/pv-protection controllers. In
 // cluster mode the cluster's own controllers run these.
 
 import type { EventRecorderFactory } from '../events/recorder.js';
@@ -17,6 +18,7 @@ import { DaemonSetController } from './daemonset.js';
 import { DeploymentController } from './deployment.js';
 import { DisruptionController } from './disruption.js';
 import { GarbageCollector } from './garbage-collector.js';
+import { HorizontalController } from './horizontal.js';
 import { JobController } from './job.js';
 import { LocalPathProvisioner, type LocalPathOptions } from './local-path-provisioner.js';
 import { PersistentVolumeController } from './persistentvolume.js';
@@ -26,6 +28,7 @@ import { ResourceQuotaController } from './resource-quota.js';
 import { ReplicaSetController } from './replicaset.js';
 import { RootCACertPublisher } from './root-ca-publisher.js';
 import { ServiceAccountsController } from './serviceaccounts.js';
+import { startReplicationManager } from './replication.js';
 import { StatefulSetController } from './statefulset.js';
 
 export interface WorkloadControllers {
@@ -38,6 +41,8 @@ export interface WorkloadControllers {
 export interface ControllerOptions {
   rootCA?: string;
   storage?: LocalPathOptions;
+  /** --horizontal-pod-autoscaler-sync-period. */
+  hpaSyncPeriodMs?: number;
 }
 
 export function startWorkloadControllers(
@@ -56,6 +61,7 @@ export function startWorkloadControllers(
   }
   // Each registers its handlers and its work queue with the context; their order does not matter.
   new ReplicaSetController(ctx);
+  if (backend.objects?.storage('ReplicationController')) startReplicationManager(ctx);
   new DeploymentController(ctx);
   new JobController(ctx);
   new StatefulSetController(ctx);
@@ -64,6 +70,8 @@ export function startWorkloadControllers(
   if (backend.objects?.storage('PodDisruptionBudget')) new DisruptionController(ctx);
   if (backend.objects?.storage('ClusterRole')) new ClusterRoleAggregationController(ctx);
   if (backend.objects?.storage('ResourceQuota')) new ResourceQuotaController(ctx);
+  if (backend.objects?.storage('HorizontalPodAutoscaler'))
+    new HorizontalController(ctx, { ...(opts.hpaSyncPeriodMs !== undefined ? { syncPeriodMs: opts.hpaSyncPeriodMs } : {}) });
   new NamespaceController(ctx);
   if (backend.objects?.storage('ServiceAccount')) new ServiceAccountsController(ctx);
   if (opts.rootCA) new RootCACertPublisher(ctx, opts.rootCA);

@@ -96,6 +96,11 @@ export interface ObjectStrategy {
   schemaType: string;
   /** The schema that holds schemaType, when not the API schema (a kind the generated schema lacks). */
   schema?: Schema;
+  /**
+   * Further versions an object may be written in (autoscaling/v1 beside v2), by apiVersion: the type
+   * it is strictly decoded against, and its conversion to the stored version.
+   */
+  versions?: Readonly<Record<string, { schemaType: string; toStored(obj: KubeObject): KubeObject }>>;
   /** Fills in defaults after decoding. */
   defaults?(obj: KubeObject): KubeObject;
   /** What create adds once the object has its uid, before validation (PrepareForCreate: a Job's generated selector). */
@@ -122,11 +127,14 @@ export interface ObjectStrategy {
    * registry's BeginCreate/BeginUpdate), after validation; old is the stored version on update.
    */
   allocate?(obj: KubeObject, old: KubeObject | undefined, stored: readonly KubeObject[]): FieldError[];
+  /** Refuses a deletion the kind forbids (a system PriorityClass); throws the ApiError. */
+  admitDelete?(obj: KubeObject): void;
   /** Gives back what allocate chose for an object that is not stored after all (a dry run): nothing stays allocated. */
   release?(obj: KubeObject): void;
   /**
-   * Admission with the store's other kinds at hand, after defaults and validation (the DefaultStorageClass
-   * admission on create; PersistentVolumeClaimResize on update, old set): the object to store, or an ApiError.
+   * Admission with the store's kinds at hand, after defaults and validation (the DefaultStorageClass
+   * admission on create; PersistentVolumeClaimResize on update, old set; the Priority plugin's single
+   * global default PriorityClass): the object to store, or an ApiError.
    */
   admit?(obj: KubeObject, read: (kind: string) => readonly KubeObject[], old?: KubeObject): KubeObject;
   /** Finalizers the kind keeps outside metadata.finalizers (a Namespace's spec.finalizers): a deleted object stays until they are gone too. */

@@ -47,6 +47,20 @@ export interface ScaleSubresource {
   statusReplicasPath: string;
   /** Dot path of the label selector: serialized (a CRD's `status.selector`) or a LabelSelector (`spec.selector`). */
   labelSelectorPath?: string;
+  /** The selector at labelSelectorPath is a plain map of labels (a ReplicationController's), not a LabelSelector. */
+  labelSelectorIsMap?: true;
+}
+
+/**
+ * A further version a kind is served at beside the stored one (autoscaling/v1 beside v2), its objects
+ * converted on the way in and out (the apiserver's conversion through the internal version).
+ */
+export interface VersionConversion {
+  version: string;
+  /** The stored object as this version serves it. */
+  fromStored(obj: KubeObject): KubeObject;
+  /** An object of this version as stored (its Table is printed from that; writes are converted by the storage's strategy). */
+  toStored(obj: KubeObject): KubeObject;
 }
 
 export interface ResourceDef<T extends KubeObject = KubeObject> {
@@ -77,6 +91,8 @@ export interface ResourceDef<T extends KubeObject = KubeObject> {
   scale?: ScaleSubresource;
   /** Further subresources by name (log, exec, attach, portforward). */
   connect?: Readonly<Record<string, ConnectSubresource<T>>>;
+  /** The other versions the kind is served at (the table lists a row for each: versions.ts servedVersions). */
+  otherVersions?: readonly VersionConversion[];
 }
 
 /** The group/version an object of the kind carries in apiVersion (`v1`, `apps/v1`). */

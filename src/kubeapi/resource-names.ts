@@ -23,9 +23,13 @@ export function resolveResource(table: readonly ResourceDef[], given: string): R
 /** The rows of a category (`all`), in discovery's order. */
 export function categoryMembers(table: readonly ResourceDef[], category: string): ResourceDef[] {
   const groups = [...new Set(table.map((d) => d.group))];
-  return table
-    .filter((d) => d.categories?.includes(category))
-    .sort((a, b) => groups.indexOf(a.group) - groups.indexOf(b.group) || a.resource.localeCompare(b.resource));
+  return (
+    table
+      .filter((d) => d.categories?.includes(category))
+      // A kind served at several versions is one member: its first row.
+      .filter((d, i, rows) => rows.findIndex((o) => o.group === d.group && o.resource === d.resource) === i)
+      .sort((a, b) => groups.indexOf(a.group) - groups.indexOf(b.group) || a.resource.localeCompare(b.resource))
+  );
 }
 
 /** `/api/v1[/namespaces/NS]/RESOURCE[/NAME]` (`/apis/GROUP/VERSION/…` outside the core group); a namespaced kind without ns: every namespace. */

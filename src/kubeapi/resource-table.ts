@@ -9,6 +9,7 @@ import { configMaps, secrets } from './kinds/config.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { ingressClasses, ingresses } from './kinds/ingresses.js';
+import { horizontalPodAutoscalers } from './kinds/horizontal-pod-autoscalers.js';
 import { leases } from './kinds/leases.js';
 import { limitRanges } from './kinds/limit-ranges.js';
 import { resourceQuotas } from './kinds/resource-quotas.js';
@@ -21,10 +22,13 @@ import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
 import { rbacResources } from './kinds/rbac.js';
 import { serviceAccounts } from './kinds/service-accounts.js';
+import { priorityClasses } from './kinds/priority-classes.js';
+import { replicationControllers } from './kinds/replication-controllers.js';
 import { services } from './kinds/services.js';
 import { storageClasses } from './kinds/storage-classes.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
+import { servedVersions } from './versions.js';
 
 export const resourceTable: readonly ResourceDef[] = [
   configMaps,
@@ -35,6 +39,7 @@ export const resourceTable: readonly ResourceDef[] = [
   secrets,
   podMetricsResource,
   ...workloadResources,
+  replicationControllers,
   services,
   endpoints,
   endpointSlices,
@@ -53,6 +58,8 @@ export const resourceTable: readonly ResourceDef[] = [
   persistentVolumes,
   persistentVolumeClaims,
   storageClasses,
+  priorityClasses,
+  ...servedVersions(horizontalPodAutoscalers),
 ];
 
 export interface GroupVersions {

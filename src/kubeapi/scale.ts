@@ -23,7 +23,8 @@ export function scaleOf(obj: Obj, paths: ScaleSubresource): KubeObject {
   const m = obj.metadata;
   const at = paths.labelSelectorPath ? getPath(obj, paths.labelSelectorPath) : undefined;
   // A built-in kind's spec.selector is a LabelSelector; the Scale carries its string form.
-  const selector = at !== null && typeof at === 'object' ? selectorString(at as LabelSelector) : at;
+  const asSelector = (o: object): LabelSelector => (paths.labelSelectorIsMap ? { matchLabels: o as Record<string, string> } : (o as LabelSelector));
+  const selector = at !== null && typeof at === 'object' ? selectorString(asSelector(at)) : at;
   const replicas = (path: string) => {
     const v = getPath(obj, path);
     return typeof v === 'number' ? v : 0;

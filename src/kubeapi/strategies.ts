@@ -44,6 +44,18 @@ import { validateServiceAccount, type ServiceAccount } from '../api/service-acco
 import { defaultLimitRange, validateLimitRange, type LimitRange } from '../api/validation/limit-range.js';
 import { validateResourceQuota, type ResourceQuota } from '../api/validation/resource-quota.js';
 import { defaultNetworkPolicy, validateNetworkPolicy, type NetworkPolicy } from '../api/validation/network-policy.js';
+import {
+  defaultClassOf,
+  defaultPriorityClass,
+  isSystemPriorityClass,
+  validatePriorityClass,
+  validatePriorityClassUpdate,
+  type PriorityClass,
+} from '../api/validation/scheduling.js';
+import { forbiddenObject } from '../http/status.js';
+import { defaultHorizontalPodAutoscaler, hpaFromV1, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerV1 } from '../api/autoscaling.js';
+import { validateHorizontalPodAutoscaler } from '../api/validation/autoscaling.js';
+import { defaultReplicationController, validateReplicationController, type ReplicationController } from '../api/replication-controller.js';
 import type { KubeObject, ObjectStrategy } from './backend.js';
 import { ingressClassStrategy } from './ingress-strategy.js';
 import { leaseStrategy } from './lease-strategy.js';
@@ -298,6 +310,68 @@ export const networkPolicyStrategy: ObjectStrategy = {
   validate: (o) => validateNetworkPolicy(o as NetworkPolicy),
 };
 
+/**
+ * scheduling.k8s.io/v1 PriorityClasses (pkg/registry/scheduling/priorityclass, and the Priority
+ * admission plugin's validatePriorityClass): one global default at most, the system classes never deleted.
+ */
+export const priorityClassStrategy: ObjectStrategy = {
+  kind: 'PriorityClass',
+  resource: 'priorityclasses',
+  apiVersion: 'scheduling.k8s.io/v1',
+  namespaced: false,
+  schemaType: kindTypes.PriorityClass,
+  defaults: (o) => defaultPriorityClass(o as PriorityClass) as KubeObject,
+  validate: (o) => validatePriorityClass(o as PriorityClass),
+  validateUpdate: (next, old) => validatePriorityClassUpdate(next as PriorityClass, old as PriorityClass),
+  admit: (o, read, old) => {
+    const pc = o as PriorityClass;
+    if (!pc.globalDefault) return o;
+    const dpc = defaultClassOf(read('PriorityClass') as PriorityClass[]);
+    const name = pc.metadata?.name ?? '';
+    // A second default created, or another class made the default while one exists.
+    if (dpc && (old === undefined || dpc.metadata?.name !== name)) {
+      throw forbiddenObject(
+        'priorityclasses',
+        'scheduling.k8s.io',
+        name,
+        `PriorityClass ${dpc.metadata?.name} is already marked as default. Only one default can exist`,
+      );
+    }
+    return o;
+  },
+  admitDelete: (o) => {
+    const name = o.metadata?.name ?? '';
+    if (isSystemPriorityClass(name))
+      throw forbiddenObject('priorityclasses', 'scheduling.k8s.io', name, 'this is a system priority class and cannot be deleted');
+  },
+};
+
+/**
+ * HorizontalPodAutoscalers, stored as autoscaling/v2 (pkg/registry/autoscaling/horizontalpodautoscaler):
+ * the spec may change, the status is the HPA controller's (desiredReplicas has no omitempty).
+ */
+export const horizontalPodAutoscalerStrategy: ObjectStrategy = {
+  kind: 'HorizontalPodAutoscaler',
+  resource: 'horizontalpodautoscalers',
+  apiVersion: 'autoscaling/v2',
+  namespaced: true,
+  schemaType: kindTypes.HorizontalPodAutoscaler,
+  versions: { 'autoscaling/v1': { schemaType: kindTypes.HorizontalPodAutoscalerV1, toStored: (o) => hpaFromV1(o as HorizontalPodAutoscalerV1) as KubeObject } },
+  statusSubresource: true,
+  initialStatus: () => ({ desiredReplicas: 0 }),
+  defaults: (o) => defaultHorizontalPodAutoscaler(o as HorizontalPodAutoscaler) as KubeObject,
+  validate: (o) => validateHorizontalPodAutoscaler(o as HorizontalPodAutoscaler),
+  validateUpdate: () => [],
+};
+
+/** v1 ReplicationControllers (pkg/registry/core/replicationcontroller): a workload whose selector may change. */
+export const replicationControllerStrategy = workload<ReplicationController>('ReplicationController', 'replicationcontrollers', 'v1', {
+  defaults: defaultReplicationController,
+  validate: validateReplicationController,
+  validateUpdate: () => [],
+  initialStatus: { replicas: 0 },
+});
+
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy). */
 /** Every kind the agent's object store keeps (Services join them with the agent's allocator: serviceStrategy; Ingresses with the stored classes: ingressStrategy). */
 export const objectStrategies: readonly ObjectStrategy[] = [
@@ -323,4 +397,7 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   networkPolicyStrategy,
   ingressClassStrategy,
   ...storageStrategies,
+  priorityClassStrategy,
+  horizontalPodAutoscalerStrategy,
+  replicationControllerStrategy,
 ];

@@ -27,7 +27,7 @@ test('two groups serving one name: the core group first, the other by its group'
 test('the all category in the order kubectl lists it', () => {
   assert.deepEqual(
     categoryMembers(resourceTable, 'all').map((d) => d.resource),
-    ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs'],
+    ['pods', 'replicationcontrollers', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets', 'cronjobs', 'jobs', 'horizontalpodautoscalers'],
   );
 });
 

@@ -250,7 +250,9 @@ spec:
 `,
   );
   await waitFor('low Running', async () => (await podStates(a, 'app=low'))[0]?.phase === 'Running', 60_000);
-  await apply(a, 'high', bare('high', '800m', '  priority: 1000\n'));
+  // Its priority comes from its class (the Priority admission plugin); spec.priority may not be written by hand.
+  await apply(a, 'high-class', 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n');
+  await apply(a, 'high', bare('high', '800m', '  priorityClassName: high\n'));
   const cond = await waitFor(
     'low terminating with DisruptionTarget, high nominated',
     async () => {
@@ -274,7 +276,7 @@ spec:
   await waitFor('high Running in low’s place', async () => (await podStates(a, 'app=high'))[0]?.phase === 'Running', 60_000);
   r = await kubectl(a, ['get', 'events', '--field-selector', 'reason=Preempted', '-o', 'jsonpath={.items[*].involvedObject.name}']);
   assert.match(r.stdout, /\blow\b/);
-  await deleteAndWait(a, ['pod/high'], 'app=high');
+  await deleteAndWait(a, ['pod/high', 'priorityclass/high'], 'app=high');
 });
 
 test('kubectl drain cordons the node and evicts its pods through the eviction API; their replacements wait', { skip }, async (t) => {
