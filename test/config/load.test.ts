@@ -156,11 +156,6 @@ const kindRows: [string, string, string][] = [
     'apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: ClusterRole\nmetadata: {name: r}\n',
     'no matches for kind "ClusterRole" in version "rbac.authorization.k8s.io/v1beta1": podvisor reads ClusterRole in rbac.authorization.k8s.io/v1 (rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in Kubernetes 1.22; set apiVersion: rbac.authorization.k8s.io/v1)',
   ],
-  [
-    'ReplicationController',
-    'apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc}\n',
-    'v1 ReplicationController "rc" is not supported: podvisor runs ReplicaSets; use apps/v1 ReplicaSet or Deployment with the same spec',
-  ],
   ['PodTemplate', 'apiVersion: v1\nkind: PodTemplate\nmetadata: {name: t}\n', 'v1 PodTemplate "t" is not supported: podvisor runs Pods; use its template'],
   ['Pod in a wrong version', 'apiVersion: v2\nkind: Pod\nmetadata: {name: p}\n', 'no matches for kind "Pod" in version "v2": podvisor reads v1 objects'],
   ['no kind', 'apiVersion: v1\nmetadata: {name: p}\n', 'kind not set'],

@@ -145,6 +145,8 @@ describe('generic registry: a kind that is one table row', () => {
         'authentication.k8s.io',
         'networking.k8s.io',
         'storage.k8s.io',
+        'scheduling.k8s.io',
+        'autoscaling',
         'example.com',
       ],
     );
