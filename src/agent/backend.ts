@@ -6,7 +6,8 @@ import type { Event, Pod } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
 import type { CreateOptions, DeleteOptions, KubeBackend, KubeObject, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
 import { formatFieldError } from '../api/field-errors.js';
-import { runtimeObjectRules, runtimeObjectWarnings } from '../runtime/pod-rules.js';
+import { runtimeObjectRules, runtimeObjectWarnings, type PodCapabilities } from '../runtime/pod-rules.js';
+import type { RuntimeClass } from '../api/validation/node.js';
 import { detectRuntimeHost } from '../runtime/process-runtime.js';
 import { alreadyExists, ApiError, conflict, invalid, staleObject } from '../http/status.js';
 import { decodeAPIPod, validatePodUpdate } from './api-pods.js';
@@ -14,13 +15,13 @@ import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
 import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { UsageCollector } from './usage.js';
-import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
-  runtimeCapabilities: RuntimeCapabilities;
+  /** What each pod's runtime can do (chosen by its RuntimeClass on an agent of several runtimes). */
+  runtimeCapabilities: PodCapabilities;
   registry: PodRegistry;
   streams: PodStreams;
   usage: UsageCollector;
@@ -70,6 +71,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     const { pod } = decodeAPIPod(raw, {
       nodeName: this.nodeName,
       capabilities: this.d.runtimeCapabilities,
+      runtimeClass: (name) => this.objects.get('RuntimeClass', '', name) as RuntimeClass | undefined,
       uid: randomUUID(),
       fields: opts,
     });

@@ -39,6 +39,7 @@ import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 import type { Node, Taint } from '../api/types.js';
 import { AgentNode } from './agent-node.js';
 import { AgentNodeLease } from './agent-node-lease.js';
+import { BUILTIN_RUNTIME_CLASSES, capabilitiesByRuntimeClass } from '../runtime/pod-rules.js';
 import { Scheduler } from '../scheduler/schedule-one.js';
 import { TaintEvictionController } from '../scheduler/taint-eviction.js';
 import { holdsNode } from '../scheduler/framework.js';
@@ -198,7 +199,7 @@ export class StandaloneAgent implements KubeletView {
     this.usage = new UsageCollector(this.runtime, opts.clock);
     this.backend = new AgentBackend({
       nodeName: opts.nodeName,
-      runtimeCapabilities: this.runtime.capabilities,
+      runtimeCapabilities: capabilitiesByRuntimeClass(this.runtime, (name) => objects.runtimeClass(name)?.handler),
       registry: this.registry,
       streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
       usage: this.usage,
@@ -295,6 +296,7 @@ export class StandaloneAgent implements KubeletView {
   async startServiceNetwork(): Promise<void> {
     // The system namespaces exist from the first start, stored with the time they were made (kube-apiserver's bootstrap).
     await this.backend.objects.createSystemNamespaces();
+    await this.backend.objects.createBuiltinRuntimeClasses(BUILTIN_RUNTIME_CLASSES);
     const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
     const podNetwork = this.runtime.capabilities.network === 'pod';
     this.serviceRoute = await routeServiceRange(range);

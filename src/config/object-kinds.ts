@@ -1,6 +1,6 @@
 // The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
-// PodDisruptionBudgets, each with the API server's defaults and validation (the strategies of
+// PodDisruptionBudgets and node.k8s.io/v1 RuntimeClasses, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
@@ -11,6 +11,7 @@ import { validateCronJob, validateJob, withGeneratedSelector } from '../api/vali
 import { defaultService, validateService, type ServiceLike } from '../api/validation/service.js';
 import { defaultNamespaceObject, validateNamespace, type NamespaceObject } from '../api/namespace.js';
 import { validatePodDisruptionBudget, type PodDisruptionBudget } from '../api/validation/policy.js';
+import { validateRuntimeClass, type RuntimeClass } from '../api/validation/node.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -62,6 +63,7 @@ export const objectKinds = {
   Job: rules<Job>(['batch/v1'], 'jobs', 'job', defaultJob, validateAsCreated),
   CronJob: rules<CronJob>(['batch/v1'], 'cronjobs', 'cronjob', defaultCronJob, validateCronJob),
   PodDisruptionBudget: rules<PodDisruptionBudget>(['policy/v1'], 'poddisruptionbudgets', 'poddisruptionbudget', structuredClone, validatePodDisruptionBudget),
+  RuntimeClass: { ...rules<RuntimeClass>(['node.k8s.io/v1'], 'runtimeclasses', 'runtimeclass', structuredClone, validateRuntimeClass), namespaced: false },
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
@@ -81,6 +83,7 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   StatefulSet: { 'apps/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   DaemonSet: { 'extensions/v1beta1': '1.16', 'apps/v1beta2': '1.16' },
   PodDisruptionBudget: { 'policy/v1beta1': '1.25' },
+  RuntimeClass: { 'node.k8s.io/v1beta1': '1.25', 'node.k8s.io/v1alpha1': '1.25' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

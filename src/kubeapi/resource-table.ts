@@ -12,6 +12,7 @@ import { nodes } from './kinds/nodes.js';
 import { podDisruptionBudgets } from './kinds/pod-disruption-budgets.js';
 import { podMetricsResource } from './kinds/pod-metrics.js';
 import { pods } from './kinds/pods.js';
+import { runtimeClasses } from './kinds/runtime-classes.js';
 import { services } from './kinds/services.js';
 import { workloadResources } from './kinds/workloads.js';
 import { groupVersionOf, type ResourceDef } from './resource-def.js';
@@ -30,6 +31,7 @@ export const resourceTable: readonly ResourceDef[] = [
   endpointSlices,
   leases,
   podDisruptionBudgets,
+  runtimeClasses,
 ];
 
 export interface GroupVersions {

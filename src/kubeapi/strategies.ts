@@ -44,6 +44,7 @@ import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { nodeStrategy } from './node-strategy.js';
+import { runtimeClassStrategy } from './kinds/runtime-classes.js';
 import type { ServiceAllocator } from './service-allocator.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
@@ -254,4 +255,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   nodeStrategy,
   leaseStrategy,
   podDisruptionBudgetStrategy,
+  runtimeClassStrategy,
 ];

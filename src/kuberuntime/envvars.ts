@@ -19,6 +19,8 @@ export interface ObjectLookup {
   secret(namespace: string, name: string): Secret | undefined;
   /** The Services of a namespace, for the service-link variables (none when the node keeps none). */
   services?(namespace: string): readonly ServiceForEnv[];
+  /** A node.k8s.io/v1 RuntimeClass by name (none when the node keeps none: the built-in classes only). */
+  runtimeClass?(name: string): { handler: string } | undefined;
 }
 
 /** What the service-link variables read of a Service. */

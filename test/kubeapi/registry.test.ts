@@ -133,7 +133,7 @@ describe('generic registry: a kind that is one table row', () => {
     const groups = await call('GET', '/apis');
     assert.deepEqual(
       groups.body.groups.map((g: { name: string }) => g.name),
-      ['metrics.k8s.io', 'apps', 'batch', 'discovery.k8s.io', 'coordination.k8s.io', 'policy', 'example.com'],
+      ['metrics.k8s.io', 'apps', 'batch', 'discovery.k8s.io', 'coordination.k8s.io', 'policy', 'node.k8s.io', 'example.com'],
     );
     const group = await call('GET', '/apis/example.com');
     assert.equal(group.body.preferredVersion.groupVersion, 'example.com/v1');
