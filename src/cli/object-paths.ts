@@ -17,9 +17,10 @@ export interface AppliedRef {
 export function objectPath(apiVersion: string, kind: string, ns: string | undefined, name?: string): string {
   // Every kind of config/object-kinds.ts names its resource so (its test holds them equal): this module
   // leaves the kinds' defaults and validation, and the schema behind them, to the commands that apply.
-  const resource = `${kind.toLowerCase()}s`;
+  const lower = kind.toLowerCase();
+  const resource = lower.endsWith('s') ? `${lower}es` : `${lower}s`;
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  // A Namespace is cluster-scoped: its path has no namespace whatever ns says.
-  const base = ns === undefined || kind === 'Namespace' ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
+  // A Namespace and a RuntimeClass are cluster-scoped: their paths have no namespace whatever ns says.
+  const base = ns === undefined || kind === 'Namespace' || kind === 'RuntimeClass' ? root : `${root}/namespaces/${encodeURIComponent(ns)}`;
   return `${base}/${resource}${name !== undefined ? `/${encodeURIComponent(name)}` : ''}`;
 }

@@ -44,7 +44,7 @@ import type { KubeObject, ObjectStrategy } from './backend.js';
 import { leaseStrategy } from './lease-strategy.js';
 import { namespaceStrategy } from './namespace-strategy.js';
 import { nodeStrategy } from './node-strategy.js';
-import { runtimeClassStrategy } from './kinds/runtime-classes.js';
+import { runtimeClassStrategy } from './runtime-class-strategy.js';
 import type { ServiceAllocator } from './service-allocator.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */

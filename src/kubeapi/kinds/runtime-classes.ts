@@ -1,15 +1,14 @@
-// The resource table's row for node.k8s.io/v1 RuntimeClasses (cluster-scoped), and how the object
-// store keeps them: validated as ValidateRuntimeClass does, the handler immutable, printed as
+// The resource table's row for node.k8s.io/v1 RuntimeClasses (cluster-scoped), kept by the object
+// store (runtime-class-strategy.ts: validated as ValidateRuntimeClass does, the handler immutable), printed as
 // `kubectl get runtimeclass` prints them (printRuntimeClass: NAME, HANDLER, AGE). The kubelet resolves
 // a pod's runtimeClassName to its handler through them, and the RuntimeClass admission plugin
 // (agent/runtime-class-admission.ts) sets a pod's overhead and scheduling from them.
 // Upstream: pkg/registry/node/runtimeclass, pkg/printers/internalversion printRuntimeClass.
 
-import { kindTypes } from '../../api/schema.js';
-import { validateRuntimeClass, validateRuntimeClassUpdate, type RuntimeClass } from '../../api/validation/node.js';
+import type { RuntimeClass } from '../../api/validation/node.js';
 import { translateTimestampSince } from '../../printers/ages.js';
 import { ageDescription, col, nameDescription, rowObject, table, type TableOptions } from '../../printers/tables.js';
-import type { KubeObject, ObjectStrategy } from '../backend.js';
+import type { KubeObject } from '../backend.js';
 import { resource } from '../resource-def.js';
 
 const handlerDescription =
@@ -39,14 +38,3 @@ export const runtimeClasses = resource({
   storage: (b) => b.objects?.storage('RuntimeClass'),
   table: runtimeClassTable,
 });
-
-/** How the object store keeps RuntimeClasses (pkg/registry/node/runtimeclass strategy). */
-export const runtimeClassStrategy: ObjectStrategy = {
-  kind: 'RuntimeClass',
-  resource: 'runtimeclasses',
-  apiVersion: 'node.k8s.io/v1',
-  namespaced: false,
-  schemaType: kindTypes.RuntimeClass,
-  validate: (o) => validateRuntimeClass(o as RuntimeClass),
-  validateUpdate: (next, old) => validateRuntimeClassUpdate(next as RuntimeClass, old as RuntimeClass),
-};
