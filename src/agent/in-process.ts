@@ -96,7 +96,9 @@ export async function createInProcessAgent(deps: InProcessAgentDeps): Promise<In
     if (settings.managedContainerd) await (await import('../runtime/containerd/managed.js')).stopIdleManagedContainerd(settings.rootDir, logger);
     if (settings.cniConfDir || settings.podNetwork) await (await import('./pod-network.js')).releasePodNetwork(settings, logger);
     // A process runtime service with nothing left to supervise stops; the next agent starts it again.
-    if (empty && settings.runtime === 'process' && settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir)) {
+    const ownService =
+      settings.runtime === 'process' ? settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir) : !!settings.processRuntimeEndpoint;
+    if (empty && ownService) {
       const pid = lockHolder(stateDir, same);
       if (pid) process.kill(pid, 'SIGTERM');
     }

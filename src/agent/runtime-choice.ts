@@ -68,7 +68,7 @@ export function chooseRuntime(containers: readonly ManifestContainer[], hostProb
     if (hosted)
       return {
         runtime: MIXED_RUNTIME,
-        why: `${which}: they run their images' entrypoints, on the containerd podvisor starts; ${hosted} container${hosted === 1 ? '' : 's'} of RuntimeClass process run as host processes`,
+        why: `${which}: they run their images' entrypoints, on the containerd podvisor starts; ${hosted === 1 ? '1 container of RuntimeClass process runs as a host process' : `${hosted} containers of RuntimeClass process run as host processes`}`,
       };
     return { runtime: 'containerd', why: `${which}: they run their images' entrypoints, on the containerd podvisor starts` };
   }
