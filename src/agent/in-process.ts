@@ -82,7 +82,9 @@ export async function createInProcessAgent(deps: InProcessAgentDeps): Promise<In
   const stateDir = runtimeStateDir(settings.rootDir);
   // An agent that dies leaves its containers to the runtime service, for the next start to adopt; this
   // last resort stops its sandboxes instead (CRI StopPodSandbox: their containers killed at once).
-  const killAllSync = () => stopPodSandboxesSync(settings.runtimeEndpoint, kubelet.sandboxIds());
+  // With both runtimes each endpoint is asked for every sandbox: the one that holds it stops it.
+  const endpoints = [settings.runtimeEndpoint, ...(settings.processRuntimeEndpoint ? [settings.processRuntimeEndpoint] : [])];
+  const killAllSync = () => endpoints.forEach((e) => stopPodSandboxesSync(e, kubelet.sandboxIds()));
   const close = async () => {
     let empty = false;
     try {
