@@ -13,13 +13,15 @@ import { validatePods } from '../api/validation/index.js';
 import { ApiError, invalid } from '../http/status.js';
 import type { CreateOptions } from '../kubeapi/backend.js';
 import { checkFields } from '../kubeapi/field-validation.js';
-import type { RuntimeCapabilities } from '../runtime/cri.js';
-import { runtimePodRules } from '../runtime/pod-rules.js';
+import { runtimePodRules, type PodCapabilities } from '../runtime/pod-rules.js';
+import { admitRuntimeClass, type RuntimeClassLookup } from './runtime-class-admission.js';
 
 export interface DecodeContext {
   nodeName: string;
-  /** The runtime's: what it cannot do are validation errors. */
-  capabilities: RuntimeCapabilities;
+  /** The pod's runtime's (by its RuntimeClass where the agent has several): what it cannot do are validation errors. */
+  capabilities: PodCapabilities;
+  /** On create: the RuntimeClasses the RuntimeClass admission plugin reads (absent: the plugin does not run). */
+  runtimeClass?: RuntimeClassLookup;
   /** The UID to give the pod (a new one on create, the stored one on update). */
   uid: string;
   /** fieldValidation, the body's duplicate keys and where warnings go (kubeapi/field-validation.ts). */
@@ -59,8 +61,10 @@ export function decodeAPIPod(raw: unknown, ctx: DecodeContext): { pod: Pod } {
     delete m.annotations[configHashAnnotation];
     delete m.annotations[configSourceAnnotation];
   }
-  const pod = admitDefaults(defaultPod(input, { nodeName: ctx.nodeName, source: 'api' }));
-  ctx.admitPriority(pod);
+  const admitted = admitDefaults(defaultPod(input, { nodeName: ctx.nodeName, source: 'api' }));
+  // The Priority admission, then RuntimeClass's, in kube-apiserver's plugin order.
+  ctx.admitPriority(admitted);
+  const pod = ctx.runtimeClass ? admitRuntimeClass(admitted, ctx.runtimeClass) : admitted;
   // A pod sent without a node waits for the scheduler; one that names a node is bound to this one.
   if (!(obj.spec as { nodeName?: string } | undefined)?.nodeName) delete pod.spec!.nodeName;
   ctx.admit?.(pod);

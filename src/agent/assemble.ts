@@ -9,11 +9,13 @@ import { ResourcePressureObserver } from '../kubelet/resource-pressure.js';
 import { PodKubelet, type PodKubeletOptions } from '../kubelet/kubelet.js';
 import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
+import type { ObjectLookup as RuntimeClassLookup } from '../kuberuntime/envvars.js';
 import type { RuntimeService } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { recordUnhonouredFields } from './unhonoured-events.js';
 import { podResourceStats, UsageCollector } from './usage.js';
+import { capabilitiesByRuntimeClass } from '../runtime/pod-rules.js';
 
 /** What the agent's settings decide of the kubelet (see settings.ts). */
 export interface KubeletSettings {
@@ -64,7 +66,11 @@ export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
     ...(inputs.clusterDNS ? { clusterDNS: inputs.clusterDNS } : {}),
     ...inputs.parts,
   });
-  // A field the runtime cannot honour on this host is a Warning event on each pod that runs without it.
-  recordUnhonouredFields(kubelet, inputs.runtime.capabilities);
+  // A field the runtime cannot honour on this host is a Warning event on each pod that runs without it
+  // (with several runtimes, the pods of the one of host processes).
+  recordUnhonouredFields(
+    kubelet,
+    capabilitiesByRuntimeClass(inputs.runtime, (name) => (inputs.lookup as RuntimeClassLookup).runtimeClass?.(name)?.handler),
+  );
   return kubelet;
 }

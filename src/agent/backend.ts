@@ -6,7 +6,8 @@ import type { Event, Pod } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
 import type { CreateOptions, DeleteOptions, KubeBackend, KubeObject, ListResult, Watch, WatchEvent } from '../kubeapi/backend.js';
 import { formatFieldError } from '../api/field-errors.js';
-import { runtimeObjectRules, runtimeObjectWarnings } from '../runtime/pod-rules.js';
+import { capabilitiesFor, runtimeObjectRules, runtimeObjectWarnings, type PodCapabilities } from '../runtime/pod-rules.js';
+import type { RuntimeClass } from '../api/validation/node.js';
 import { detectRuntimeHost } from '../runtime/process-runtime.js';
 import { alreadyExists, ApiError, conflict, invalid, staleObject } from '../http/status.js';
 import { decodeAPIPod, validatePodUpdate } from './api-pods.js';
@@ -15,7 +16,6 @@ import { notFound, type PodRegistry } from './pod-registry.js';
 import type { PodStreams } from './pod-streams.js';
 import { PodStreamsBackend } from './pod-streams-backend.js';
 import type { UsageCollector } from './usage.js';
-import type { RuntimeCapabilities } from '../runtime/cri.js';
 import { ObjectStore, serverMetadata } from './object-store.js';
 import { OneAtATime } from '../util/one-at-a-time.js';
 import { sleepLong } from '../util/timer.js';
@@ -28,7 +28,8 @@ import type { LimitRange } from '../api/validation/limit-range.js';
 
 export interface AgentBackendDeps {
   nodeName: string;
-  runtimeCapabilities: RuntimeCapabilities;
+  /** What each pod's runtime can do (chosen by its RuntimeClass on an agent of several runtimes). */
+  runtimeCapabilities: PodCapabilities;
   registry: PodRegistry;
   streams: PodStreams;
   usage: UsageCollector;
@@ -92,7 +93,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
    * on the pod or its account) on a runtime that mounts no volumes runs without it: said, not silent.
    */
   private tokenVolumeWarnings(written: KubeObject): string[] {
-    if (this.d.runtimeCapabilities.mounts || written.kind !== 'Pod') return [];
+    if (written.kind !== 'Pod' || capabilitiesFor(this.d.runtimeCapabilities, written as Pod).mounts) return [];
     const spec = (written as Pod).spec;
     const sa = this.objects.get('ServiceAccount', written.metadata?.namespace ?? 'default', spec?.serviceAccountName || 'default') as
       ServiceAccount | undefined;
@@ -114,6 +115,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     const { pod } = decodeAPIPod(raw, {
       nodeName: this.nodeName,
       capabilities: this.d.runtimeCapabilities,
+      runtimeClass: (name) => this.objects.get('RuntimeClass', '', name) as RuntimeClass | undefined,
       uid: randomUUID(),
       fields: opts,
       admit: (p) => admitPodLimits(p, (this.objects.storage('LimitRange')?.list().items ?? []) as LimitRange[]),
@@ -125,7 +127,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       const ns = pod.metadata?.namespace ?? 'default';
       const get = (n: string, a: string) => this.objects.get('ServiceAccount', n, a) as ServiceAccount | undefined;
       const sa = await lookupServiceAccount(get, ns, pod.spec?.serviceAccountName || pod.spec?.serviceAccount || 'default', this.sleep);
-      admitServiceAccount(pod, { serviceAccount: () => sa, mountsVolumes: this.d.runtimeCapabilities.mounts });
+      admitServiceAccount(pod, { serviceAccount: () => sa, mountsVolumes: capabilitiesFor(this.d.runtimeCapabilities, pod).mounts });
     }
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);

@@ -82,7 +82,9 @@ export async function createInProcessAgent(deps: InProcessAgentDeps): Promise<In
   const stateDir = runtimeStateDir(settings.rootDir);
   // An agent that dies leaves its containers to the runtime service, for the next start to adopt; this
   // last resort stops its sandboxes instead (CRI StopPodSandbox: their containers killed at once).
-  const killAllSync = () => stopPodSandboxesSync(settings.runtimeEndpoint, kubelet.sandboxIds());
+  // With both runtimes each endpoint is asked for every sandbox: the one that holds it stops it.
+  const endpoints = [settings.runtimeEndpoint, ...(settings.processRuntimeEndpoint ? [settings.processRuntimeEndpoint] : [])];
+  const killAllSync = () => endpoints.forEach((e) => stopPodSandboxesSync(e, kubelet.sandboxIds()));
   const close = async () => {
     let empty = false;
     try {
@@ -96,7 +98,9 @@ export async function createInProcessAgent(deps: InProcessAgentDeps): Promise<In
     if (settings.managedContainerd) await (await import('../runtime/containerd/managed.js')).stopIdleManagedContainerd(settings.rootDir, logger);
     if (settings.cniConfDir || settings.podNetwork) await (await import('./pod-network.js')).releasePodNetwork(settings, logger);
     // A process runtime service with nothing left to supervise stops; the next agent starts it again.
-    if (empty && settings.runtime === 'process' && settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir)) {
+    const ownService =
+      settings.runtime === 'process' ? settings.runtimeEndpoint === defaultRuntimeEndpoint(settings.rootDir) : !!settings.processRuntimeEndpoint;
+    if (empty && ownService) {
       const pid = lockHolder(stateDir, same);
       if (pid) process.kill(pid, 'SIGTERM');
     }

@@ -454,6 +454,15 @@ export class ObjectStore implements ObjectsBackend {
     }
   }
 
+  /** The RuntimeClasses every agent has (name: handler), made on the first start; one deleted is made again on the next. */
+  async createBuiltinRuntimeClasses(classes: Readonly<Record<string, string>>): Promise<void> {
+    if (!this.strategies.has('RuntimeClass')) return;
+    for (const [name, handler] of Object.entries(classes)) {
+      if (this.get('RuntimeClass', '', name)) continue;
+      await this.create('RuntimeClass', { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name }, handler });
+    }
+  }
+
   /** The kinds kept: kind, plural resource, apiVersion and scope (what a namespace's deletion goes through). */
   kinds(): Array<{ kind: string; resource: string; apiVersion: string; namespaced: boolean }> {
     return [...this.strategies.values()].map((s) => ({ kind: s.kind, resource: s.resource, apiVersion: s.apiVersion, namespaced: s.namespaced }));
@@ -496,6 +505,11 @@ export class ObjectStore implements ObjectsBackend {
 
   persistentVolume(name: string): PersistentVolume | undefined {
     return this.get('PersistentVolume', '', name) as PersistentVolume | undefined;
+  }
+
+  /** A RuntimeClass, for the kubelet's runtime handler of a pod. */
+  runtimeClass(name: string): { handler: string } | undefined {
+    return this.get('RuntimeClass', '', name) as { handler: string } | undefined;
   }
 
   /** The namespace's Services, for the pods' service-link variables. */

@@ -14,7 +14,7 @@ import { configSourceAnnotation } from '../api/defaults.js';
 import { APIPodStore } from '../config/api-pod-store.js';
 import { ManifestURLSource, StaticPodDirSource, type ManifestUpdate } from '../config/static-source.js';
 import type { PodSandboxStatus } from '../runtime/cri.js';
-import { runtimePodRules } from '../runtime/pod-rules.js';
+import { capabilitiesByRuntimeClass, runtimePodRules } from '../runtime/pod-rules.js';
 import { SOCKET_NAME, listen, type Listening } from '../server/listen.js';
 import { ensureServiceAccountKey, ensureToken, writeKubeconfig } from '../server/pki.js';
 import { readFile } from 'node:fs/promises';
@@ -207,7 +207,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     let gathering: Array<{ kind: 'file' | 'http'; u: ManifestUpdate }> | undefined = [];
     const sourceOpts = (kind: 'file' | 'http', location: string) => ({
       nodeName: cfg.nodeName,
-      podRules: runtimePodRules(agent.runtime.capabilities),
+      podRules: runtimePodRules(capabilitiesByRuntimeClass(agent.runtime, (name) => agent.backend.objects.runtimeClass(name)?.handler)),
       recheckMs: (kind === 'file' ? cfg.fileCheckMs : cfg.httpCheckMs) ?? 20_000,
       onUpdate: (u: ManifestUpdate) => (gathering ? gathering.push({ kind, u }) : podConfig.apply(kind, u)),
       onSourceError: (e: string | undefined) => {

@@ -6,16 +6,19 @@
 import type { Container, Pod, PodSpec } from '../api/types.js';
 import type { ManifestObject } from '../config/object-kinds.js';
 import { qualifiedName } from '../config/object-kinds.js';
+import { MIXED_RUNTIME, PROCESS_HANDLER } from '../runtime/pod-rules.js';
 
 /** A container of the manifests: where it is written, and its command. */
 export interface ManifestContainer {
   /** `pod/web: container nginx`, `deployment.apps/web: container app` */
   where: string;
   command?: string[];
+  /** Its pod's runtimeClassName, when set. */
+  runtimeClassName?: string;
 }
 
 export interface RuntimeChoice {
-  runtime: 'process' | 'containerd';
+  runtime: 'process' | 'containerd' | typeof MIXED_RUNTIME;
   /** Why, in a clause (the line said is `runtime: <runtime> (<why>)`). */
   why: string;
 }
@@ -28,7 +31,12 @@ function templateSpec(o: ManifestObject): PodSpec | undefined {
 
 function containersOf(owner: string, spec: PodSpec | undefined): ManifestContainer[] {
   const all: Container[] = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])];
-  return all.map((c) => ({ where: `${owner}: container ${c.name}`, ...(c.command ? { command: [...c.command] } : {}) }));
+  const runtimeClassName = spec?.runtimeClassName;
+  return all.map((c) => ({
+    where: `${owner}: container ${c.name}`,
+    ...(c.command ? { command: [...c.command] } : {}),
+    ...(runtimeClassName ? { runtimeClassName } : {}),
+  }));
 }
 
 /** Every container of the pods and of the workloads' templates. */
@@ -54,6 +62,15 @@ export function chooseRuntime(containers: readonly ManifestContainer[], hostProb
     .map((c) => c.where)
     .join(', ');
   const which = `${bare.length} container${bare.length === 1 ? ' has' : 's have'} no command (${names}${bare.length > LISTED ? ', …' : ''})`;
-  if (!hostProblems.length) return { runtime: 'containerd', why: `${which}: they run their images' entrypoints, on the containerd podvisor starts` };
+  if (!hostProblems.length) {
+    // Pods of RuntimeClass `process` beside them run as host processes on the same agent.
+    const hosted = containers.filter((c) => c.runtimeClassName === PROCESS_HANDLER).length;
+    if (hosted)
+      return {
+        runtime: MIXED_RUNTIME,
+        why: `${which}: they run their images' entrypoints, on the containerd podvisor starts; ${hosted === 1 ? '1 container of RuntimeClass process runs as a host process' : `${hosted} containers of RuntimeClass process run as host processes`}`,
+      };
+    return { runtime: 'containerd', why: `${which}: they run their images' entrypoints, on the containerd podvisor starts` };
+  }
   return { runtime: 'process', why: `${which}, and containerd cannot run here: ${hostProblems.join('; ')}` };
 }

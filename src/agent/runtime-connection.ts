@@ -6,6 +6,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CriRuntimeClient } from '../runtime/cri/client.js';
+import type { RuntimeService } from '../runtime/cri.js';
+import { PROCESS_HANDLER } from '../runtime/pod-rules.js';
+import { RuntimeMultiplexer } from '../runtime/runtime-mux.js';
 import { connectOrLaunch } from '../runtime/cri/launch.js';
 import { lockHolder, processState, runtimeStateDir } from '../runtime/process-runtime.js';
 import type { Logger } from '../util/logger.js';
@@ -39,15 +42,46 @@ export interface AgentRuntime {
   releaseNetwork?(): Promise<void>;
 }
 
-/** `podvisor runtime serve` for the root dir, run by the same Node and script as this process. */
-function runtimeServiceCommand(settings: AgentSettings, podvisorScript: string): string[] {
+/** `podvisor runtime serve` for the root dir on endpoint, run by the same Node and script as this process. */
+function runtimeServiceCommand(settings: AgentSettings, podvisorScript: string, endpoint = settings.runtimeEndpoint): string[] {
   const pids = settings.podPidsLimit !== undefined ? ['--pod-max-pids', String(settings.podPidsLimit)] : [];
   const network = settings.podNetwork === 'cni' ? ['--pod-network', 'cni', ...(settings.podCIDR ? ['--pod-cidr', settings.podCIDR] : [])] : [];
-  return [process.execPath, podvisorScript, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', settings.runtimeEndpoint, ...pids, ...network];
+  return [process.execPath, podvisorScript, 'runtime', 'serve', '--root-dir', settings.rootDir, '--listen', endpoint, ...pids, ...network];
 }
 
-/** Connects to the runtime service (starting the process runtime's when nothing answers). */
-export async function connectRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<CriRuntimeClient> {
+/**
+ * Connects to the runtime service (starting the process runtime's when nothing answers); with both
+ * runtimes (--runtime=process,containerd), to containerd and to the root dir's process runtime
+ * service, behind one multiplexer that routes each pod by its RuntimeClass handler.
+ */
+export async function connectRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<RuntimeService> {
+  if (!settings.processRuntimeEndpoint) return connectOneRuntime(settings, opts);
+  const containerd = await connectOneRuntime(settings, opts);
+  let processRuntime: CriRuntimeClient;
+  try {
+    await mkdir(settings.rootDir, { recursive: true, mode: 0o700 });
+    processRuntime = (await connectOrLaunch(processServiceLaunch(settings, opts, settings.processRuntimeEndpoint))).client;
+  } catch (err) {
+    await containerd.close();
+    throw err;
+  }
+  return new RuntimeMultiplexer({ runtime: containerd, handlers: ['runc'], passHandler: (h) => h }, [
+    { runtime: processRuntime, handlers: [PROCESS_HANDLER], passHandler: () => '' },
+  ]);
+}
+
+/** How the root dir's process runtime service on endpoint is reached, and started when nothing answers. */
+function processServiceLaunch(settings: AgentSettings, opts: RuntimeConnectionOptions, endpoint: string) {
+  return {
+    endpoint,
+    logger: opts.logger,
+    warmCodecs: true,
+    command: runtimeServiceCommand(settings, opts.podvisorScript, endpoint),
+    logFile: join(settings.rootDir, 'runtime.log'),
+  };
+}
+
+async function connectOneRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<CriRuntimeClient> {
   if (settings.managedContainerd) {
     const { preparePodNetwork } = await import('./pod-network.js');
     await preparePodNetwork(settings, opts.logger);
@@ -56,7 +90,7 @@ export async function connectRuntime(settings: AgentSettings, opts: RuntimeConne
   }
   const own = settings.runtime === 'process';
   if (own) await mkdir(settings.rootDir, { recursive: true, mode: 0o700 });
-  if (settings.runtime === 'containerd') {
+  if (settings.runtime !== 'process') {
     const { preparePodNetwork } = await import('./pod-network.js');
     await preparePodNetwork(settings, opts.logger);
   }
@@ -98,7 +132,7 @@ function checkPodNetworkOf(client: CriRuntimeClient, settings: AgentSettings, lo
  * on the root dir's own endpoint — how to start its service again when it stops answering (killed),
  * and its pid.
  */
-export async function connectAgentRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<AgentRuntime & { runtime: CriRuntimeClient }> {
+export async function connectAgentRuntime(settings: AgentSettings, opts: RuntimeConnectionOptions): Promise<AgentRuntime & { runtime: RuntimeService }> {
   const runtime = await connectRuntime(settings, opts);
   if (settings.managedContainerd) return managedContainerdRuntime(runtime, settings, opts);
   const own = settings.runtime === 'process';
@@ -136,12 +170,21 @@ export async function connectAgentRuntime(settings: AgentSettings, opts: Runtime
   return { runtime, restart, describe, stopService, ...(releaseNetwork ? { releaseNetwork } : {}) };
 }
 
+/** The root dir's process runtime service beside containerd, stopped when it runs no sandbox. */
+async function stopIdleProcessService(runtime: RuntimeMultiplexer, settings: AgentSettings): Promise<void> {
+  const processRuntime = runtime.runtimes().find((r) => r.name === 'process');
+  const running = await processRuntime?.listPodSandbox({ state: 'SANDBOX_READY' }).catch(() => [{}]);
+  if (!running || running.length > 0) return;
+  const pid = lockHolder(runtimeStateDir(settings.rootDir), (p, start) => processState(p, start) === 'running');
+  if (pid) process.kill(pid, 'SIGTERM');
+}
+
 /** The root dir's containerd: started again when it stops answering, stopped with the agent when idle. */
 async function managedContainerdRuntime(
-  runtime: CriRuntimeClient,
+  runtime: RuntimeService,
   settings: AgentSettings,
   opts: RuntimeConnectionOptions,
-): Promise<AgentRuntime & { runtime: CriRuntimeClient }> {
+): Promise<AgentRuntime & { runtime: RuntimeService }> {
   const managed = settings.managedContainerd!;
   const { logger } = opts;
   const m = await import('../runtime/containerd/managed.js');
@@ -156,7 +199,11 @@ async function managedContainerdRuntime(
       await client.close();
       if (startedPid) logger.info('Started containerd again', { pid: startedPid, endpoint: settings.runtimeEndpoint });
     },
-    stopWhenIdle: (live) => m.stopIdleManagedContainerd(settings.rootDir, logger, live),
+    stopWhenIdle: async (live) => {
+      // Beside it, the process runtime service of --runtime=process,containerd goes when none of its pods runs.
+      if (runtime instanceof RuntimeMultiplexer) await stopIdleProcessService(runtime, settings);
+      return m.stopIdleManagedContainerd(settings.rootDir, logger, live);
+    },
     releaseNetwork: () => releasePodNetwork(settings, logger),
   };
 }

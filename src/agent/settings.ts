@@ -13,11 +13,12 @@ import { managedContainerdLayout } from '../runtime/containerd/config.js';
 import { defaultSandboxImage } from '../runtime/containerd/pause-image.js';
 import type { ManagedContainerdSettings } from '../runtime/containerd/managed.js';
 import { defaultRuntimeEndpoint, rootDirSocketProblem, UNIX_SOCKET_PATH_MAX } from '../runtime/process-runtime.js';
+import { MIXED_RUNTIME } from '../runtime/pod-rules.js';
 import { defaultRootDir } from '../runtime/root-dir.js';
 import { parseGoDuration } from '../util/go-duration.js';
 import type { ProxyMode } from '../proxy/service-proxy.js';
 
-export const supportedRuntimes = ['process', 'containerd'];
+export const supportedRuntimes = ['process', 'containerd', MIXED_RUNTIME];
 
 /** containerd's own socket, where a host's containerd (Docker's, a kubelet's) serves. */
 export const DEFAULT_CONTAINER_RUNTIME_ENDPOINT = 'unix:///run/containerd/containerd.sock';
@@ -37,8 +38,13 @@ export class InvalidSettingError extends Error {
 export interface AgentSettings {
   runtime: string;
   rootDir: string;
-  /** The CRI endpoint (`unix:///…`). */
+  /** The CRI endpoint (`unix:///…`); with both runtimes, containerd's. */
   runtimeEndpoint: string;
+  /**
+   * --runtime=process,containerd: the root dir's process runtime service beside containerd, for pods
+   * whose RuntimeClass handler is `process` (every other pod runs on containerd).
+   */
+  processRuntimeEndpoint?: string;
   /**
    * --runtime=containerd without --container-runtime-endpoint: the containerd podvisor runs for the
    * root dir (<root>/containerd), started when nothing answers on its socket.
@@ -115,7 +121,9 @@ export function nodeAllocatableSetting(flags: FlagValues): NodeAllocatable {
 
 /** A --runtime other than the ones built in is refused. */
 export function runtimeSetting(flags: FlagValues): string {
-  const runtime = String(flags.runtime ?? 'process');
+  const given = String(flags.runtime ?? 'process');
+  // Both runtimes, in either order: one agent runs pods on each by RuntimeClass.
+  const runtime = given === 'containerd,process' ? MIXED_RUNTIME : given;
   if (!supportedRuntimes.includes(runtime)) {
     throw new InvalidSettingError(`unsupported runtime "${runtime}" for "--runtime" flag: supported runtimes: ${supportedRuntimes.join(', ')}`);
   }
@@ -186,7 +194,8 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
       ? invalid(rootFlag, 'root-dir', socketProblem)
       : new InvalidSettingError(`${socketProblem} (the default root dir ${rootDir}: give --root-dir)`);
   const endpointFlag = flags['container-runtime-endpoint'];
-  const managed = runtime === 'containerd' && !endpointFlag;
+  const withContainerd = runtime !== 'process';
+  const managed = withContainerd && !endpointFlag;
   const runtimeEndpoint = endpointFlag ? String(endpointFlag) : managed ? `unix://${managedContainerdLayout(rootDir).socket}` : defaultRuntimeEndpoint(rootDir);
   try {
     criTarget(runtimeEndpoint);
@@ -194,6 +203,7 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
     throw invalid(runtimeEndpoint, 'container-runtime-endpoint', (err as Error).message);
   }
   const settings: AgentSettings = { runtime, rootDir, runtimeEndpoint, node: nodeAllocatableSetting(flags) };
+  if (runtime === MIXED_RUNTIME) settings.processRuntimeEndpoint = defaultRuntimeEndpoint(rootDir);
   const cap = maxRestartPeriodSetting(flags);
   if (cap !== undefined) settings.crashLoopBackOffMaxSeconds = cap;
   const evictionHard = flags['eviction-hard'];
@@ -227,7 +237,7 @@ export function agentSettingsOf(flags: FlagValues, place: SettingsPlace): AgentS
     settings.podNetwork = 'cni';
     if (cidr) settings.podCIDR = String(cidr);
   }
-  if (runtime !== 'containerd') {
+  if (!withContainerd) {
     managedOnlyFlags(flags);
     for (const [name, v] of [
       ['cni-conf-dir', cniDir],

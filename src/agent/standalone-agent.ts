@@ -50,6 +50,7 @@ import { UsageCollector, type ProcessAwareRuntime } from './usage.js';
 import type { Node, Taint } from '../api/types.js';
 import { AgentNode } from './agent-node.js';
 import { AgentNodeLease } from './agent-node-lease.js';
+import { BUILTIN_RUNTIME_CLASSES, capabilitiesByRuntimeClass } from '../runtime/pod-rules.js';
 import { Scheduler } from '../scheduler/schedule-one.js';
 import { TaintEvictionController } from '../scheduler/taint-eviction.js';
 import { holdsNode } from '../scheduler/framework.js';
@@ -230,7 +231,7 @@ export class StandaloneAgent implements KubeletView {
     this.usage = new UsageCollector(this.runtime, opts.clock);
     this.backend = new AgentBackend({
       nodeName: opts.nodeName,
-      runtimeCapabilities: this.runtime.capabilities,
+      runtimeCapabilities: capabilitiesByRuntimeClass(this.runtime, (name) => objects.runtimeClass(name)?.handler),
       registry: this.registry,
       streams: new PodStreams(this.runtime, opts.rootDir, opts.clock),
       usage: this.usage,
@@ -373,6 +374,7 @@ export class StandaloneAgent implements KubeletView {
       roleBindings: store.storage('RoleBinding')!,
     });
     await createSystemPriorityClasses(this.backend.objects);
+    await this.backend.objects.createBuiltinRuntimeClasses(BUILTIN_RUNTIME_CLASSES);
     const range = (this.opts.serviceNetwork ?? defaultServiceNetwork()).clusterIPRange;
     const podNetwork = this.runtime.capabilities.network === 'pod';
     this.serviceRoute = await routeServiceRange(range);

@@ -6,16 +6,15 @@
 
 import type { PodKubelet } from '../kubelet/kubelet.js';
 import { podRef } from '../kuberuntime/format.js';
-import type { RuntimeCapabilities } from '../runtime/cri.js';
-import { runtimeObjectWarnings } from '../runtime/pod-rules.js';
+import { runtimeObjectWarnings, type PodCapabilities } from '../runtime/pod-rules.js';
 import { detectRuntimeHost, type RuntimeHost } from '../runtime/process-runtime.js';
 
 /** How many pod uids are remembered as told (the oldest forgotten first): a bound, not a limit a node reaches. */
 const rememberedPods = 10_000;
 
 /** Records the Warning events on the kubelet's pods; nothing for a runtime that applies every field. */
-export function recordUnhonouredFields(kubelet: PodKubelet, capabilities: RuntimeCapabilities, host?: RuntimeHost): void {
-  if (!capabilities.hostProcesses) return;
+export function recordUnhonouredFields(kubelet: PodKubelet, capabilities: PodCapabilities, host?: RuntimeHost): void {
+  if (typeof capabilities !== 'function' && !capabilities.hostProcesses) return;
   const warnings = runtimeObjectWarnings(capabilities, host ?? detectRuntimeHost());
   const told = new Set<string>();
   kubelet.onPodStatus((pod) => {

@@ -353,6 +353,20 @@ const overlay: Record<string, Record<string, FieldType>> = {
     desiredReplicas: { type: 'integer' },
     currentCPUUtilizationPercentage: { type: 'integer' },
   },
+  // node.k8s.io/v1 RuntimeClass (k8s.io/api/node/v1 types.go).
+  'node/v1.RuntimeClass': {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object', ref: 'meta/v1.ObjectMeta' },
+    handler: { type: 'string' },
+    overhead: { type: 'object', ref: 'node/v1.Overhead' },
+    scheduling: { type: 'object', ref: 'node/v1.Scheduling' },
+  },
+  'node/v1.Overhead': { podFixed: { type: 'map', values: { type: 'quantity' } } },
+  'node/v1.Scheduling': {
+    nodeSelector: { type: 'map', values: { type: 'string' } },
+    tolerations: { type: 'array', items: { type: 'object', ref: 'core/v1.Toleration' } },
+  },
   // v1 List (metav1.List): items are decoded by their own kind.
   'core/v1.List': {
     apiVersion: { type: 'string' },
@@ -410,4 +424,5 @@ export const kindTypes = {
   ReplicationController: 'core/v1.ReplicationController',
   HorizontalPodAutoscaler: 'autoscaling/v2.HorizontalPodAutoscaler',
   HorizontalPodAutoscalerV1: 'autoscaling/v1.HorizontalPodAutoscaler',
+  RuntimeClass: 'node/v1.RuntimeClass',
 } as const;

@@ -21,7 +21,8 @@ export const agentFlagSpecs: FlagSpec[] = [
     type: 'string',
     default: 'process',
     valueName: 'NAME',
-    usage: 'Container runtime: process (each container a host process group) or containerd (images, volumes, pod networking through its CRI).',
+    usage:
+      'Container runtime: process (each container a host process group), containerd (images, volumes, pod networking through its CRI), or process,containerd (both: pods of RuntimeClass process run as host processes, every other pod on containerd).',
   },
   {
     name: 'cni-conf-dir',

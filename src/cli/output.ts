@@ -3,8 +3,7 @@
 
 import type { Pod } from '../api/types.js';
 import { qualifiedName, type ManifestObject } from '../config/object-kinds.js';
-import type { RuntimeCapabilities } from '../runtime/cri.js';
-import { runtimeObjectWarnings } from '../runtime/pod-rules.js';
+import { runtimeObjectWarnings, type PodCapabilities } from '../runtime/pod-rules.js';
 import { detectRuntimeHost } from '../runtime/process-runtime.js';
 import { loadErrorLines } from '../config/load.js';
 import { formatObject } from '../printers/json-yaml.js';
@@ -34,8 +33,8 @@ export function reportLoadError(err: unknown, stderr: NodeJS.WritableStream): nu
  * workload template that a runtime of these capabilities runs without applying on this host:
  * `Warning: deployment.apps/web: spec.template.spec.containers[0].securityContext.capabilities: not honoured …`.
  */
-export function warnUnhonoured(objects: ReadonlyArray<Pod | ManifestObject>, capabilities: RuntimeCapabilities, stderr: NodeJS.WritableStream): void {
-  if (!capabilities.hostProcesses) return;
+export function warnUnhonoured(objects: ReadonlyArray<Pod | ManifestObject>, capabilities: PodCapabilities, stderr: NodeJS.WritableStream): void {
+  if (typeof capabilities !== 'function' && !capabilities.hostProcesses) return;
   // Host detection (cgroups, identity) only for a runtime of host processes.
   const warnings = runtimeObjectWarnings(capabilities, detectRuntimeHost());
   for (const o of objects) {

@@ -8,7 +8,7 @@ import type { Pod } from '../api/types.js';
 import { formatInvalidObject, type LoadedManifests } from '../config/load.js';
 import type { ManifestObject } from '../config/object-kinds.js';
 import type { RuntimeCapabilities } from '../runtime/cri.js';
-import { declaredCapabilities, runtimeObjectRules } from '../runtime/pod-rules.js';
+import { declaredCapabilities, runtimeObjectRules, type PodCapabilities } from '../runtime/pod-rules.js';
 import { agentFlagSpecs } from './agent-flags.js';
 import type { CommandIO } from './args.js';
 import { agentRequest, agentRunning } from './agent-client.js';
@@ -21,7 +21,7 @@ export async function agentRuntimeCapabilities(root: string): Promise<RuntimeCap
 }
 
 /** Every object of loaded the runtime cannot run, on stderr as `The Deployment "web" is invalid: …`; 2 when there is one, else 0. */
-export function refuseUnrunnable(loaded: LoadedManifests, capabilities: RuntimeCapabilities, io: Pick<CommandIO, 'stderr'>): number {
+export function refuseUnrunnable(loaded: LoadedManifests, capabilities: PodCapabilities, io: Pick<CommandIO, 'stderr'>): number {
   const rules = runtimeObjectRules(capabilities);
   let code = 0;
   const objects: Array<Pod | ManifestObject> = [...loaded.objects, ...loaded.pods.map((p): Pod => ({ ...p, kind: 'Pod' }))];

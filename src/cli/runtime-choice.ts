@@ -29,8 +29,8 @@ export async function chooseRuntimeFor(files: readonly string[], parsed: ParsedA
   );
   if (!choice) return;
   io.stderr.write(`runtime: ${choice.runtime} (${choice.why})\n`);
-  if (choice.runtime === 'containerd') {
-    parsed.flags.runtime = 'containerd';
+  if (choice.runtime !== 'process') {
+    parsed.flags.runtime = choice.runtime;
     parsed.given.add('runtime');
   }
 }

@@ -83,7 +83,12 @@ export const validateCommand = defineCommand({
   examples: ['podvisor validate -f examples/web.yaml', 'podvisor validate -f examples/ -o yaml', 'cat pod.yaml | podvisor validate -f -'],
   flags: [
     ...manifestFlags,
-    { name: 'runtime', type: 'string', values: ['process', 'containerd'], usage: "Also apply this runtime's restrictions." },
+    {
+      name: 'runtime',
+      type: 'string',
+      values: ['process', 'containerd', 'process,containerd'],
+      usage: "Also apply this runtime's restrictions (process,containerd: each pod's, by its RuntimeClass).",
+    },
     namespaceFlag,
     { name: 'output', short: 'o', type: 'string', values: [...outputFormats], usage: 'Print the defaulted objects instead of a summary.' },
     { name: 'node-name', type: 'string', usage: "Node name to default spec.nodeName to (default: this host's name)." },

@@ -6,6 +6,9 @@
 // ReplicationControllers, the
 // workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob), policy/v1
 // PodDisruptionBudgets, autoscaling/v2 and v1 HorizontalPodAutoscalers and scheduling.k8s.io/v1 PriorityClasses, each with the API server's defaults and validation (the strategies of
+// The kinds a manifest may hold beside Pods, ConfigMaps and Secrets: core/v1 Namespaces and Services and the
+// workloads (apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob) and policy/v1
+// PodDisruptionBudgets and node.k8s.io/v1 RuntimeClasses, each with the API server's defaults and validation (the strategies of
 // pkg/registry/apps/*, batch/*, core/service, policy/poddisruptionbudget), so a file is judged here in the words the agent's API would answer with.
 
 import type { CronJob, DaemonSet, Deployment, Job, ObjectMeta, ReplicaSet, StatefulSet } from '../api/types.js';
@@ -47,6 +50,7 @@ import { defaultPriorityClass, validatePriorityClass, type PriorityClass } from 
 import { defaultHorizontalPodAutoscaler, hpaFromV1, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerV1 } from '../api/autoscaling.js';
 import { validateHorizontalPodAutoscaler } from '../api/validation/autoscaling.js';
 import { defaultReplicationController, validateReplicationController, type ReplicationController } from '../api/replication-controller.js';
+import { validateRuntimeClass, type RuntimeClass } from '../api/validation/node.js';
 import { defaultCronJob, defaultDaemonSet, defaultDeployment, defaultJob, defaultReplicaSet, defaultStatefulSet } from '../api/workload-defaults.js';
 
 /** An object of one of these kinds, as loaded: apiVersion and kind set, namespace defaulted. */
@@ -152,6 +156,7 @@ export const objectKinds = {
     ...rules<PriorityClass>(['scheduling.k8s.io/v1'], 'priorityclasses', 'priorityclass', defaultPriorityClass, validatePriorityClass),
     namespaced: false,
   },
+  RuntimeClass: { ...rules<RuntimeClass>(['node.k8s.io/v1'], 'runtimeclasses', 'runtimeclass', structuredClone, validateRuntimeClass), namespaced: false },
 } as const satisfies Record<string, KindRules>;
 
 export type ObjectKind = keyof typeof objectKinds;
@@ -184,6 +189,7 @@ export const removedVersions: Readonly<Record<string, Readonly<Record<string, st
   Ingress: { 'extensions/v1beta1': '1.22', 'networking.k8s.io/v1beta1': '1.22' },
   IngressClass: { 'networking.k8s.io/v1beta1': '1.22' },
   HorizontalPodAutoscaler: { 'autoscaling/v2beta1': '1.25', 'autoscaling/v2beta2': '1.26' },
+  RuntimeClass: { 'node.k8s.io/v1beta1': '1.25', 'node.k8s.io/v1alpha1': '1.25' },
 };
 
 /** The group of an apiVersion (`apps` of `apps/v1`; '' for the core group's `v1`). */

@@ -24,6 +24,7 @@ import { rbacResources } from './kinds/rbac.js';
 import { serviceAccounts } from './kinds/service-accounts.js';
 import { priorityClasses } from './kinds/priority-classes.js';
 import { replicationControllers } from './kinds/replication-controllers.js';
+import { runtimeClasses } from './kinds/runtime-classes.js';
 import { services } from './kinds/services.js';
 import { storageClasses } from './kinds/storage-classes.js';
 import { workloadResources } from './kinds/workloads.js';
@@ -60,6 +61,7 @@ export const resourceTable: readonly ResourceDef[] = [
   storageClasses,
   priorityClasses,
   ...servedVersions(horizontalPodAutoscalers),
+  runtimeClasses,
 ];
 
 export interface GroupVersions {

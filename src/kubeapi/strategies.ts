@@ -63,6 +63,7 @@ import { namespaceStrategy } from './namespace-strategy.js';
 import { nodeStrategy } from './node-strategy.js';
 import { rbacStrategies } from './rbac-strategy.js';
 import { storageStrategies } from './storage-strategy.js';
+import { runtimeClassStrategy } from './runtime-class-strategy.js';
 import type { ServiceAllocator } from './service-allocator.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
@@ -400,4 +401,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   priorityClassStrategy,
   horizontalPodAutoscalerStrategy,
   replicationControllerStrategy,
+  runtimeClassStrategy,
 ];

@@ -29,6 +29,7 @@ import { LABEL_POD_UID } from '../kuberuntime/container-config.js';
 import { DEFAULT_RESYNC_INTERVAL_MS, PodWorker } from './pod-worker.js';
 import { Relister } from './pleg.js';
 import { PodReadsCache } from './pod-reads-cache.js';
+import { RuntimeClassManager } from './runtime-class.js';
 import { newPodRuntimeSupport, type PodRuntimeSupport } from '../kuberuntime/runtime-support.js';
 import type { ObjectLookup } from '../kuberuntime/start.js';
 import type { ClusterDNSSettings } from '../kuberuntime/cluster-dns.js';
@@ -91,6 +92,8 @@ export class PodKubelet implements Kubelet {
   private readonly opts: PodKubeletOptions;
   /** Images, volumes, Linux config and termination messages, as the runtime's capabilities allow. */
   private readonly podRuntime: PodRuntimeSupport;
+  /** Each pod's runtime handler, from its RuntimeClass. */
+  private readonly runtimeClasses: RuntimeClassManager;
   private readonly hostIP: string;
   private readonly order: string[] = [];
   private readonly given = new Map<string, Pod>();
@@ -136,10 +139,10 @@ export class PodKubelet implements Kubelet {
         onProbeStart: opts.onProbeStart,
       });
 
+    this.runtimeClasses = new RuntimeClassManager(opts.runtime, opts.lookup);
     this.podRuntime = newPodRuntimeSupport({
       images: opts.runtime.images,
-      runtimeName: opts.runtime.name,
-      capabilities: opts.runtime.capabilities,
+      runtimeOf: (pod) => this.runtimeClasses.runtimeOf(pod),
       clock: opts.clock,
       logger: opts.logger,
       recorder: this.events,
@@ -271,6 +274,7 @@ export class PodKubelet implements Kubelet {
       resyncIntervalMs: o.resyncIntervalMs ?? DEFAULT_RESYNC_INTERVAL_MS,
       random: o.random ?? Math.random,
       podRuntime: this.podRuntime,
+      runtimeClasses: this.runtimeClasses,
       onSandbox: (id) => this.workerBySandbox.set(id, worker),
       hostPorts: this.hostPorts,
     });
@@ -362,6 +366,7 @@ export class PodKubelet implements Kubelet {
     const w = this.workers.get(podUid);
     if (w && !w.isTerminal) return;
     this.workers.delete(podUid);
+    this.runtimeClasses.forget(podUid);
     this.given.delete(podUid);
     const at = this.order.indexOf(podUid);
     if (at >= 0) this.order.splice(at, 1);

@@ -12,6 +12,7 @@ const CACHED = new Set<string | symbol>(['listContainers', 'podSandboxStatus']);
 const READS = new Set<string | symbol>([
   'name',
   'capabilities',
+  'handlerRuntime',
   'images',
   'version',
   'listPodSandbox',

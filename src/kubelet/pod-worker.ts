@@ -10,7 +10,8 @@
 import type { Pod, PodStatus } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { ProbeManager } from '../prober/types.js';
-import type { PodSandboxStatus, ContainerStatus as RuntimeContainerStatus, RuntimeService } from '../runtime/cri.js';
+import type { HandlerRuntime, PodSandboxStatus, ContainerStatus as RuntimeContainerStatus, RuntimeService } from '../runtime/cri.js';
+import { grpcCodeName } from '../util/grpc-codes.js';
 import { removeUnder, sandboxDir } from '../runtime/root-dir.js';
 import { generateAPIPodStatus } from '../status/generate.js';
 import type { StartFailure } from '../status/reason-cache.js';
@@ -33,6 +34,7 @@ import type { PodRuntimeSupport } from '../kuberuntime/runtime-support.js';
 import { TerminationOrdering } from '../kuberuntime/termination-order.js';
 import { HostPortInUseReason, portConflictMessage, type HostPortClaims } from './host-ports.js';
 import type { TerminateOptions } from './types.js';
+import type { RuntimeClassManager } from './runtime-class.js';
 
 /** The kubelet's default syncFrequency. */
 export const DEFAULT_RESYNC_INTERVAL_MS = 60_000;
@@ -61,6 +63,8 @@ export interface PodWorkerDeps {
   random: () => number;
   /** Images, volumes and Linux config, for a runtime that has them. */
   podRuntime?: PodRuntimeSupport;
+  /** The pod's runtime handler (its RuntimeClass) and the runtime behind it. */
+  runtimeClasses?: RuntimeClassManager;
   /** Told once the pod's sandbox exists, so runtime events can be routed to this worker. */
   onSandbox?: (sandboxId: string) => void;
   /** On a runtime whose pods share the host's network: the ports pods hold, which this pod waits for. */
@@ -82,6 +86,14 @@ function comparableMetadata(pod: Pod): unknown {
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** A runtime's error as the kubelet's messages give a gRPC status (`rpc error: code = Unknown desc = …`). */
+function runtimeErrorText(e: unknown): string {
+  const status = e as { name?: string; code?: unknown; details?: unknown };
+  if (e instanceof Error && status.name === 'CriError' && typeof status.code === 'number' && typeof status.details === 'string')
+    return `rpc error: code = ${grpcCodeName(status.code)} desc = ${status.details}`;
+  return messageOf(e);
+}
 
 function startsWithPostStart(pod: Pod, actions: PodActions): boolean {
   const inits = pod.spec?.initContainers ?? [];
@@ -345,7 +357,7 @@ export class PodWorker {
     const actions = computePodActions({
       pod,
       runtimePod: snapshot,
-      runtimeName: runtime.name,
+      runtimeName: this.podRuntimeOf().name,
       liveness: this.deps.probeManager.liveness,
       startup: this.deps.probeManager.startup,
       specHash: hashContainer,
@@ -493,9 +505,11 @@ export class PodWorker {
     try {
       await Promise.all([removeUnder(rootDir, config.logDirectory), removeUnder(rootDir, sandboxDir(rootDir, this.uid))]);
       if (this.deps.podRuntime) config = await this.deps.podRuntime.prepareSandbox(this.pod, config);
-      id = await runtime.runPodSandbox(config);
+      const handler = this.deps.runtimeClasses?.lookupRuntimeHandler(this.pod) ?? '';
+      if (handler) this.deps.logger.debug('Running pod with runtime handler', { pod: formatPod(this.pod), runtimeHandler: handler });
+      id = await runtime.runPodSandbox(config, handler);
     } catch (e) {
-      this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${messageOf(e)}`);
+      this.deps.recorder.event(podRef(this.pod), 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${runtimeErrorText(e)}`);
       // As the kubelet sets the status before SyncPod: Pending, each container waiting (ContainerCreating).
       await this.publishStatus(false).catch(() => undefined);
       throw e;
@@ -527,7 +541,7 @@ export class PodWorker {
    * process runtime without a pod network).
    */
   private onHostNetwork(): boolean {
-    return !!this.pod.spec?.hostNetwork || this.deps.runtime.capabilities.network === 'host';
+    return !!this.pod.spec?.hostNetwork || this.podRuntimeOf().capabilities.network === 'host';
   }
 
   /**
@@ -536,6 +550,11 @@ export class PodWorker {
    */
   private podIPOf(sandbox: PodSandboxStatus): string {
     return this.onHostNetwork() ? this.deps.hostIP : sandbox.network.ip;
+  }
+
+  /** The runtime the pod runs on (its RuntimeClass handler's). */
+  private podRuntimeOf(): HandlerRuntime {
+    return this.deps.runtimeClasses?.runtimeOf(this.pod) ?? { name: this.deps.runtime.name, capabilities: this.deps.runtime.capabilities };
   }
 
   private activeDeadlineMs(): number | undefined {
@@ -564,7 +583,7 @@ export class PodWorker {
       pod: this.pod,
       sandbox,
       containers,
-      runtimeName: runtime.name,
+      runtimeName: this.podRuntimeOf().name,
       reasonCache: this.reasonCache,
       previous: statusManager.getPodStatus(this.uid),
       podIsTerminal,

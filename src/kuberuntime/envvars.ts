@@ -24,6 +24,8 @@ export interface ObjectLookup {
   /** A claim and a volume, for persistentVolumeClaim volumes (where the node keeps them). */
   persistentVolumeClaim?(namespace: string, name: string): PersistentVolumeClaim | undefined;
   persistentVolume?(name: string): PersistentVolume | undefined;
+  /** A node.k8s.io/v1 RuntimeClass by name (none when the node keeps none: the built-in classes only). */
+  runtimeClass?(name: string): { handler: string } | undefined;
 }
 
 /** What the service-link variables read of a Service. */

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Container, Pod } from '../api/types.js';
 import type { EventRecorder } from '../events/recorder.js';
-import type { ContainerConfig, ContainerStatus, Image, ImageService, ImageSpec, Mount, PodSandboxConfig, RuntimeCapabilities } from '../runtime/cri.js';
+import type { ContainerConfig, ContainerStatus, HandlerRuntime, Image, ImageService, ImageSpec, Mount, PodSandboxConfig } from '../runtime/cri.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Backoff } from './backoff.js';
@@ -53,8 +53,8 @@ export interface PodRuntimeSupport {
 
 export interface RuntimeSupportDeps {
   images: ImageService;
-  /** The runtime's name (`process`), for what its events say. */
-  runtimeName: string;
+  /** The runtime a pod runs on (by its RuntimeClass handler): its name (`process`), for what its events say, and its capabilities. */
+  runtimeOf: (pod: Pod) => HandlerRuntime;
   clock: Clock;
   logger: Logger;
   recorder: EventRecorder;
@@ -68,8 +68,6 @@ export interface RuntimeSupportDeps {
   clusterDNS?: () => ClusterDNSSettings | undefined;
   /** The image pull back-off (10 s doubling to 300 s when unset). */
   imageBackoff?: Backoff;
-  /** What the runtime can do: without mounts, the termination message goes to a file named in the environment. */
-  capabilities: RuntimeCapabilities;
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -135,7 +133,7 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       const resolv = await readFile(deps.resolvConf ?? '/etc/resolv.conf', 'utf8').catch(() => '');
       const dns = podDNSConfig(pod, resolv, deps.clusterDNS?.());
       // Where every pod shares the host's network there is no cluster DNS to miss: said once per agent.
-      const sayOnce = deps.capabilities.network === 'host';
+      const sayOnce = deps.runtimeOf(pod).capabilities.network === 'host';
       if (dns.missingClusterDNS && !(sayOnce && clusterDNSNoted)) {
         clusterDNSNoted = true;
         deps.recorder.event(
@@ -149,8 +147,9 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
     },
 
     ensureImage(pod, container, sandboxConfig) {
-      if (!deps.capabilities.images) {
-        const message = imagesNoted.has(uidOf(pod)) ? undefined : imageNotUsedMessage(pod, deps.runtimeName);
+      const rt = deps.runtimeOf(pod);
+      if (!rt.capabilities.images) {
+        const message = imagesNoted.has(uidOf(pod)) ? undefined : imageNotUsedMessage(pod, rt.name);
         imagesNoted.add(uidOf(pod));
         if (message) deps.recorder.event(podRef(pod), 'Normal', ImageNotUsedReason, message);
         return unusedImage(images, container);
@@ -188,12 +187,13 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       verifyRunAsNonRoot(pod, container, image);
       const env = new Map(config.envs.map((e) => [e.key, e.value]));
       const mounts: Mount[] = await containerMounts(container, await podVolumes(pod), env);
-      if (deps.capabilities.mounts) {
+      const withMounts = deps.runtimeOf(pod).capabilities.mounts;
+      if (withMounts) {
         const hosts = await etcHostsMount(deps.rootDir, pod, container, podIP);
         if (hosts) mounts.push(hosts);
       }
       const tmp = container.terminationMessagePath;
-      if (!deps.capabilities.mounts) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
+      if (!withMounts) config = await withHostMessageFile(deps.rootDir, uidOf(pod), config);
       else if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
         const hostPath = await createTerminationMessageFile(deps.rootDir, uidOf(pod), container.name, config.metadata.attempt);
         mounts.push({ containerPath: tmp, hostPath, readonly: false });
@@ -218,8 +218,9 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       let cache = messages.get(uid);
       if (!cache) messages.set(uid, (cache = new Map()));
       const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
+      const withMounts = deps.runtimeOf(pod).capabilities.mounts;
       return withTerminationMessages(statuses, count, cache, (s) =>
-        !deps.capabilities.mounts
+        !withMounts
           ? readHostMessage(deps.rootDir, uid, s)
           : readTerminationMessage(terminationMessageHostPath(deps.rootDir, s.labels[LABEL_POD_UID] || uid, s.metadata.name, s.metadata.attempt), s),
       );

@@ -354,6 +354,17 @@ export function capabilitiesFromInfo(info: Record<string, string>): RuntimeCapab
   };
 }
 
+/** The runtime behind one handler: its name (the scheme of its container IDs) and what it can do. */
+export interface HandlerRuntime {
+  name: string;
+  capabilities: RuntimeCapabilities;
+}
+
+/** The answer of a runtime to RunPodSandbox with a handler it does not have (containerd's words). */
+export function noRuntimeForHandler(handler: string): string {
+  return `failed to get sandbox runtime: no runtime for ${JSON.stringify(handler)} is configured`;
+}
+
 /** Thrown by a runtime for a CRI call it does not serve (CRI UNIMPLEMENTED); its capabilities say which. */
 export class UnsupportedError extends Error {
   constructor(message: string) {
@@ -374,7 +385,16 @@ export interface RuntimeService {
   readonly capabilities: RuntimeCapabilities;
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 
-  runPodSandbox(config: PodSandboxConfig): Promise<string>;
+  /**
+   * CRI RunPodSandbox: runtimeHandler is the handler of the pod's RuntimeClass ('' for the default);
+   * a runtime answers `no runtime for "<handler>" is configured` for one it does not have.
+   */
+  runPodSandbox(config: PodSandboxConfig, runtimeHandler?: string): Promise<string>;
+  /**
+   * For a runtime that serves several handlers (the agent's multiplexer, runtime-mux.ts): the name and
+   * capabilities of the runtime behind a handler, undefined for a handler none serves.
+   */
+  handlerRuntime?(runtimeHandler: string): HandlerRuntime | undefined;
   /** Every sandbox the runtime holds (ready or not), as CRI ListPodSandbox. */
   listPodSandbox(filter?: PodSandboxFilter): Promise<PodSandboxStatus[]>;
   /** Stops every container of the sandbox (SIGKILL) and releases its resources; idempotent. */

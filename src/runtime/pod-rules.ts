@@ -9,9 +9,45 @@
 import type { Container, Pod } from '../api/types.js';
 import { type FieldError, forbidden, newPath, required, sortFieldErrors } from '../api/field-errors.js';
 import { onPodOrTemplate } from '../api/pod-templates.js';
-import { CRI_RUNTIME_CAPABILITIES, type RuntimeCapabilities } from './cri.js';
+import { CRI_RUNTIME_CAPABILITIES, type RuntimeCapabilities, type RuntimeService } from './cri.js';
 import { unhonouredFields, type RuntimeHost } from './process/capabilities.js';
 import { PROCESS_RUNTIME_CAPABILITIES } from './process/profile.js';
+
+/** --runtime naming both runtimes: pods run on containerd, or as host processes when their RuntimeClass handler is `process`. */
+export const MIXED_RUNTIME = 'process,containerd';
+
+/** The handler of the process runtime beside containerd (RuntimeClass `process`). */
+export const PROCESS_HANDLER = 'process';
+
+/** The RuntimeClasses every agent has, by name: their handlers. */
+export const BUILTIN_RUNTIME_CLASSES: Readonly<Record<string, string>> = Object.freeze({ process: PROCESS_HANDLER });
+
+/**
+ * What a pod's runtime can do: one runtime's capabilities for every pod, or, for an agent of several
+ * runtimes, chosen per pod by its RuntimeClass handler.
+ */
+export type PodCapabilities = RuntimeCapabilities | ((pod: Pod) => RuntimeCapabilities);
+
+/** The capabilities of the runtime that runs this pod. */
+export const capabilitiesFor = (c: PodCapabilities, pod: Pod): RuntimeCapabilities => (typeof c === 'function' ? c(pod) : c);
+
+/**
+ * The capabilities of each pod's runtime on an agent of several runtimes (a runtime with
+ * handlerRuntime): by its runtimeClassName's handler (handlerOfClass, then the built-in classes); the
+ * default runtime's for a pod without one or of a class not known.
+ */
+export function capabilitiesByRuntimeClass(
+  runtime: Pick<RuntimeService, 'capabilities' | 'handlerRuntime'>,
+  handlerOfClass: (name: string) => string | undefined = () => undefined,
+): PodCapabilities {
+  const byHandler = runtime.handlerRuntime?.bind(runtime);
+  if (!byHandler) return runtime.capabilities;
+  return (pod) => {
+    const name = pod.spec?.runtimeClassName;
+    const handler = name ? (handlerOfClass(name) ?? BUILTIN_RUNTIME_CLASSES[name]) : '';
+    return (handler !== undefined ? byHandler(handler)?.capabilities : undefined) ?? runtime.capabilities;
+  };
+}
 
 /** The packages that give the containerd runtime on Debian (the fix named with every refusal of an image's entrypoint). */
 export const CONTAINERD_PACKAGES = 'containerd runc containernetworking-plugins';
@@ -31,14 +67,19 @@ function checkContainers(caps: RuntimeCapabilities, containers: Container[] | un
 }
 
 /** The errors of a pod a runtime of these capabilities cannot run as written (regular and init containers). */
-export function runtimePodRules(caps: RuntimeCapabilities): (pod: Pod) => FieldError[] {
-  if (caps.images && caps.mounts) return () => [];
-  return (pod) =>
-    sortFieldErrors([...checkContainers(caps, pod.spec?.containers, 'containers'), ...checkContainers(caps, pod.spec?.initContainers, 'initContainers')]);
+export function runtimePodRules(podCaps: PodCapabilities): (pod: Pod) => FieldError[] {
+  if (typeof podCaps !== 'function' && podCaps.images && podCaps.mounts) return () => [];
+  return (pod) => {
+    const caps = capabilitiesFor(podCaps, pod);
+    return sortFieldErrors([
+      ...checkContainers(caps, pod.spec?.containers, 'containers'),
+      ...checkContainers(caps, pod.spec?.initContainers, 'initContainers'),
+    ]);
+  };
 }
 
 /** The same rules for any object: a Pod, or a workload's pod template under its path; nothing for other kinds. */
-export function runtimeObjectRules(caps: RuntimeCapabilities): (obj: { kind?: string }) => FieldError[] {
+export function runtimeObjectRules(caps: PodCapabilities): (obj: { kind?: string }) => FieldError[] {
   return onPodOrTemplate(runtimePodRules(caps));
 }
 
@@ -47,13 +88,22 @@ export function runtimeObjectRules(caps: RuntimeCapabilities): (obj: { kind?: st
  * applying on this host, each as a warning (`<field>: not honoured by the process runtime: <why>`,
  * the text of an API server's Warning header): host processes only (a runtime of containers applies them).
  */
-export function runtimeObjectWarnings(caps: RuntimeCapabilities, host: RuntimeHost): (obj: { kind?: string }) => string[] {
-  if (!caps.hostProcesses) return () => [];
-  const fields = onPodOrTemplate((pod: Pod) => unhonouredFields(pod, host));
+export function runtimeObjectWarnings(caps: PodCapabilities, host: RuntimeHost): (obj: { kind?: string }) => string[] {
+  if (typeof caps !== 'function' && !caps.hostProcesses) return () => [];
+  const fields = onPodOrTemplate((pod: Pod) => (capabilitiesFor(caps, pod).hostProcesses ? unhonouredFields(pod, host) : []));
   return (obj) => fields(obj).map((u) => `${u.field}: not honoured by the process runtime: ${u.why}`);
 }
 
-/** The capabilities a runtime named on the command line (--runtime) has, known before connecting to it. */
-export function declaredCapabilities(runtime: string): RuntimeCapabilities {
-  return runtime === 'process' ? PROCESS_RUNTIME_CAPABILITIES : CRI_RUNTIME_CAPABILITIES;
+/**
+ * The capabilities a runtime named on the command line (--runtime) has, known before connecting to
+ * it; with both runtimes, per pod by its RuntimeClass (handlerOfClass: the classes of the manifests).
+ */
+export function declaredCapabilities(runtime: string, handlerOfClass?: (name: string) => string | undefined): PodCapabilities {
+  if (runtime !== MIXED_RUNTIME) return runtime === 'process' ? PROCESS_RUNTIME_CAPABILITIES : CRI_RUNTIME_CAPABILITIES;
+  const declared = {
+    capabilities: CRI_RUNTIME_CAPABILITIES,
+    handlerRuntime: (h: string) =>
+      h === PROCESS_HANDLER ? { name: 'process', capabilities: PROCESS_RUNTIME_CAPABILITIES } : { name: 'containerd', capabilities: CRI_RUNTIME_CAPABILITIES },
+  };
+  return capabilitiesByRuntimeClass(declared, handlerOfClass);
 }

@@ -49,3 +49,16 @@ test('chooseRuntime: the process runtime, with why containerd cannot run, when t
     '5 containers have no command (deployment.apps/web: container init, deployment.apps/web: container nginx, cronjob.batch/nightly: container job, …), and containerd cannot run here: containerd is not on PATH (apt-get install containerd)',
   );
 });
+
+test('chooseRuntime: both runtimes when pods of RuntimeClass process sit beside containers without command', () => {
+  const dev: Pod = {
+    metadata: { name: 'dev' },
+    spec: { runtimeClassName: 'process', containers: [{ name: 'api', image: 'node', command: ['npm', 'run', 'dev'] }] },
+  };
+  assert.deepEqual(chooseRuntime(manifestContainers([dev], [deployment]), []), {
+    runtime: 'process,containerd',
+    why: "2 containers have no command (deployment.apps/web: container init, deployment.apps/web: container nginx): they run their images' entrypoints, on the containerd podvisor starts; 1 container of RuntimeClass process runs as a host process",
+  });
+  // Without containerd on the host the process runtime is left, as before.
+  assert.equal(chooseRuntime(manifestContainers([dev], [deployment]), ['containerd is not on PATH'])?.runtime, 'process');
+});

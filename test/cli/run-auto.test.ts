@@ -59,10 +59,13 @@ test('auto: a sandbox that cannot be created fails the pod after the same error 
     await writeFile(join(root, 'sandboxes'), '');
     const r = await runCli(['run', '-f', fixture('two-running.yaml'), '--root-dir', root, '--progress-every=1s']);
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stdout, /pod\/web: pod "web_default\([0-9a-f]+\)" cannot start: Failed to create pod sandbox: refusing path .*sandboxes is not a directory/);
+    assert.match(
+      r.stdout,
+      /pod\/web: pod "web_default\([0-9a-f]+\)" cannot start: Failed to create pod sandbox: (rpc error: code = Unknown desc = )?refusing path .*sandboxes is not a directory/,
+    );
     assert.match(
       r.stderr,
-      /waiting for pod\/web to be running: container app waiting: ContainerCreating \(last warning: FailedCreatePodSandBox: Failed to create pod sandbox: refusing path/,
+      /waiting for pod\/web to be running: container app waiting: ContainerCreating \(last warning: FailedCreatePodSandBox: Failed to create pod sandbox: (rpc error: code = Unknown desc = )?refusing path/,
     );
     // As kubectl shows such a pod: Pending, its containers waiting in ContainerCreating.
     assert.match(r.stdout, /^web +0\/1 +ContainerCreating +0 /m);

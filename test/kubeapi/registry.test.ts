@@ -147,6 +147,7 @@ describe('generic registry: a kind that is one table row', () => {
         'storage.k8s.io',
         'scheduling.k8s.io',
         'autoscaling',
+        'node.k8s.io',
         'example.com',
       ],
     );

@@ -3,6 +3,7 @@
 
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rootlessProblems, thisRootlessHost } from './rootless.js';
 
 const CNI_PLUGINS = ['bridge', 'host-local', 'loopback', 'portmap'];
 /** Where distributions put the CNI plugins: Debian's package, then upstream's tarball. */
@@ -50,9 +51,11 @@ export function managedContainerdProblems(env: NodeJS.ProcessEnv = process.env, 
   const out: HostProblem[] = [];
   if (uid !== 0) {
     out.push({
-      what: `podvisor runs as uid ${uid}: it starts containerd as root only`,
+      what: `podvisor runs as uid ${uid}: it starts containerd as root only (not under RootlessKit)`,
       fix: 'run as root (sudo), or give --container-runtime-endpoint of a containerd you run',
     });
+    // What a rootless containerd would need besides, each with its fix.
+    out.push(...rootlessProblems(thisRootlessHost((cmd) => onPath(cmd, env), uid)));
   }
   const missing = new Set<string>();
   for (const [cmd, pkg] of [

@@ -228,8 +228,8 @@ export class CriRuntimeClient implements RuntimeService {
 
   // --- sandboxes ---
 
-  async runPodSandbox(config: PodSandboxConfig): Promise<string> {
-    const res = await this.rt('RunPodSandbox', { config: sandboxConfigToWire(config), runtimeHandler: '' });
+  async runPodSandbox(config: PodSandboxConfig, runtimeHandler = ''): Promise<string> {
+    const res = await this.rt('RunPodSandbox', { config: sandboxConfigToWire(config), runtimeHandler });
     return res.podSandboxId;
   }
 

@@ -4,7 +4,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { CAPABILITIES_INFO_KEY, NotFoundError, UnsupportedError, type RuntimeService } from '../cri.js';
+import { CAPABILITIES_INFO_KEY, noRuntimeForHandler, NotFoundError, UnsupportedError, type RuntimeService } from '../cri.js';
 import type { Logger } from '../../util/logger.js';
 import {
   containerConfigFromWire,
@@ -96,6 +96,9 @@ export function criHandlers(runtime: RuntimeService, logger: Logger): { runtime:
       if (!req.config) throw invalid('config must be set');
       const config = sandboxConfigFromWire(req.config);
       if (!config.metadata.name || !config.metadata.uid) throw invalid('config.metadata name and uid must be set');
+      // The runtime serves its default handler and its own name's (RuntimeClass handler `process`), as containerd answers for others.
+      const handler = typeof req.runtimeHandler === 'string' ? req.runtimeHandler : '';
+      if (handler && handler !== runtime.name) throw new Error(noRuntimeForHandler(handler));
       return { podSandboxId: await runtime.runPodSandbox(config) };
     },
     StopPodSandbox: async (req) => {
