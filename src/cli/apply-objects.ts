@@ -239,8 +239,7 @@ export async function applyObjects(
 ): Promise<{ code: number; pods: AppliedObject[]; objects: AppliedRef[] }> {
   // Namespaces first (a file may create the namespace its other objects use, as with kubectl), then
   // Services, PriorityClasses and RuntimeClasses before the workloads, so the pods they make get the service links, their priority and their class.
-  const rank = (o: ManifestObject) =>
-    o.kind === 'Namespace' ? 0 : o.kind === 'Service' || o.kind === 'PriorityClass' || o.kind === 'RuntimeClass' ? 1 : 2;
+  const rank = (o: ManifestObject) => (o.kind === 'Namespace' ? 0 : o.kind === 'Service' || o.kind === 'PriorityClass' || o.kind === 'RuntimeClass' ? 1 : 2);
   const manifests = [...(objs.objectManifests ?? [])].sort((a, b) => rank(a) - rank(b));
   const declared = new Set(manifests.filter((o) => o.kind === 'Namespace').map((o) => o.metadata?.name ?? ''));
   const objects: AppliedRef[] = [];

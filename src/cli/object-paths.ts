@@ -14,7 +14,16 @@ export interface AppliedRef {
 }
 
 /** The cluster-scoped kinds among them (their test holds this equal to the kinds' scope). */
-const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'IngressClass', 'PriorityClass', 'StorageClass', 'PersistentVolume', 'RuntimeClass']);
+const clusterScoped = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'IngressClass',
+  'PriorityClass',
+  'StorageClass',
+  'PersistentVolume',
+  'RuntimeClass',
+]);
 
 /** A kind's plural resource as apimachinery's UnsafeGuessKindToResource makes it (`networkpolicies`, `ingresses`, `deployments`). */
 function guessResource(kind: string): string {

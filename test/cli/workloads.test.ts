@@ -215,7 +215,11 @@ test('up -d of a Deployment and a Job, then get deploy|rs|jobs|all as kubectl pr
     const down = await s.cli('down', '-f', s.file('app.yaml'));
     assert.equal(down.code, 0, down.stderr);
     assert.equal(down.stdout, 'deployment.apps "web" deleted\njob.batch "migrate" deleted\n');
-    await waitFor("the workloads' pods to be gone", async () => /^NAME +TYPE .*\nservice\/kubernetes +ClusterIP .*\n$/.test((await s.cli('get', 'all')).stdout), 60_000);
+    await waitFor(
+      "the workloads' pods to be gone",
+      async () => /^NAME +TYPE .*\nservice\/kubernetes +ClusterIP .*\n$/.test((await s.cli('get', 'all')).stdout),
+      60_000,
+    );
   } finally {
     await s.cli('down', '--all', '--agent', '--grace-period', '0');
     await stopRuntimeServices(s.tmp.path);

@@ -238,7 +238,7 @@ test("a v1 ServiceAccount is read beside the workloads, judged in the API server
   );
   const bad = 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: Front_End}';
   assert.deepEqual(await problems(['-'], { stdin: () => Readable.from([Buffer.from(bad)]) }), [
-    'The ServiceAccount "Front_End" is invalid: metadata.name: Invalid value: "Front_End": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+    "The ServiceAccount \"Front_End\" is invalid: metadata.name: Invalid value: \"Front_End\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
   ]);
 });
 

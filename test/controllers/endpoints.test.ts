@@ -116,9 +116,9 @@ test('Endpoints and EndpointSlices list Ready pods, follow readiness, resolve na
   assert.equal(r.status, 200, r.body);
   await waitFor('Endpoints and slices gone with the Service', async () => {
     // The kubernetes Service's slice (the API's own endpoint) stays.
-    const slicesLeft = (await call(sock, 'GET', '/apis/discovery.k8s.io/v1/endpointslices')).json().items.filter(
-      (x: { metadata: { name: string } }) => x.metadata.name !== 'kubernetes',
-    ).length;
+    const slicesLeft = (await call(sock, 'GET', '/apis/discovery.k8s.io/v1/endpointslices'))
+      .json()
+      .items.filter((x: { metadata: { name: string } }) => x.metadata.name !== 'kubernetes').length;
     return (await endpoints('ep')) === undefined && slicesLeft === 0;
   });
   for (const name of ['ep-a', 'ep-b']) await call(sock, 'DELETE', `/api/v1/namespaces/default/pods/${name}`);
