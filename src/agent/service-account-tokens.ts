@@ -43,11 +43,15 @@ export function agentTokens(opts: {
     });
     return { token: issued.token, expiresAt: issued.claims.exp * 1000 };
   });
+  // The base lookup's every answer, with the pods' tokens beside them.
   const base = opts.base;
   const lookup: ObjectLookup = {
     configMap: (ns, n) => base.configMap(ns, n),
     secret: (ns, n) => base.secret(ns, n),
     ...(base.services ? { services: (ns: string) => base.services!(ns) } : {}),
+    ...(base.persistentVolumeClaim ? { persistentVolumeClaim: (ns: string, n: string) => base.persistentVolumeClaim!(ns, n) } : {}),
+    ...(base.persistentVolume ? { persistentVolume: (n: string) => base.persistentVolume!(n) } : {}),
+    ...(base.runtimeClass ? { runtimeClass: (n: string) => base.runtimeClass!(n) } : {}),
     serviceAccountToken: (pod, source) => manager.token(pod, source),
   };
   return { tokens, manager, lookup };
