@@ -2,8 +2,9 @@
 // as `default`, gets the kube-api-access projected volume (token, ca.crt, namespace) at
 // /var/run/secrets/kubernetes.io/serviceaccount and KUBERNETES_SERVICE_HOST/PORT, and
 // @kubernetes/client-node's loadFromCluster lists the pods of its namespace through the `kubernetes`
-// Service's ClusterIP, verifying the agent's certificate with the mounted CA. Once the pod is deleted
-// its token is refused (401).
+// Service's ClusterIP, verifying the agent's certificate with the mounted CA: refused (403, RBAC)
+// until a RoleBinding grants the account `view`, then allowed. Once the pod is deleted its token is
+// refused (401).
 
 import assert from 'node:assert/strict';
 import { realpathSync, writeFileSync } from 'node:fs';
@@ -31,12 +32,22 @@ const fs = require('node:fs');
   const kc = new KubeConfig();
   kc.loadFromCluster();
   const ns = fs.readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8');
-  try {
-    const list = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: ns });
-    console.log('PODS ' + list.items.map((p) => p.metadata.name).join(','));
-  } catch (e) {
-    console.log('ERR ' + (e.code ?? e.message));
-  }
+  // Lists again until the answer changes (a RoleBinding granted meanwhile), printing each new answer.
+  let last = '';
+  const list = async () => {
+    let line;
+    try {
+      const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: ns });
+      line = 'PODS ' + pods.items.map((p) => p.metadata.name).join(',');
+    } catch (e) {
+      let message = '';
+      try { message = JSON.parse(e.body).message; } catch {}
+      line = 'ERR ' + (e.code ?? e.message) + ' ' + message;
+    }
+    if (line !== last) console.log((last = line));
+    if (!line.startsWith('PODS')) setTimeout(list, 300);
+  };
+  await list();
   setInterval(() => {}, 1 << 30);
 })();
 `;
@@ -104,18 +115,28 @@ test('containerd pod: client-node loadFromCluster lists pods with the mounted to
     { name: tokenVolume.name, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
   );
 
-  // RBAC step: while no authorizer is enforced the default account lists pods; with RBAC the pod is
-  // refused (403) until a RoleBinding grants it (the RBAC change extends this step).
-  let logs = '';
-  await waitFor(
-    'the pod to print what it listed',
-    async () => {
-      logs = (await kubectl(api, ['logs', 'lister'])).stdout;
-      return /^(PODS|ERR) /m.test(logs);
-    },
-    120_000,
+  // RBAC: the default account may not list pods (upstream's Forbidden message) until a RoleBinding
+  // grants it the `view` ClusterRole; the pod's next list then succeeds.
+  const answer = async (what: string, pattern: RegExp) => {
+    let logs = '';
+    await waitFor(
+      what,
+      async () => {
+        logs = (await kubectl(api, ['logs', 'lister'])).stdout;
+        return pattern.test(logs);
+      },
+      120_000,
+    );
+    return logs;
+  };
+  const refused = await answer('the pod to be refused', /^(PODS|ERR) /m);
+  assert.match(
+    refused,
+    /^ERR 403 pods is forbidden: User "system:serviceaccount:default:default" cannot list resource "pods" in API group "" in the namespace "default"$/m,
+    `${refused}\n${agent.stderr().slice(-3000)}`,
   );
-  assert.match(logs, /^(PODS .*\blister\b|ERR 403)/m, `${logs}\n${agent.stderr().slice(-3000)}`);
+  await k(['create', 'rolebinding', 'default-view', '--clusterrole=view', '--serviceaccount=default:default']);
+  await answer('the pod to list the pods once bound to view', /^PODS .*\blister\b/m);
 
   // The token the kubelet wrote is bound to the pod: refused once the pod is gone.
   const token = (await k(['exec', 'lister', '--', 'cat', '/var/run/secrets/kubernetes.io/serviceaccount/token'])).trim();

@@ -1,6 +1,7 @@
 // The official client libraries against a real `podvisor agent`, over TLS with the token of the
 // kubeconfig the agent writes: @kubernetes/client-node (create, list, informer-style list+watch, log
-// follow, exec with its exit status) and Debian's python3-kubernetes (list, watch, log, exec).
+// follow, exec with its exit status) and Debian's python3-kubernetes (list, watch, log, exec); both
+// clients' typed APIs for a ServiceAccount, a Role and RoleBinding, an HPA, a NetworkPolicy and a PVC.
 
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -129,6 +130,57 @@ describe('official clients against a real agent', () => {
     assert.equal(status.details?.causes?.[0]?.message, '3');
   });
 
+  test('client-node typed APIs: a ServiceAccount, a Role and RoleBinding, an HPA v2, a NetworkPolicy, a PVC', async () => {
+    const namespace = 'default';
+    const sa = await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'node-robot' } } });
+    assert.equal(sa.metadata?.name, 'node-robot');
+    const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await rbac.createNamespacedRole({
+      namespace,
+      body: { metadata: { name: 'node-pods' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] },
+    });
+    const rb = await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: 'node-robot-pods' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'node-pods' },
+        subjects: [{ kind: 'ServiceAccount', name: 'node-robot', namespace }],
+      },
+    });
+    assert.equal(rb.roleRef.name, 'node-pods');
+    const review = await kc.makeApiClient(k8s.AuthorizationV1Api).createSubjectAccessReview({
+      body: { spec: { user: 'system:serviceaccount:default:node-robot', resourceAttributes: { namespace, verb: 'list', resource: 'pods' } } },
+    });
+    assert.equal(review.status?.allowed, true);
+    const hpa = await kc.makeApiClient(k8s.AutoscalingV2Api).createNamespacedHorizontalPodAutoscaler({
+      namespace,
+      body: {
+        metadata: { name: 'node-hpa' },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'absent' },
+          maxReplicas: 3,
+          metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+        },
+      },
+    });
+    assert.equal(hpa.spec?.minReplicas, 1);
+    const np = await kc.makeApiClient(k8s.NetworkingV1Api).createNamespacedNetworkPolicy({
+      namespace,
+      body: { metadata: { name: 'node-deny' }, spec: { podSelector: { matchLabels: { app: 'none' } } } },
+    });
+    assert.deepEqual(np.spec?.policyTypes, ['Ingress']);
+    const pvc = await core.createNamespacedPersistentVolumeClaim({
+      namespace,
+      body: { metadata: { name: 'node-claim' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } } },
+    });
+    assert.equal(pvc.spec?.storageClassName, 'standard');
+    assert.equal(pvc.status?.phase, 'Pending');
+    assert.deepEqual(
+      (await rbac.listNamespacedRoleBinding({ namespace })).items.map((b) => b.metadata?.name),
+      ['node-robot-pods'],
+    );
+  });
+
   test('python3-kubernetes: list, watch, log and exec', { skip: python ? false : 'python3-kubernetes is not installed' }, async () => {
     const script = join(dir.path, 'client.py');
     writeFileSync(
@@ -162,4 +214,47 @@ describe('official clients against a real agent', () => {
     assert.equal(out.exec, 'hi\n');
     assert.equal(out.rc, 5);
   });
+
+  test(
+    'python3-kubernetes typed APIs: a ServiceAccount, a Role and RoleBinding, an HPA, a NetworkPolicy, a PVC',
+    { skip: python ? false : 'python3-kubernetes is not installed' },
+    async () => {
+      const script = join(dir.path, 'kinds.py');
+      writeFileSync(
+        script,
+        [
+          'import json, sys',
+          'from kubernetes import client, config',
+          'config.load_kube_config(config_file=sys.argv[1])',
+          "ns = 'default'",
+          'out = {}',
+          "out['sa'] = client.CoreV1Api().create_namespaced_service_account(ns, {'metadata': {'name': 'py-robot'}}).metadata.name",
+          'rbac = client.RbacAuthorizationV1Api()',
+          "rbac.create_namespaced_role(ns, {'metadata': {'name': 'py-pods'}, 'rules': [{'apiGroups': [''], 'resources': ['pods'], 'verbs': ['list']}]})",
+          "rb = rbac.create_namespaced_role_binding(ns, {'metadata': {'name': 'py-robot-pods'}, 'roleRef': {'apiGroup': 'rbac.authorization.k8s.io', 'kind': 'Role', 'name': 'py-pods'}, 'subjects': [{'kind': 'ServiceAccount', 'name': 'py-robot', 'namespace': ns}]})",
+          "out['rb'] = [rb.role_ref.name, rb.subjects[0].name]",
+          "hpa = client.AutoscalingV1Api().create_namespaced_horizontal_pod_autoscaler(ns, {'metadata': {'name': 'py-hpa'}, 'spec': {'scaleTargetRef': {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'name': 'absent'}, 'maxReplicas': 2, 'targetCPUUtilizationPercentage': 60}})",
+          "out['hpa'] = [hpa.spec.min_replicas, hpa.spec.target_cpu_utilization_percentage]",
+          "np = client.NetworkingV1Api().create_namespaced_network_policy(ns, {'metadata': {'name': 'py-deny'}, 'spec': {'podSelector': {}, 'policyTypes': ['Ingress', 'Egress']}})",
+          "out['np'] = np.spec.policy_types",
+          "pvc = client.CoreV1Api().create_namespaced_persistent_volume_claim(ns, {'metadata': {'name': 'py-claim'}, 'spec': {'accessModes': ['ReadWriteOnce'], 'resources': {'requests': {'storage': '1Mi'}}}})",
+          "out['pvc'] = [pvc.spec.storage_class_name, pvc.status.phase]",
+          "out['listed'] = sorted(p.metadata.name for p in client.NetworkingV1Api().list_namespaced_network_policy(ns).items)",
+          'print(json.dumps(out))',
+        ].join('\n'),
+      );
+      const stdout = await new Promise<string>((resolve, reject) =>
+        execFile(python!, [script, join(root, 'kubeconfig')], { timeout: 60_000 }, (err, so, se) =>
+          err ? reject(new Error(`${err.message}\n${se}`)) : resolve(so),
+        ),
+      );
+      const out = JSON.parse(stdout) as Record<string, unknown>;
+      assert.equal(out.sa, 'py-robot');
+      assert.deepEqual(out.rb, ['py-pods', 'py-robot']);
+      assert.deepEqual(out.hpa, [1, 60]);
+      assert.deepEqual(out.np, ['Ingress', 'Egress']);
+      assert.deepEqual(out.pvc, ['standard', 'Pending']);
+      assert.ok((out.listed as string[]).includes('py-deny'));
+    },
+  );
 });

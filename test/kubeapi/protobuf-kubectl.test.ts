@@ -1,7 +1,10 @@
 // kubectl 1.32's typed clients against the agent: `kubectl create <kind>` sends the object as
 // Kubernetes protobuf (`application/vnd.kubernetes.protobuf`, the `k8s\0` runtime.Unknown envelope)
-// and asks for protobuf back first. Every create subcommand whose kind the agent serves, read back as
-// stored; fieldValidation's Strict and Warn answers; and server-side dry runs that allocate nothing.
+// and asks for protobuf back first. Every typed create subcommand of kubectl 1.32 (namespace,
+// configmap, secret, deployment, cronjob, job, service, serviceaccount, token, the RBAC kinds,
+// ingress, poddisruptionbudget, priorityclass, quota), read back as stored; fieldValidation's Strict
+// and Warn answers; and server-side dry runs that allocate nothing (NodePorts, ClusterIPs, generated
+// names, quota usage, provisioned volumes).
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { useKubectlAgent } from '../fixtures/kubectl-agent.js';
 import { freePortIn } from '../fixtures/ports.js';
+import { waitFor } from '../fixtures/wait.js';
 import { kubectl132Path, runKubectl } from './harness.js';
 
 const skip = kubectl132Path ? false : 'no kubectl 1.32 (set KUBECTL132)';
@@ -93,6 +97,83 @@ test('every kubectl create subcommand of a served kind works in protobuf, and re
   assert.equal((await getJSON(api, ['service', 'ext', '-n', 'wire'])).spec.externalName, 'example.com');
 });
 
+test('kubectl create of RBAC, policy, scheduling, networking kinds, quota, ServiceAccount and token: each reads back as sent', { skip }, async (t) => {
+  const api = env.api(t);
+  const ok = async (args: string[]) => {
+    const r = await k(api, ['create', ...args]);
+    assert.equal(r.code, 0, `kubectl create ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  assert.match(await ok(['namespace', 'typed']), /namespace\/typed created/);
+  assert.match(await ok(['serviceaccount', 'robot', '-n', 'typed']), /serviceaccount\/robot created/);
+  assert.match((await ok(['token', 'robot', '-n', 'typed'])).trim(), /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+  assert.match(
+    await ok(['clusterrole', 'typed-reader', '--verb=get,list,watch', '--resource=pods,deployments.apps', '--resource-name=a']),
+    /clusterrole\.rbac\.authorization\.k8s\.io\/typed-reader created/,
+  );
+  assert.match(
+    await ok(['clusterrole', 'typed-aggregate', '--aggregation-rule=typed.example.com/aggregate=true']),
+    /clusterrole\.rbac\.authorization\.k8s\.io\/typed-aggregate created/,
+  );
+  assert.match(
+    await ok(['clusterrolebinding', 'typed-readers', '--clusterrole=typed-reader', '--user=alice', '--group=devs', '--serviceaccount=typed:robot']),
+    /clusterrolebinding\.rbac\.authorization\.k8s\.io\/typed-readers created/,
+  );
+  assert.match(await ok(['role', 'pod-reader', '-n', 'typed', '--verb=get', '--resource=pods']), /role\.rbac\.authorization\.k8s\.io\/pod-reader created/);
+  assert.match(
+    await ok(['rolebinding', 'robot-reads', '-n', 'typed', '--role=pod-reader', '--serviceaccount=typed:robot']),
+    /rolebinding\.rbac\.authorization\.k8s\.io\/robot-reads created/,
+  );
+  assert.match(
+    await ok(['ingress', 'web', '-n', 'typed', '--class=default', '--rule=foo.example/bar*=svc1:8080,tls=web-cert']),
+    /ingress\.networking\.k8s\.io\/web created/,
+  );
+  assert.match(await ok(['poddisruptionbudget', 'web', '-n', 'typed', '--selector=app=web', '--min-available=1']), /poddisruptionbudget\.policy\/web created/);
+  assert.match(
+    await ok(['priorityclass', 'typed-high', '--value=1000', '--description=typed', '--preemption-policy=Never']),
+    /priorityclass\.scheduling\.k8s\.io\/typed-high created/,
+  );
+  assert.match(await ok(['quota', 'limits', '-n', 'typed', '--hard=pods=10,count/deployments.apps=2']), /resourcequota\/limits created/);
+
+  const cr = await getJSON(api, ['clusterrole', 'typed-reader']);
+  assert.deepEqual(cr.rules, [
+    { apiGroups: [''], resources: ['pods'], resourceNames: ['a'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['a'], verbs: ['get', 'list', 'watch'] },
+  ]);
+  const agg = await getJSON(api, ['clusterrole', 'typed-aggregate']);
+  assert.deepEqual(agg.aggregationRule, { clusterRoleSelectors: [{ matchLabels: { 'typed.example.com/aggregate': 'true' } }] });
+  const crb = await getJSON(api, ['clusterrolebinding', 'typed-readers']);
+  assert.deepEqual(crb.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'typed-reader' });
+  assert.deepEqual(
+    crb.subjects.map((s: { kind: string; name: string; namespace?: string }) => `${s.kind}:${s.namespace ?? ''}:${s.name}`),
+    ['User::alice', 'Group::devs', 'ServiceAccount:typed:robot'],
+  );
+  const role = await getJSON(api, ['role', 'pod-reader', '-n', 'typed']);
+  assert.deepEqual(role.rules, [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
+  const rb = await getJSON(api, ['rolebinding', 'robot-reads', '-n', 'typed']);
+  assert.deepEqual(rb.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' });
+  assert.deepEqual(rb.subjects, [{ kind: 'ServiceAccount', name: 'robot', namespace: 'typed' }]);
+  const r = await k(api, ['auth', 'can-i', 'get', 'pods', '-n', 'typed', '--as=system:serviceaccount:typed:robot']);
+  assert.equal(r.stdout.trim(), 'yes', r.stderr);
+  const ing = await getJSON(api, ['ingress', 'web', '-n', 'typed']);
+  assert.equal(ing.spec.ingressClassName, 'default');
+  assert.deepEqual(ing.spec.rules, [
+    {
+      host: 'foo.example',
+      http: { paths: [{ path: '/bar', pathType: 'Prefix', backend: { service: { name: 'svc1', port: { number: 8080 } } } }] },
+    },
+  ]);
+  assert.deepEqual(ing.spec.tls, [{ hosts: ['foo.example'], secretName: 'web-cert' }]);
+  const pdb = await getJSON(api, ['poddisruptionbudget', 'web', '-n', 'typed']);
+  assert.equal(pdb.spec.minAvailable, 1);
+  assert.deepEqual(pdb.spec.selector, { matchLabels: { app: 'web' } });
+  const pc = await getJSON(api, ['priorityclass', 'typed-high']);
+  assert.deepEqual([pc.value, pc.description, pc.preemptionPolicy, pc.globalDefault ?? false], [1000, 'typed', 'Never', false]);
+  const quota = await getJSON(api, ['quota', 'limits', '-n', 'typed']);
+  assert.deepEqual(quota.spec.hard, { 'count/deployments.apps': '2', pods: '10' });
+  assert.equal((await getJSON(api, ['serviceaccount', 'robot', '-n', 'typed'])).metadata.name, 'robot');
+});
+
 test('the agent answers in protobuf when kubectl asks for it first', { skip }, async (t) => {
   const api = env.api(t);
   const r = await k(api, ['create', 'configmap', 'answered', '--from-literal=a=b', '-v=8']);
@@ -169,4 +250,45 @@ test('a server-side dry run allocates nothing: NodePorts, ClusterIPs and generat
   assert.doesNotMatch(r.stdout, /gen-/);
   r = await k(api, ['get', 'services', '-o', 'name']);
   assert.doesNotMatch(r.stdout, /planned|applied/);
+});
+
+test('a server-side dry run counts no quota usage and provisions no volume', { skip }, async (t) => {
+  const api = env.api(t);
+  let r = await k(api, ['create', 'namespace', 'dry']);
+  assert.equal(r.code, 0, r.stderr);
+  r = await k(api, ['create', 'quota', 'maps', '-n', 'dry', '--hard=configmaps=5']);
+  assert.equal(r.code, 0, r.stderr);
+  const used = async () => (await getJSON(api, ['quota', 'maps', '-n', 'dry'])).status?.used?.configmaps as string | undefined;
+  // kube-root-ca.crt is the namespace's one ConfigMap once the quota's usage is counted.
+  await waitFor('the quota usage to be counted', async () => (await used()) === '1');
+  r = await k(api, ['create', 'configmap', 'planned', '-n', 'dry', '--from-literal=a=b', '--dry-run=server']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(await used(), '1');
+  r = await k(api, ['create', 'configmap', 'real', '-n', 'dry', '--from-literal=a=b']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(await used(), '2');
+
+  // A class that provisions at once: the dry-run claim leaves no volume, the real one gets one.
+  const claim = (name: string) =>
+    `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: ${name}, namespace: dry}\n` +
+    `spec: {storageClassName: dry-immediate, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}\n`;
+  r = await k(
+    api,
+    ['create', '-f', '-'],
+    `apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: dry-immediate}\nprovisioner: podvisor.io/local-path\nvolumeBindingMode: Immediate\n`,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  r = await k(api, ['create', '--dry-run=server', '-o', 'json', '-f', '-'], claim('planned'));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((JSON.parse(r.stdout) as { status?: { phase?: string } }).status?.phase, 'Pending');
+  r = await k(api, ['create', '-f', '-'], claim('real'));
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor('the real claim to be bound', async () => (await getJSON(api, ['pvc', 'real', '-n', 'dry'])).status?.phase === 'Bound');
+  const volumes = (await getJSON(api, ['pv'])).items as Array<{ spec: { claimRef?: { name: string; namespace: string } } }>;
+  assert.deepEqual(
+    volumes.filter((v) => v.spec.claimRef?.namespace === 'dry').map((v) => v.spec.claimRef!.name),
+    ['real'],
+  );
+  r = await k(api, ['get', 'pvc', '-n', 'dry', '-o', 'name']);
+  assert.equal(r.stdout.trim(), 'persistentvolumeclaim/real');
 });

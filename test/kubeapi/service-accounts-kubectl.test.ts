@@ -2,7 +2,8 @@
 // 1.32): every namespace's `default` account and `kube-root-ca.crt`; `kubectl get|create sa`;
 // `kubectl create token` (1.32), plain and bound to a pod; the token used as a pod uses it (through
 // the `kubernetes` Service's ClusterIP, verified with kube-root-ca.crt's CA), reviewed by TokenReview,
-// `kubectl auth whoami`, and refused (401) once its pod is gone; pods run as `default` unless they
+// `kubectl auth whoami`, refused (403) by RBAC until a RoleBinding grants `view`, and refused (401)
+// once its pod is gone; pods run as `default` unless they
 // name an account, and one naming a missing account is refused in the API server's words.
 
 import assert from 'node:assert/strict';
@@ -142,14 +143,33 @@ test(
     r = await k132(a, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
     assert.equal(r.stdout, 'system:admin');
 
-    // RBAC step: while no authorizer is enforced every authenticated user may list pods; with RBAC the
-    // default account may not until a RoleBinding grants it (the RBAC change extends this step).
+    // RBAC: the default account may not list pods (upstream's Forbidden message) until a RoleBinding
+    // grants it `view`; `auth can-i --list` with its token answers what it may do before and after.
     r = await asPod(kubectlPath!, a, server, ca, token, ['get', 'pods', '-o', 'name']);
-    if (r.code === 0) assert.match(r.stdout, /^pod\/client$/m);
-    else assert.match(r.stderr, /Forbidden.*system:serviceaccount:default:default/);
+    assert.notEqual(r.code, 0);
+    assert.match(
+      r.stderr,
+      /Error from server \(Forbidden\): pods is forbidden: User "system:serviceaccount:default:default" cannot list resource "pods" in API group "" in the namespace "default"/,
+    );
+    r = await asPod(kubectl132Path!, a, server, ca, token, ['auth', 'can-i', '--list']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^selfsubjectreviews\.authentication\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+    assert.doesNotMatch(r.stdout, /^pods\s/m);
+    r = await kubectl(a, ['create', 'rolebinding', 'default-view', '--clusterrole=view', '--serviceaccount=default:default']);
+    assert.equal(r.code, 0, r.stderr);
+    r = await asPod(kubectlPath!, a, server, ca, token, ['get', 'pods', '-o', 'name']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^pod\/client$/m);
+    r = await asPod(kubectl132Path!, a, server, ca, token, ['auth', 'can-i', '--list']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
 
     const review = (tok: string) =>
-      kubectl(a, ['create', '-o', 'json', '-f', '-'], JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: tok } }));
+      kubectl(
+        a,
+        ['create', '--raw', '/apis/authentication.k8s.io/v1/tokenreviews', '-f', '-'],
+        JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: tok } }),
+      );
     r = await review(token);
     assert.equal(r.code, 0, r.stderr);
     const status = (JSON.parse(r.stdout) as { status: { authenticated?: boolean; user?: { username?: string; extra?: Record<string, string[]> } } }).status;

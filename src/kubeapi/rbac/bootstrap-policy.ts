@@ -195,7 +195,11 @@ export const bootstrapClusterRoles: readonly BootstrapClusterRole[] = [
   },
   {
     metadata: { name: 'system:basic-user' },
-    rules: [{ apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] }],
+    rules: [
+      { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] },
+      // `kubectl auth whoami` for every authenticated user (basicUserRules since SelfSubjectReview went GA).
+      { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
+    ],
   },
   {
     metadata: { name: 'system:discovery' },

@@ -94,6 +94,7 @@ test('reconciled: lost rules and subjects given back, added ones kept; autoupdat
   assert.deepEqual((clusterRoles.get('', 'system:basic-user') as ClusterRole).rules, [
     extra,
     { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] },
+    { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
   ]);
   assert.deepEqual((clusterRoles.get('', 'system:discovery') as ClusterRole).rules, []);
   assert.deepEqual(
