@@ -69,7 +69,7 @@ cluster-nodes N=50,250 (Deployment to Available on 5 podvisor nodes vs 1, under 
 pm2 N=100 (podvisor, pm2 7 and a spawn floor in alternating rounds: start, restart, idle for 20s,
 client commands against kubectl, teardown; pm2 is installed into ~/.cache/podvisor-bench, skipped when it cannot be);
 spawner N=100 (the runtime service's starts with its perl spawner against forking them itself, alternating rounds);
-scheduler N=100,500 (the scheduler's filters for one pod with N pods bound to the node, in process).`;
+scheduler N=100,500 (the scheduler's filters for one pod with N pods bound to the node, in process; then the time from a freed CPU to the pending pod's start on a real agent).`;
 
 export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());

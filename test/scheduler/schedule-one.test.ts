@@ -118,6 +118,43 @@ test('back-off: 1 s doubled per attempt, at most 10 s; a move during the cycle g
   q.close();
 });
 
+test('a freed resource: the pod starts at once when its back-off since its last attempt has run out, else when it ends', async () => {
+  const h = harness(node({ cpu: '1' }));
+  const hog = cpu('1');
+  const waiting = cpu('500m');
+  await h.add(hog);
+  await h.add(waiting); // refused at t=0, its only attempt
+  assert.equal(h.attempts(), 1);
+  // The CPU freed at t=5 s, the 1 s back-off long expired: the deletion moves the pod straight to
+  // activeQ and it is bound with no time passing.
+  await h.clock.advance(5000);
+  await h.end(hog);
+  assert.equal(h.bound(waiting), 'vm');
+  // A pod of 1 CPU refused at t=5 s, then again at t=8 s (a pod's end moves it; 500m are still held).
+  const big = cpu('1');
+  await h.add(big);
+  assert.equal(h.attempts(), 2);
+  await h.clock.advance(3000);
+  const small = cpu('100m');
+  await h.add(small);
+  await h.end(small);
+  assert.equal(h.attempts(), 3);
+  assert.equal(h.bound(big), undefined);
+  // Its back-off is now 2 s counted from that last attempt (t=8 s), not from its first (t=5 s): the
+  // CPU freed at t=8.5 s lets it in at t=10 s.
+  await h.clock.advance(500);
+  await h.end(waiting);
+  assert.deepEqual(h.s.queue.counts(), { active: 0, backoff: 1, unschedulable: 0 });
+  await h.clock.advance(1499);
+  await h.s.idle();
+  assert.equal(h.bound(big), undefined);
+  await h.clock.advance(1);
+  await h.s.idle();
+  assert.equal(h.bound(big), 'vm');
+  assert.equal(h.attempts(), 3);
+  h.s.close();
+});
+
 test('a node change moves the pods its filters refused: nodeSelector then labels, taint then toleration-free removal', async () => {
   const n = node();
   const h = harness(n);

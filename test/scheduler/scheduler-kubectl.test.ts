@@ -3,7 +3,8 @@
 // Deployment of 3 × 500m leaves 2 Running and 1 Pending with upstream's FailedScheduling message,
 // and its ReplicaSet made exactly 3 pods; freeing CPU schedules the pending pod; a nodeSelector waits
 // for `kubectl label node`; a NoSchedule taint waits for its removal; a cordoned node takes nothing;
-// required pod anti-affinity on the hostname keeps a second replica Pending.
+// required pod anti-affinity on the hostname keeps a second replica Pending; topology spread with
+// DoNotSchedule waits for the node's label; a DaemonSet's pod is placed by the same filters.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -303,6 +304,63 @@ test('kubectl drain cordons the node and evicts its pods through the eviction AP
   assert.equal(r.code, 0, r.stderr);
   await waitFor('dr Running after uncordon', async () => (await podStates(a, 'app=dr')).filter((p) => p.phase === 'Running').length === 2, 60_000);
   await deleteAndWait(a, ['deploy/dr'], 'app=dr');
+});
+
+test('topology spread with DoNotSchedule: Pending while the node lacks the key, placed once kubectl label node gives it', { skip }, async (t) => {
+  const a = env.api(t);
+  const node = (await kubectl(a, ['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}'])).stdout;
+  const spread = `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: spread}}}
+`;
+  await apply(a, 'spread', deployment('spread', 2, '10m', spread));
+  const missingLabel =
+    "False/Unschedulable/0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label). preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+  await waitFor(
+    'both spread pods Pending for the missing zone label',
+    async () => {
+      const pods = await podStates(a, 'app=spread');
+      return pods.length === 2 && pods.every((p) => p.phase === 'Pending' && p.scheduled === missingLabel);
+    },
+    60_000,
+  );
+  // One zone: each pod's skew against the only domain is 0, so both fit.
+  let r = await kubectl(a, ['label', 'node', node, 'zone=a']);
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor('both spread pods Running in zone a', async () => (await podStates(a, 'app=spread')).filter((p) => p.phase === 'Running').length === 2, 60_000);
+  await deleteAndWait(a, ['deploy/spread'], 'app=spread');
+  r = await kubectl(a, ['label', 'node', node, 'zone-']);
+  assert.equal(r.code, 0, r.stderr);
+});
+
+test('a DaemonSet counts the node by its selector and taints, and its pod is placed by the same filters: Pending for Insufficient cpu', { skip }, async (t) => {
+  const a = env.api(t);
+  await apply(
+    a,
+    'dsbig',
+    `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: dsbig}
+spec:
+  selector: {matchLabels: {app: dsbig}}
+  template:
+    metadata: {labels: {app: dsbig}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers: [{name: main, image: busybox, command: [sleep, "300"], resources: {requests: {cpu: "2"}}}]
+`,
+  );
+  await waitFor(
+    'one desired daemon pod, Pending for Insufficient cpu',
+    async () => {
+      const pods = await podStates(a, 'app=dsbig');
+      const desired = (await kubectl(a, ['get', 'ds', 'dsbig', '-o', 'jsonpath={.status.desiredNumberScheduled}'])).stdout;
+      return desired === '1' && pods.length === 1 && pods[0]!.phase === 'Pending' && pods[0]!.scheduled === `False/Unschedulable/${insufficientCpu}`;
+    },
+    60_000,
+  );
+  const r = await kubectl(a, ['get', 'pods', '-l', 'app=dsbig', '-o', 'jsonpath={.items[0].spec.nodeName}']);
+  assert.equal(r.stdout, '');
+  await deleteAndWait(a, ['ds/dsbig'], 'app=dsbig');
 });
 
 test('a directory of 20 Deployments that cannot fit makes exactly their replicas’ worth of pods, all Pending', { skip }, async (t) => {
