@@ -89,7 +89,8 @@ function validateNames(names: Partial<CRDNames> | undefined, path: string): Fiel
   else label('kind', n.kind.toLowerCase());
   if (!n.listKind) errs.push({ type: 'Required', field: `${path}.listKind`, detail: '' });
   else label('listKind', n.listKind.toLowerCase());
-  if (n.kind && n.listKind === n.kind) errs.push({ type: 'Invalid', field: `${path}.listKind`, value: n.listKind, detail: 'kind and listKind may not be the same' });
+  if (n.kind && n.listKind === n.kind)
+    errs.push({ type: 'Invalid', field: `${path}.listKind`, value: n.listKind, detail: 'kind and listKind may not be the same' });
   (n.shortNames ?? []).forEach((s, i) => {
     for (const e of dns1035Errors(s)) errs.push({ type: 'Invalid', field: `${path}.shortNames[${i}]`, value: s, detail: e });
   });
@@ -103,10 +104,16 @@ function validateNames(names: Partial<CRDNames> | undefined, path: string): Fiel
 function validateStructural(s: JSONSchemaProps, path: string, root: boolean): FieldError[] {
   const errs: FieldError[] = [];
   const open = s['x-kubernetes-preserve-unknown-fields'] === true || s['x-kubernetes-int-or-string'] === true;
-  if (!s.type && !open) errs.push({ type: 'Required', field: `${path}.type`, detail: root ? 'must not be empty at the root' : 'must not be empty for specified object fields' });
+  if (!s.type && !open)
+    errs.push({ type: 'Required', field: `${path}.type`, detail: root ? 'must not be empty at the root' : 'must not be empty for specified object fields' });
   if (root && s.type && s.type !== 'object') errs.push({ type: 'Invalid', field: `${path}.type`, value: s.type, detail: 'must be object at the root' });
   if (s.type && !['object', 'array', 'string', 'integer', 'number', 'boolean'].includes(s.type))
-    errs.push({ type: 'NotSupported', field: `${path}.type`, value: s.type, detail: 'supported values: "array", "boolean", "integer", "number", "object", "string"' });
+    errs.push({
+      type: 'NotSupported',
+      field: `${path}.type`,
+      value: s.type,
+      detail: 'supported values: "array", "boolean", "integer", "number", "object", "string"',
+    });
   if (s.type === 'array' && !s.items) errs.push({ type: 'Required', field: `${path}.items`, detail: 'must be specified' });
   if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false)
     errs.push({ type: 'Forbidden', field: `${path}.additionalProperties`, detail: 'additionalProperties and properties are mutual exclusive' });
@@ -122,11 +129,13 @@ export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
   const spec = crd.spec ?? ({} as CustomResourceDefinition['spec']);
   const name = crd.metadata?.name ?? '';
   const plural = spec.names?.plural ?? '';
-  if (name !== `${plural}.${spec.group ?? ''}`) errs.push({ type: 'Invalid', field: 'metadata.name', value: name, detail: 'must be spec.names.plural+"."+spec.group' });
+  if (name !== `${plural}.${spec.group ?? ''}`)
+    errs.push({ type: 'Invalid', field: 'metadata.name', value: name, detail: 'must be spec.names.plural+"."+spec.group' });
   if (!spec.group) errs.push({ type: 'Required', field: 'spec.group', detail: '' });
   else {
     for (const e of isDNS1123Subdomain(spec.group)) errs.push({ type: 'Invalid', field: 'spec.group', value: spec.group, detail: e });
-    if (spec.group.split('.').length < 2) errs.push({ type: 'Invalid', field: 'spec.group', value: spec.group, detail: 'should be a domain with at least one dot' });
+    if (spec.group.split('.').length < 2)
+      errs.push({ type: 'Invalid', field: 'spec.group', value: spec.group, detail: 'should be a domain with at least one dot' });
   }
   if (!spec.scope) errs.push({ type: 'Required', field: 'spec.scope', detail: '' });
   else if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster')
@@ -150,10 +159,20 @@ export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
     if (sc) {
       if (!sc.specReplicasPath) errs.push({ type: 'Required', field: `${p}.subresources.scale.specReplicasPath`, detail: '' });
       else if (!sc.specReplicasPath.startsWith('.spec.'))
-        errs.push({ type: 'Invalid', field: `${p}.subresources.scale.specReplicasPath`, value: sc.specReplicasPath, detail: 'should be a json path under .spec' });
+        errs.push({
+          type: 'Invalid',
+          field: `${p}.subresources.scale.specReplicasPath`,
+          value: sc.specReplicasPath,
+          detail: 'should be a json path under .spec',
+        });
       if (!sc.statusReplicasPath) errs.push({ type: 'Required', field: `${p}.subresources.scale.statusReplicasPath`, detail: '' });
       else if (!sc.statusReplicasPath.startsWith('.status.'))
-        errs.push({ type: 'Invalid', field: `${p}.subresources.scale.statusReplicasPath`, value: sc.statusReplicasPath, detail: 'should be a json path under .status' });
+        errs.push({
+          type: 'Invalid',
+          field: `${p}.subresources.scale.statusReplicasPath`,
+          value: sc.statusReplicasPath,
+          detail: 'should be a json path under .status',
+        });
     }
     (v.additionalPrinterColumns ?? []).forEach((c, j) => {
       const cp = `${p}.additionalPrinterColumns[${j}]`;
@@ -164,13 +183,20 @@ export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
     });
   });
   const storage = versions.filter((v) => v.storage).length;
-  if (versions.length > 0 && storage !== 1) errs.push({ type: 'Invalid', field: 'spec.versions', value: versions, detail: 'must have exactly one version marked as storage version' });
-  if (versions.length > 0 && !versions.some((v) => v.served)) errs.push({ type: 'Invalid', field: 'spec.versions', value: versions, detail: 'must have at least one version marked as served' });
+  if (versions.length > 0 && storage !== 1)
+    errs.push({ type: 'Invalid', field: 'spec.versions', value: versions, detail: 'must have exactly one version marked as storage version' });
+  if (versions.length > 0 && !versions.some((v) => v.served))
+    errs.push({ type: 'Invalid', field: 'spec.versions', value: versions, detail: 'must have at least one version marked as served' });
   const strategy = spec.conversion?.strategy;
   if (strategy !== undefined && strategy !== 'None' && strategy !== 'Webhook')
     errs.push({ type: 'NotSupported', field: 'spec.conversion.strategy', value: strategy, detail: 'supported values: "None", "Webhook"' });
   if (spec.preserveUnknownFields === true)
-    errs.push({ type: 'Invalid', field: 'spec.preserveUnknownFields', value: true, detail: 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead' });
+    errs.push({
+      type: 'Invalid',
+      field: 'spec.preserveUnknownFields',
+      value: true,
+      detail: 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+    });
   return errs;
 }
 
@@ -232,7 +258,10 @@ export function crdStatus(
   };
   const conditions = conflict
     ? [cond('NamesAccepted', 'False', conflict.reason, conflict.message), cond('Established', 'False', 'NotAccepted', 'not all names are accepted')]
-    : [cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'), cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted')];
+    : [
+        cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'),
+        cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'),
+      ];
   const stored = [...(old?.status?.storedVersions ?? [])];
   const sv = storageVersion(crd)?.name;
   if (sv && !stored.includes(sv)) stored.push(sv);

@@ -93,7 +93,10 @@ function customTable(v: CRDVersion) {
       col('Name', nameDescription, 0, 'string', 'name'),
       ...cols.map((c) => col(c.name, c.description ?? '', c.priority ?? 0, c.type === 'date' ? 'date' : c.type, c.format ?? '')),
     ];
-    const rows = items.map((o) => ({ cells: [o.metadata?.name ?? '', ...cols.map((c) => cell(c, o, opts.now))], object: rowObject(o, opts.includeObject ?? 'Metadata') }));
+    const rows = items.map((o) => ({
+      cells: [o.metadata?.name ?? '', ...cols.map((c) => cell(c, o, opts.now))],
+      object: rowObject(o, opts.includeObject ?? 'Metadata'),
+    }));
     return table(columns, rows as never, opts);
   };
 }

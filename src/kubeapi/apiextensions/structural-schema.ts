@@ -70,7 +70,8 @@ export function applyDefaults(value: unknown, schema: JSONSchemaProps | undefine
     if (value[key] === undefined && sub.default !== undefined) value[key] = structuredClone(sub.default);
     applyDefaults(value[key], sub);
   }
-  if (isObject(schema.additionalProperties)) for (const key of Object.keys(value)) if (!schema.properties?.[key]) applyDefaults(value[key], schema.additionalProperties);
+  if (isObject(schema.additionalProperties))
+    for (const key of Object.keys(value)) if (!schema.properties?.[key]) applyDefaults(value[key], schema.additionalProperties);
 }
 
 const goValue = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v));
@@ -99,18 +100,28 @@ export function validateValue(value: unknown, schema: JSONSchemaProps | undefine
   }
   if (schema['x-kubernetes-int-or-string']) {
     if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value)))
-      return [{ type: 'Invalid', field: path, value, detail: `${path} in body must be of type integer,string: "${typeOf(value)}"` }];
+      return [{ type: 'Invalid', field: path, value: typeOf(value), detail: `${path} in body must be of type integer,string: "${typeOf(value)}"` }];
   } else if (schema.type && !matchesType(value, schema.type)) {
-    return [{ type: 'Invalid', field: path, value, detail: `${path} in body must be of type ${schema.type}: "${typeOf(value)}"` }];
+    return [{ type: 'Invalid', field: path, value: typeOf(value), detail: `${path} in body must be of type ${schema.type}: "${typeOf(value)}"` }];
   }
   if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
     errs.push({ type: 'NotSupported', field: path, value, detail: `supported values: ${schema.enum.map(goValue).join(', ')}` });
   }
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum))
-      errs.push({ type: 'Invalid', field: path, value, detail: `${path} in body should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}` });
+      errs.push({
+        type: 'Invalid',
+        field: path,
+        value,
+        detail: `${path} in body should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`,
+      });
     if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum))
-      errs.push({ type: 'Invalid', field: path, value, detail: `${path} in body should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}` });
+      errs.push({
+        type: 'Invalid',
+        field: path,
+        value,
+        detail: `${path} in body should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`,
+      });
   }
   if (typeof value === 'string') {
     if (schema.maxLength !== undefined && [...value].length > schema.maxLength)
@@ -130,7 +141,8 @@ export function validateValue(value: unknown, schema: JSONSchemaProps | undefine
   if (isObject(value)) {
     for (const r of schema.required ?? []) if (value[r] === undefined) errs.push({ type: 'Required', field: join(path, r), detail: '' });
     if (schema['x-kubernetes-embedded-resource']) {
-      if (typeof value.apiVersion !== 'string' || value.apiVersion === '') errs.push({ type: 'Required', field: join(path, 'apiVersion'), detail: 'must not be empty' });
+      if (typeof value.apiVersion !== 'string' || value.apiVersion === '')
+        errs.push({ type: 'Required', field: join(path, 'apiVersion'), detail: 'must not be empty' });
       if (typeof value.kind !== 'string' || value.kind === '') errs.push({ type: 'Required', field: join(path, 'kind'), detail: 'must not be empty' });
     }
     for (const [key, v] of Object.entries(value)) {

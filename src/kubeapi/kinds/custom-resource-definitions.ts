@@ -16,7 +16,10 @@ function crdTable(items: readonly KubeObject[], opts: TableOptions) {
       'date',
     ),
   ];
-  const rows = items.map((o) => ({ cells: [o.metadata?.name ?? '', o.metadata?.creationTimestamp ?? null], object: rowObject(o, opts.includeObject ?? 'Metadata') }));
+  const rows = items.map((o) => ({
+    cells: [o.metadata?.name ?? '', o.metadata?.creationTimestamp ?? null],
+    object: rowObject(o, opts.includeObject ?? 'Metadata'),
+  }));
   return table(columns, rows as never, opts);
 }
 
