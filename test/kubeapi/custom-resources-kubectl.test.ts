@@ -122,3 +122,47 @@ test('a CRD served to kubectl: columns, short names, defaulting, pruning, valida
   r = await kubectl(a, ['get', 'crontabs.stable.example.com']);
   assert.equal(r.code, 1);
 });
+
+const gatewayObjects = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: example}
+spec: {controllerName: example.com/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: example
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`;
+
+test('the Gateway API v1.2.1 standard CRDs applied whole, their objects defaulted by their schemas', { skip }, async (t) => {
+  const scratch = await tempDir();
+  t.after(() => scratch.remove());
+  const root = join(scratch.path, 'root');
+  const agent = await startAgent(root);
+  t.after(() => stop(agent));
+  const a = { kubeconfig: join(root, 'kubeconfig'), dir: scratch.path };
+  const crds = fileURLToPath(new URL('../../../test/fixtures/crds/gateway-api-v1.2.1-standard-install.yaml', import.meta.url));
+  let r = await kubectl(a, ['apply', '-f', crds]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.match(/customresourcedefinition.apiextensions.k8s.io\/\S+ created/g)?.length, 5, r.stdout);
+  // The CEL rules are said to be skipped.
+  assert.match(r.stderr, /Warning: version v1: the x-kubernetes-validations rules at .* are not evaluated by this server \(no CEL evaluator\)/);
+  const objects = join(scratch.path, 'gw.yaml');
+  writeFileSync(objects, gatewayObjects);
+  r = await kubectl(a, ['apply', '-f', objects]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /httproute.gateway.networking.k8s.io\/route created/);
+  r = await kubectl(a, ['get', 'httproute', 'route', '-o', 'jsonpath={.spec.rules[0].matches[0].path.type} {.spec.parentRefs[0].kind}']);
+  assert.equal(r.stdout, 'PathPrefix Gateway');
+  r = await kubectl(a, ['get', 'gatewayclass', 'example']);
+  assert.match(r.stdout, /^NAME\s+CONTROLLER\s+ACCEPTED\s+AGE\nexample\s+example.com\/gateway-controller\s+Unknown\s+\d+s\n$/);
+});

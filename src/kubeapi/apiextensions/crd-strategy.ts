@@ -62,7 +62,7 @@ export function crdWarnings(obj: KubeObject): string[] {
   for (const v of crd.spec?.versions ?? []) {
     const rules = celRulePaths(v.schema?.openAPIV3Schema);
     if (rules.length > 0)
-      out.push(`x-kubernetes-validations rules of version ${v.name} are not evaluated by this server (no CEL evaluator): ${rules.join('; ')}`);
+      out.push(`version ${v.name}: the x-kubernetes-validations rules at ${rules.join(', ')} are not evaluated by this server (no CEL evaluator)`);
   }
   return out;
 }

@@ -33,6 +33,14 @@ function schemaOf(v: CRDVersion | undefined): JSONSchemaProps | undefined {
   return v?.schema?.openAPIV3Schema;
 }
 
+/** A created object's status where the status is a subresource: the schema's defaults of an absent status. */
+function initialStatus(root: JSONSchemaProps | undefined): Record<string, unknown> {
+  const statusSchema = root?.properties?.status;
+  const o: Record<string, unknown> = {};
+  if (statusSchema?.default !== undefined) applyDefaults(o, { type: 'object', properties: { status: statusSchema } }, 'nested');
+  return o.status as Record<string, unknown>;
+}
+
 /** The store's strategy for a CRD's objects. */
 export function customResourceStrategy(crd: CustomResourceDefinition): ObjectStrategy {
   const { group, names } = crd.spec;
@@ -56,7 +64,7 @@ export function customResourceStrategy(crd: CustomResourceDefinition): ObjectStr
     schemaType: typeName(stored.name),
     schema,
     versions,
-    ...(stored.subresources?.status ? { statusSubresource: true } : {}),
+    ...(stored.subresources?.status ? { statusSubresource: true, initialStatus: () => initialStatus(root) } : {}),
     defaults: (o) => {
       prune(o, root);
       applyDefaults(o, root);

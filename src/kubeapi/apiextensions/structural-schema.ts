@@ -40,38 +40,40 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const typeMetaFields = ['apiVersion', 'kind', 'metadata'];
 
 /** Removes the fields the schema does not name (in place); at the root apiVersion, kind and metadata stay. */
-export function prune(value: unknown, schema: JSONSchemaProps | undefined, root = true): void {
+export function prune(value: unknown, schema: JSONSchemaProps | undefined, at: 'root' | 'nested' = 'root'): void {
   if (!schema) return;
   if (Array.isArray(value)) {
-    for (const item of value) prune(item, schema.items, false);
+    for (const item of value) prune(item, schema.items, 'nested');
     return;
   }
   if (!isObject(value)) return;
-  const keepMeta = root || schema['x-kubernetes-embedded-resource'] === true;
+  const keepMeta = at === 'root' || schema['x-kubernetes-embedded-resource'] === true;
   const props = schema.properties;
   for (const key of Object.keys(value)) {
-    if (keepMeta && typeMetaFields.includes(key) && !props?.[key]) continue;
+    // ObjectMeta is the API server's, whatever the schema says of it (kept whole; only `metadata: {type: object}` is allowed there).
+    if (keepMeta && typeMetaFields.includes(key)) continue;
     const sub = props?.[key] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
-    if (sub) prune(value[key], sub, false);
+    if (sub) prune(value[key], sub, 'nested');
     else if (schema.additionalProperties === true || schema['x-kubernetes-preserve-unknown-fields'] === true) continue;
     else delete value[key];
   }
 }
 
 /** Fills in `default`s of absent fields, in place, depth first as upstream's structural defaulting. */
-export function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): void {
+export function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined, at: 'root' | 'nested' = 'root'): void {
   if (!schema) return;
   if (Array.isArray(value)) {
-    for (const item of value) applyDefaults(item, schema.items);
+    for (const item of value) applyDefaults(item, schema.items, 'nested');
     return;
   }
   if (!isObject(value)) return;
   for (const [key, sub] of Object.entries(schema.properties ?? {})) {
+    if (key === 'metadata' && (at === 'root' || schema['x-kubernetes-embedded-resource'])) continue;
     if (value[key] === undefined && sub.default !== undefined) value[key] = structuredClone(sub.default);
-    applyDefaults(value[key], sub);
+    applyDefaults(value[key], sub, 'nested');
   }
   if (isObject(schema.additionalProperties))
-    for (const key of Object.keys(value)) if (!schema.properties?.[key]) applyDefaults(value[key], schema.additionalProperties);
+    for (const key of Object.keys(value)) if (!schema.properties?.[key]) applyDefaults(value[key], schema.additionalProperties, 'nested');
 }
 
 const goValue = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v));
@@ -147,17 +149,17 @@ export function validateValue(value: unknown, schema: JSONSchemaProps | undefine
     }
     for (const [key, v] of Object.entries(value)) {
       const sub = schema.properties?.[key] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
-      if (path === '' && typeMetaFields.includes(key) && !schema.properties?.[key]) continue;
+      if ((path === '' || schema['x-kubernetes-embedded-resource']) && key === 'metadata') continue;
       errs.push(...validateValue(v, sub, join(path, key)));
     }
   }
   return errs;
 }
 
-/** Paths of the x-kubernetes-validations rules in a schema (CEL), for saying which are not evaluated. */
+/** The paths of a schema that carry x-kubernetes-validations rules (CEL), once each, for saying which are not evaluated. */
 export function celRulePaths(schema: JSONSchemaProps | undefined, path = ''): string[] {
   if (!schema) return [];
-  const out: string[] = (schema['x-kubernetes-validations'] ?? []).map((r) => `${path || '<root>'}: ${r.rule}`);
+  const out: string[] = (schema['x-kubernetes-validations'] ?? []).length > 0 ? [path || '<root>'] : [];
   for (const [k, s] of Object.entries(schema.properties ?? {})) out.push(...celRulePaths(s, join(path, k)));
   if (schema.items) out.push(...celRulePaths(schema.items, `${path}[*]`));
   if (isObject(schema.additionalProperties)) out.push(...celRulePaths(schema.additionalProperties as JSONSchemaProps, `${path}[*]`));
