@@ -1,6 +1,7 @@
 // The agent's KubeBackend: what the Kubernetes API layer serves, over the pod registry (pods, events,
 // watches), the API's write rules (api-pods.ts), the container streams and the usage collector.
 
+import { crdWarnings } from '../kubeapi/apiextensions/crd-strategy.js';
 import { randomUUID } from 'node:crypto';
 import type { Event, Pod } from '../api/types.js';
 import { canonicalJSON } from '../api/defaults.js';
@@ -85,6 +86,7 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       ...this.unhonoured(written),
       ...this.tokenVolumeWarnings(written),
       ...(this.d.objectWarnings?.(written) ?? []),
+      ...crdWarnings(written),
     ];
   }
 

@@ -6,7 +6,7 @@
 // The kubelet's env and volume references resolve against the same store (it is an ObjectLookup).
 
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, unlink } from 'node:fs/promises';
+import { mkdir, rm, unlink } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ConfigMap, PersistentVolume, PersistentVolumeClaim, Secret } from '../api/types.js';
@@ -111,23 +111,25 @@ export class ObjectStore implements ObjectsBackend {
   }
 
   private loadSync(dir: string): void {
-    for (const { kind, resource } of this.strategies.values()) {
-      const d = join(dir, resource);
-      let names: string[];
+    for (const { kind, resource } of this.strategies.values()) this.loadKindSync(dir, kind, resource);
+  }
+
+  private loadKindSync(dir: string, kind: string, resource: string): void {
+    const d = join(dir, resource);
+    let names: string[];
+    try {
+      names = readdirSync(d).filter((n) => n.endsWith('.json'));
+    } catch {
+      return;
+    }
+    for (const n of names) {
       try {
-        names = readdirSync(d).filter((n) => n.endsWith('.json'));
+        const obj = JSON.parse(readFileSync(join(d, n), 'utf8')) as Stored;
+        const rv = Number(obj.metadata.resourceVersion);
+        if (Number.isFinite(rv) && rv > this.rv) this.rv = this.floor = rv;
+        this.items.set(this.key(kind, obj.metadata.namespace ?? '', obj.metadata.name), obj);
       } catch {
-        continue;
-      }
-      for (const n of names) {
-        try {
-          const obj = JSON.parse(readFileSync(join(d, n), 'utf8')) as Stored;
-          const rv = Number(obj.metadata.resourceVersion);
-          if (Number.isFinite(rv) && rv > this.rv) this.rv = this.floor = rv;
-          this.items.set(this.key(kind, obj.metadata.namespace ?? '', obj.metadata.name), obj);
-        } catch {
-          // an unreadable file is left alone
-        }
+        // an unreadable file is left alone
       }
     }
   }
@@ -461,6 +463,32 @@ export class ObjectStore implements ObjectsBackend {
       if (this.get('RuntimeClass', '', name)) continue;
       await this.create('RuntimeClass', { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name }, handler });
     }
+  }
+
+  /**
+   * Keeps a further kind from now on (a CustomResourceDefinition's objects), or takes the new strategy of
+   * one defined before (the CRD changed); its persisted objects are read the first time.
+   */
+  defineKind(strategy: ObjectStrategy): void {
+    const known = this.strategies.get(strategy.kind);
+    this.strategies.set(strategy.kind, strategy);
+    this.storages.delete(strategy.kind);
+    if (!known && this.opts.dir) this.loadKindSync(this.opts.dir, strategy.kind, strategy.resource);
+  }
+
+  /** Stops keeping a kind defined by defineKind: its objects are deleted (watchers see them go) and their files removed. */
+  async removeKind(kind: string): Promise<void> {
+    const strategy = this.strategies.get(kind);
+    if (!strategy) return;
+    await this.oneAtATime(kind, async () => {
+      for (const obj of this.list(kind).items) {
+        this.items.delete(this.key(kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''));
+        this.publish(kind, ++this.rv, { type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(this.rv) } } });
+      }
+      if (this.opts.dir) await rm(join(this.opts.dir, strategy.resource), { recursive: true, force: true });
+    });
+    this.strategies.delete(kind);
+    this.storages.delete(kind);
   }
 
   /** The kinds kept: kind, plural resource, apiVersion and scope (what a namespace's deletion goes through). */

@@ -149,6 +149,10 @@ export interface ObjectsBackend {
   storage(kind: string): Storage | undefined;
   /** The kinds kept: kind, plural resource, apiVersion and scope (what a namespace's deletion goes through). */
   kinds?(): Array<{ kind: string; resource: string; apiVersion: string; namespaced: boolean }>;
+  /** Keeps a kind defined at run time (a CustomResourceDefinition's), where the store can. */
+  defineKind?(strategy: ObjectStrategy): void;
+  /** Stops keeping a kind defined at run time, deleting its objects. */
+  removeKind?(kind: string): Promise<void>;
 }
 
 export interface StreamOptions {

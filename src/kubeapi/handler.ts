@@ -12,6 +12,8 @@ import { apiGroup, apiGroupList, apiVersions, resourceList, serverVersion } from
 import { OpenAPIService } from './openapi-handler.js';
 import type { ApiContext, ResourceDef } from './resource-def.js';
 import { ResourceIndex, resourceTable } from './resource-table.js';
+import { ResourceRegistry } from './resource-registry.js';
+import { CustomResourceController } from './apiextensions/crd-controller.js';
 import { RestHandler, type RestRequest } from './rest.js';
 import { registerKubeApiRoutes, type KubeApi } from './routes.js';
 
@@ -30,7 +32,9 @@ export type KubeRequestHandler = (req: IncomingMessage, res: ServerResponse) => 
 
 /** The API's endpoints over a backend, for the routes to call. */
 export function createKubeApi(backend: KubeBackend, opts: KubeApiOptions = {}): KubeApi {
-  const index = new ResourceIndex(opts.resources ?? resourceTable);
+  const table = opts.resources ?? resourceTable;
+  // The table's resources, and those of the CustomResourceDefinitions the backend keeps.
+  const registry = new ResourceRegistry(table, backend.objects ? new CustomResourceController(backend.objects) : undefined);
   const ctx: ApiContext = { now: opts.now ?? Date.now };
   const rest = new RestHandler(backend, { ...ctx, bookmarkMs: opts.bookmarkMs ?? 60_000 });
   const storages = new Map<ResourceDef, Storage | undefined>();
@@ -47,41 +51,41 @@ export function createKubeApi(backend: KubeBackend, opts: KubeApiOptions = {}): 
    * is addressed without a namespace only as a collection (`across`: listed across namespaces).
    */
   const resolve = (req: IncomingMessage, res: ServerResponse, url: URL, p: RouteParams, namespace: string | undefined, across: boolean): RestRequest => {
-    const def = index.lookup(p.group ?? '', p.version!, p.resource!);
+    const def = registry.index().lookup(p.group ?? '', p.version!, p.resource!);
     if (!def) throw notFoundPath();
     if (namespace !== undefined ? !def.namespaced : def.namespaced && !across) throw notFoundPath();
     return { req, res, query: url.searchParams, def, storage: storageOf(def), namespace: def.namespaced ? namespace : '' };
   };
 
-  const openapi = new OpenAPIService(index, ctx.now);
+  const openapi = new OpenAPIService(new ResourceIndex(table), ctx.now);
   return {
     version: (_req, res) => sendJSON(res, 200, serverVersion),
     openapi: (req, res) => openapi.serveV2(req, res),
     openapiV3: (req, res, _p, url) => openapi.serveV3(req, res, url),
     apiVersions: (req, res) => {
       const aggregated = aggregatedDiscoveryRequested(req);
-      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(index, 'api', aggregated));
+      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(registry.index(), 'api', aggregated));
       res.setHeader('Vary', 'Accept');
-      sendJSON(res, 200, apiVersions(index, opts.serverAddress ?? req.headers.host ?? ''));
+      sendJSON(res, 200, apiVersions(registry.index(), opts.serverAddress ?? req.headers.host ?? ''));
     },
     groupList: (req, res) => {
       const aggregated = aggregatedDiscoveryRequested(req);
-      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(index, 'apis', aggregated));
+      if (aggregated) return sendAggregatedDiscovery(req, res, aggregated, aggregatedDiscovery(registry.index(), 'apis', aggregated));
       res.setHeader('Vary', 'Accept');
-      sendJSON(res, 200, apiGroupList(index));
+      sendJSON(res, 200, apiGroupList(registry.index()));
     },
     group: (_req, res, p) => {
-      const g = apiGroup(index, p.group!);
+      const g = apiGroup(registry.index(), p.group!);
       if (!g) throw notFoundPath();
       sendJSON(res, 200, g);
     },
     resourceList: (_req, res, p) => {
-      if (!index.servesGroupVersion(p.group ?? '', p.version!)) throw notFoundPath();
-      sendJSON(res, 200, resourceList(index, p.group ?? '', p.version!));
+      if (!registry.index().servesGroupVersion(p.group ?? '', p.version!)) throw notFoundPath();
+      sendJSON(res, 200, resourceList(registry.index(), p.group ?? '', p.version!));
     },
     collection: (req, res, p, url) => {
       // /namespaces/<ns>/<subresource> is a Namespace's subresource, not a namespaced collection.
-      if (p.namespace !== undefined && !index.lookup(p.group ?? '', p.version!, p.resource!)) {
+      if (p.namespace !== undefined && !registry.index().lookup(p.group ?? '', p.version!, p.resource!)) {
         return rest.subresource(resolve(req, res, url, { ...p, resource: 'namespaces' }, undefined, false), p.namespace, p.resource!);
       }
       return rest.collection(resolve(req, res, url, p, p.namespace, true));

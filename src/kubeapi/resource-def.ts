@@ -93,6 +93,8 @@ export interface ResourceDef<T extends KubeObject = KubeObject> {
   connect?: Readonly<Record<string, ConnectSubresource<T>>>;
   /** The other versions the kind is served at (the table lists a row for each: versions.ts servedVersions). */
   otherVersions?: readonly VersionConversion[];
+  /** A CustomResourceDefinition's resource: merge and JSON patches only (a strategic merge patch is 415, as upstream). */
+  customResource?: true;
 }
 
 /** The group/version an object of the kind carries in apiVersion (`v1`, `apps/v1`). */

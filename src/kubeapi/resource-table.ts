@@ -6,6 +6,7 @@
 import { accessReviewResources } from './kinds/access-reviews.js';
 import { selfSubjectReviews, tokenReviews } from './kinds/authentication.js';
 import { configMaps, secrets } from './kinds/config.js';
+import { customResourceDefinitions } from './kinds/custom-resource-definitions.js';
 import { endpointSlices, endpoints } from './kinds/endpoints.js';
 import { events } from './kinds/events.js';
 import { ingressClasses, ingresses } from './kinds/ingresses.js';
@@ -62,6 +63,7 @@ export const resourceTable: readonly ResourceDef[] = [
   priorityClasses,
   ...servedVersions(horizontalPodAutoscalers),
   runtimeClasses,
+  customResourceDefinitions,
 ];
 
 export interface GroupVersions {

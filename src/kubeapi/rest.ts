@@ -59,9 +59,9 @@ async function readObject(req: IncomingMessage): Promise<unknown> {
 }
 
 /** A PATCH body with its type (by Content-Type); 415 for other types, 400 when empty. */
-async function readPatch(req: IncomingMessage): Promise<{ type: PatchType; patch: unknown; duplicates: string[] }> {
+async function readPatch(req: IncomingMessage, def: ResourceDef): Promise<{ type: PatchType; patch: unknown; duplicates: string[] }> {
   const type = patchTypeOf(req.headers['content-type']);
-  if (!type) throw unsupportedMediaType(req.headers['content-type'] ?? '');
+  if (!type || (type === 'strategic' && def.customResource)) throw unsupportedMediaType(req.headers['content-type'] ?? '');
   const { value: patch, duplicates } = await readObjectBody(req, type === 'apply' ? { yaml: true } : {});
   if (patch === undefined) throw badRequest('the body of the request was empty');
   return { type, patch, duplicates };
@@ -288,7 +288,7 @@ export class RestHandler {
     create?: (obj: Obj, opts: CreateOptions) => Promise<KubeObject>,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const { def } = r;
-    const { type, patch, duplicates } = await readPatch(r.req);
+    const { type, patch, duplicates } = await readPatch(r.req, r.def);
     const opts = writeOptions(r, duplicates);
     if (type === 'apply' && !r.query.get('fieldManager'))
       throw badRequest('PATCH requests with apply-patch content type must have a fieldManager query parameter');
@@ -431,7 +431,7 @@ export class RestHandler {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a Scale object');
       return sendObject(r.req, r.res, 200, await write(body as KubeObject, current));
     }
-    const { type, patch } = await readPatch(r.req);
+    const { type, patch } = await readPatch(r.req, r.def);
     const scale = applyPatch(type, scaleOf(current, paths), patch) as KubeObject;
     sendObject(r.req, r.res, 200, await write(scale, current));
   }

@@ -65,6 +65,7 @@ import { rbacStrategies } from './rbac-strategy.js';
 import { storageStrategies } from './storage-strategy.js';
 import { runtimeClassStrategy } from './runtime-class-strategy.js';
 import type { ServiceAllocator } from './service-allocator.js';
+import { customResourceDefinitionStrategy } from './apiextensions/crd-strategy.js';
 
 /** ValidateConfigMapUpdate / ValidateSecretUpdate: an immutable object's content may not change. */
 function immutableContent(next: KubeObject, old: KubeObject): FieldError[] {
@@ -402,4 +403,5 @@ export const objectStrategies: readonly ObjectStrategy[] = [
   horizontalPodAutoscalerStrategy,
   replicationControllerStrategy,
   runtimeClassStrategy,
+  customResourceDefinitionStrategy(),
 ];

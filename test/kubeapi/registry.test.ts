@@ -148,6 +148,7 @@ describe('generic registry: a kind that is one table row', () => {
         'scheduling.k8s.io',
         'autoscaling',
         'node.k8s.io',
+        'apiextensions.k8s.io',
         'example.com',
       ],
     );
