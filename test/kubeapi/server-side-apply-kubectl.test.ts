@@ -91,3 +91,22 @@ test('kubectl 1.32 get -o yaml --show-managed-fields shows every manager; a clie
   assert.ok(managers.includes('kubectl/Apply'), managers.join(','));
   assert.ok(!managers.includes('kubectl-client-side-apply/Update'), managers.join(','));
 });
+
+test('kubectl 1.32 apply --server-side of a Pod: created, then updated, with its manager', { skip }, async (t) => {
+  const a = env.api(t);
+  const k = (args: string[], input?: string) => runKubectl(kubectl132Path!, a, args, input);
+  const pod = (labels: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: ssa-pod, namespace: default, labels: {${labels}}}\nspec: {containers: [{name: main, image: busybox, command: [sleep, "600"]}]}\n`;
+  let r = await k(['apply', '--server-side', '-f', '-'], pod('a: "1", b: "2"'));
+  assert.equal(r.code, 0, r.stderr);
+  r = await k(['apply', '--server-side', '--field-manager=other', '-f', '-'], pod('a: "9"'));
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /Apply failed with 1 conflict: conflict with "kubectl": \.metadata\.labels\.a/);
+  r = await k(['apply', '--server-side', '-f', '-'], pod('a: "1"'));
+  assert.equal(r.code, 0, r.stderr);
+  r = await k(['get', 'pod', 'ssa-pod', '-o', 'json', '--show-managed-fields']);
+  const obj = JSON.parse(r.stdout) as { metadata: { labels: Record<string, string>; managedFields: Entry[] } };
+  assert.deepEqual(obj.metadata.labels, { a: '1' });
+  assert.ok(obj.metadata.managedFields.some((e) => e.manager === 'kubectl' && e.operation === 'Apply'));
+  assert.equal((await k(['delete', 'pod', 'ssa-pod', '--grace-period=0', '--force'])).code, 0);
+});
