@@ -130,8 +130,9 @@ export class RestHandler {
   ) {}
 
   /** Who writes and with which merge schema, for managedFields: the fieldManager, or the user agent's first token. */
-  private writeContext(r: RestRequest): WriteContext {
+  private writeContext(r: RestRequest, subresource?: string): WriteContext {
     return {
+      ...(subresource ? { subresource } : {}),
       manager: managerOf(r.query.get('fieldManager'), r.req.headers['user-agent']),
       apiVersion: groupVersionOf(r.def),
       schema: r.def.mergeSchema ?? objectMetaMergeSchema,
@@ -140,8 +141,8 @@ export class RestHandler {
   }
 
   /** Write options whose managedFields record an Update by the request's manager; `sent` the managedFields the request carries. */
-  private tracked(r: RestRequest, opts: CreateOptions, sent: unknown): CreateOptions {
-    const ctx = this.writeContext(r);
+  private tracked(r: RestRequest, opts: CreateOptions, sent: unknown, subresource?: string): CreateOptions {
+    const ctx = this.writeContext(r, subresource);
     return { ...opts, managedFields: (next, current) => updateManagedFields(current, next, sent, ctx) };
   }
 
@@ -448,7 +449,8 @@ export class RestHandler {
     const current = this.current(r, name);
     if (verb === 'get') return sendObject(r.req, r.res, 200, scaleOf(current, paths));
     const update = need(r.storage, 'update');
-    const opts = writeOptions(r);
+    // The replicas a scale writes are the writer's (an Update of the scale subresource), as upstream keeps them.
+    const opts = this.tracked(r, writeOptions(r), current.metadata.managedFields, 'scale');
     const write = async (scale: KubeObject, obj: Obj): Promise<KubeObject> => {
       const replicas = (scale as { spec?: { replicas?: unknown } }).spec?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {

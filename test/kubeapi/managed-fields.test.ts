@@ -170,3 +170,32 @@ test('the manager of a write without fieldManager is the user agent first token'
   assert.equal(managerOf(null, 'kubectl-client-side-apply/v1.32.0 (linux/amd64) kubernetes/abc'), 'kubectl-client-side-apply');
   assert.equal(managerOf('mine', 'kubectl/v1.20.2'), 'mine');
 });
+
+test('an Update that creates maps owns them as members, value structs not (client-side apply of a ConfigMap)', () => {
+  const cm = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'default', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+    data: { x: '1' },
+  };
+  const [entry] = updateManagedFields(undefined, cm, undefined, { ...ctx('kubectl-client-side-apply'), apiVersion: 'v1', schema: mergeSchema({}) });
+  // As kube-apiserver records it.
+  assert.deepEqual(entry!.fieldsV1, {
+    'f:data': { '.': {}, 'f:x': {} },
+    'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } },
+  });
+});
+
+test('a scale by another manager takes the replicas: the applier then conflicts with that subresource', () => {
+  const first = applyConfig(undefined, deployment(3), ctx('kubectl'), false);
+  const live = withFields(first.object, first.managedFields);
+  const scaled = structuredClone(live);
+  scaled.spec.replicas = 4;
+  const managed = updateManagedFields(live, scaled, live.metadata.managedFields, { ...ctx('kubectl-scale'), subresource: 'scale' });
+  assert.throws(
+    () => applyConfig(withFields(scaled, managed), deployment(3), ctx('kubectl'), false),
+    (err: unknown) =>
+      err instanceof ApiError &&
+      err.message === 'Apply failed with 1 conflict: conflict with "kubectl-scale" with subresource "scale" using apps/v1: .spec.replicas',
+  );
+});

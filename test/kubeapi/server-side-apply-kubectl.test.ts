@@ -68,6 +68,13 @@ for (const [version, bin] of [
     assert.equal(r.code, 0, r.stderr);
     r = await k(['get', 'configmap', 'settings', '-o', 'jsonpath={.data}']);
     assert.equal(r.stdout, '{"a":"1"}');
+    if (version === '1.32') {
+      // A scale takes the replicas through the scale subresource: the applier that owned them now conflicts with it.
+      r = await k(['scale', 'deployment', 'web', '--replicas=3']);
+      assert.equal(r.code, 0, r.stderr);
+      r = await k(['apply', '--server-side', '--field-manager=scaler', '-f', '-'], deployment(5, 'app: web'));
+      assert.match(r.stderr, /Apply failed with 1 conflict: conflict with "kubectl[^"]*" with subresource "scale" using apps\/v1: \.spec\.replicas/);
+    }
   });
 }
 
