@@ -134,6 +134,8 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
     }
+    const created = opts.managedFields?.(pod as KubeObject, undefined);
+    if (created && created.length > 0) (pod.metadata as { managedFields?: unknown[] }).managedFields = created;
     await this.quota.admitCreate({ resource: 'pods', group: '' }, pod as KubeObject, opts);
     if (opts.dryRun) return { apiVersion: 'v1', kind: 'Pod', ...pod, status: { phase: 'Pending' } } as Pod;
     return this.d.registry.add(pod, { source: 'api', from: 'api' });
@@ -171,6 +173,8 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
     });
     (pod.metadata as { creationTimestamp?: string }).creationTimestamp = current.metadata?.creationTimestamp;
     if (!pod.spec!.nodeName && current.spec?.nodeName) pod.spec!.nodeName = current.spec.nodeName;
+    const managed = opts.managedFields ? opts.managedFields(pod as KubeObject, current as KubeObject) : current.metadata?.managedFields;
+    if (managed && managed.length > 0) (pod.metadata as { managedFields?: unknown[] }).managedFields = managed;
     const errs = validatePodUpdate(pod, current);
     if (errs.length > 0) throw invalid('Pod', name, errs);
     if (sameWritableContent(pod, current) || opts.dryRun) return current;

@@ -60,6 +60,13 @@ export const serverMetadata = [
   'selfLink',
 ] as const;
 
+/** An object's managedFields as the write leaves them (none: the field is absent). */
+function setManagedFields(obj: KubeObject, entries: unknown[] | undefined): void {
+  const meta = (obj.metadata ??= {}) as { managedFields?: unknown[] };
+  if (entries && entries.length > 0) meta.managedFields = entries;
+  else delete meta.managedFields;
+}
+
 export class ObjectStore implements ObjectsBackend {
   private readonly items = new Map<string, Stored>();
   private rv = 0;
@@ -232,6 +239,7 @@ export class ObjectStore implements ObjectsBackend {
     if (strategy.admit) Object.assign(obj, strategy.admit(obj, read));
     obj.metadata.uid = uid;
     obj.metadata.creationTimestamp = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    setManagedFields(obj, opts.managedFields?.(obj, undefined));
     if (strategy.statusSubresource) {
       if (!strategy.noGeneration) obj.metadata.generation = 1;
       if (strategy.initialStatus) (obj as { status?: unknown }).status = strategy.initialStatus(obj.metadata.creationTimestamp);
@@ -277,6 +285,7 @@ export class ObjectStore implements ObjectsBackend {
     if (strategy.prepareForUpdate) obj = strategy.prepareForUpdate(obj, current) as Stored;
     obj.metadata.uid = current.metadata.uid;
     obj.metadata.creationTimestamp = current.metadata.creationTimestamp;
+    setManagedFields(obj, opts.managedFields ? opts.managedFields(obj, current) : current.metadata.managedFields);
     if (current.metadata.deletionTimestamp) {
       obj.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
       obj.metadata.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds ?? 0;

@@ -59,6 +59,8 @@ export interface CreateOptions {
   warn?(message: string): void;
   /** Who makes the request: the reviews of authorization.k8s.io answer for them, SelfSubjectReview names them. */
   user?: UserInfo;
+  /** The written object's managedFields, from the object about to be stored and the stored one (kubeapi/managed-fields.ts); absent: the stored ones are kept. */
+  managedFields?(next: KubeObject, current: KubeObject | undefined): unknown[];
 }
 
 /**

@@ -14,6 +14,7 @@ import { addWarnings, sendObject } from '../http/negotiate.js';
 import { requestInfo } from '../http/router.js';
 import { badRequest, conflict, invalid, methodNotAllowed, notFound, notFoundPath, sendJSON, successStatus, unsupportedMediaType } from '../http/status.js';
 import type { CreateOptions, DeleteOptions, KubeBackend, KubeObject, ListResult, PropagationPolicy, Storage } from './backend.js';
+import { applyConfig, managerOf, updateManagedFields, type WriteContext } from './managed-fields.js';
 import { applyPatch, objectMetaMergeSchema, patchTypeOf, type PatchType } from './patch.js';
 import { boolParam, dryRunOf, includeObjectOf, intParam, wantsTable, writeOptionsOf } from './query.js';
 import { groupVersionOf, type ApiContext, type ResourceDef, type ScaleSubresource, type Verb } from './resource-def.js';
@@ -128,6 +129,23 @@ export class RestHandler {
     private readonly opts: RestOptions,
   ) {}
 
+  /** Who writes and with which merge schema, for managedFields: the fieldManager, or the user agent's first token. */
+  private writeContext(r: RestRequest, subresource?: string): WriteContext {
+    return {
+      ...(subresource ? { subresource } : {}),
+      manager: managerOf(r.query.get('fieldManager'), r.req.headers['user-agent']),
+      apiVersion: groupVersionOf(r.def),
+      schema: r.def.mergeSchema ?? objectMetaMergeSchema,
+      now: () => this.opts.now(),
+    };
+  }
+
+  /** Write options whose managedFields record an Update by the request's manager; `sent` the managedFields the request carries. */
+  private tracked(r: RestRequest, opts: CreateOptions, sent: unknown, subresource?: string): CreateOptions {
+    const ctx = this.writeContext(r, subresource);
+    return { ...opts, managedFields: (next, current) => updateManagedFields(current, next, sent, ctx) };
+  }
+
   /** The object written, with the backend's warnings about it set as Warning headers (create, update, patch). */
   private warned(r: RestRequest, written: KubeObject): KubeObject {
     if (this.backend.writeWarnings) addWarnings(r.res, this.backend.writeWarnings(written));
@@ -219,7 +237,8 @@ export class RestHandler {
     const body = await readObjectBody(r.req);
     const obj = checkBody(def, body.value, r.namespace ?? '');
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + randomSuffix();
-    sendObject(r.req, r.res, 201, this.warned(r, withKind(def, await create(obj, writeOptions(r, body.duplicates)))));
+    const opts = this.tracked(r, writeOptions(r, body.duplicates), obj.metadata.managedFields);
+    sendObject(r.req, r.res, 201, this.warned(r, withKind(def, await create(obj, opts))));
   }
 
   private async deleteCollection(r: RestRequest): Promise<void> {
@@ -274,7 +293,8 @@ export class RestHandler {
     const body = await readObjectBody(r.req);
     const obj = checkBody(r.def, body.value, r.namespace ?? '', name);
     this.current(r, name);
-    sendObject(r.req, r.res, 200, this.warned(r, withKind(r.def, await update(obj, writeOptions(r, body.duplicates)))));
+    const opts = this.tracked(r, writeOptions(r, body.duplicates), obj.metadata.managedFields);
+    sendObject(r.req, r.res, 200, this.warned(r, withKind(r.def, await update(obj, opts))));
   }
 
   /**
@@ -293,18 +313,34 @@ export class RestHandler {
     if (type === 'apply' && !r.query.get('fieldManager'))
       throw badRequest('PATCH requests with apply-patch content type must have a fieldManager query parameter');
     const patchRV = (patch as KubeObject | undefined)?.metadata?.resourceVersion;
+    const force = type === 'apply' && boolParam(r.query, 'force');
+    const config = type === 'apply' ? checkBody(def, patch, r.namespace ?? '', name) : undefined;
     for (let attempt = 1; ; attempt++) {
       const current = r.storage.get(r.namespace ?? '', name) as Obj | undefined;
       if (!current) {
         // Server-side apply of an object that does not exist creates it.
-        if (type === 'apply' && create) return { object: await create(checkBody(def, patch, r.namespace ?? '', name), opts), created: true };
+        if (config && create) {
+          const applied = applyConfig(undefined, config, this.writeContext(r), force);
+          const obj = checkBody(def, applied.object, r.namespace ?? '', name);
+          return { object: await create(obj, { ...opts, managedFields: () => applied.managedFields }), created: true };
+        }
         throw notFound(def.resource, name, def.group);
       }
-      const next = checkBody(def, applyPatch(type, current, patch, def.mergeSchema ?? objectMetaMergeSchema), r.namespace ?? '', name);
+      let next: Obj;
+      let writeOpts: CreateOptions;
+      if (config) {
+        // Server-side apply: the configuration merged in, field ownership and conflicts as structured-merge-diff keeps them.
+        const applied = applyConfig(current, config, this.writeContext(r), force);
+        next = checkBody(def, applied.object, r.namespace ?? '', name);
+        writeOpts = { ...opts, managedFields: () => applied.managedFields };
+      } else {
+        next = checkBody(def, applyPatch(type, current, patch, def.mergeSchema ?? objectMetaMergeSchema), r.namespace ?? '', name);
+        writeOpts = this.tracked(r, opts, next.metadata.managedFields);
+      }
       // A patch applies to the current object unless it names the version it was made against.
       next.metadata.resourceVersion = typeof patchRV === 'string' ? patchRV : current.metadata.resourceVersion;
       try {
-        return { object: await write(next, opts), created: false };
+        return { object: await write(next, writeOpts), created: false };
       } catch (err) {
         // Another write stored a newer version after this patch read it: the patch is applied again
         // to that one, as the apiserver's patcher does, unless the patch named its version.
@@ -413,7 +449,8 @@ export class RestHandler {
     const current = this.current(r, name);
     if (verb === 'get') return sendObject(r.req, r.res, 200, scaleOf(current, paths));
     const update = need(r.storage, 'update');
-    const opts = writeOptions(r);
+    // The replicas a scale writes are the writer's (an Update of the scale subresource), as upstream keeps them.
+    const opts = this.tracked(r, writeOptions(r), current.metadata.managedFields, 'scale');
     const write = async (scale: KubeObject, obj: Obj): Promise<KubeObject> => {
       const replicas = (scale as { spec?: { replicas?: unknown } }).spec?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
