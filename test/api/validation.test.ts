@@ -413,7 +413,9 @@ test('process runtime: command required and volumeDevices rejected, init contain
   assert.deepEqual(validateForProcessRuntime(pod).map(formatFieldError), [
     'spec.containers[0].command: Required value: container "app" has no command: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd',
     'spec.containers[0].volumeDevices: Forbidden: block devices are not supported by the process runtime; use --runtime=containerd',
-    ...(mountNamespaceProblem() ? [`spec.containers[0].volumeMounts: Forbidden: not supported by the process runtime on this host: ${mountNamespaceProblem()}; use --runtime=containerd`] : []),
+    ...(mountNamespaceProblem()
+      ? [`spec.containers[0].volumeMounts: Forbidden: not supported by the process runtime on this host: ${mountNamespaceProblem()}; use --runtime=containerd`]
+      : []),
     'spec.initContainers[0].command: Required value: container "init" has no command: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd',
   ]);
 });

@@ -43,7 +43,7 @@ const reader = [
   'while :; do',
   'echo "CFG $(cat /etc/config/greeting) UID $(id -u)";',
   'echo "SUB $(cat /etc/greeting.conf)";',
-  'echo "SHARED $(cat /shared/msg 2>/dev/null)";',
+  'echo "SHARED $(cat /mnt/shared/msg 2>/dev/null)";',
   'echo "SEC $(ls /etc/secret | tr "\\n" ,) $(stat -L -c %a /etc/secret/sub/a.txt) $(cat /etc/secret/sub/a.txt)";',
   'echo "RO $(touch /etc/config/x 2>&1 >/dev/null | grep -c Read-only)";',
   'sleep 0.2; done',
@@ -52,7 +52,9 @@ const reader = [
 const configMap = (greeting: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { greeting } });
 
 /** The agent's arguments for a root dir, on the process runtime. */
-const agentArgs = (rootDir: string) => ['agent', '--root-dir', rootDir, '--port', '0', '--address', '127.0.0.1', `--service-cluster-ip-range=10.${150 + Math.floor(Math.random() * 50)}.0.0/16`];
+const agentArgs = (rootDir: string) => ['agent', '--root-dir', rootDir, '--port', '0', '--address', '127.0.0.1'];
+/** As root, a service range of this test's own, outside 127.0.0.0/8 (routed to the host while the agent runs). */
+const serviceRange = () => `--service-cluster-ip-range=10.${150 + Math.floor(Math.random() * 50)}.0.0/16`;
 
 async function stop(agent: CliProcess | undefined): Promise<void> {
   if (agent && agent.child.exitCode === null) agent.child.kill('SIGTERM');
@@ -67,7 +69,7 @@ test('a host-process pod sees its volumes at their mountPaths; the host does not
     await dir.remove();
   });
   const rootDir = join(dir.path, 'root');
-  agent = startCli(agentArgs(rootDir));
+  agent = startCli([...agentArgs(rootDir), serviceRange()]);
   await agent.waitFor('stderr', /podvisor agent started/);
   const api = { kubeconfig: join(rootDir, 'kubeconfig'), dir: join(dir.path, 'kubectl') };
   const k = async (args: string[], input?: string) => {
@@ -98,33 +100,34 @@ test('a host-process pod sees its volumes at their mountPaths; the host does not
               { name: 'config', mountPath: '/etc/config' },
               { name: 'config', mountPath: '/etc/greeting.conf', subPath: 'greeting' },
               { name: 'secret', mountPath: '/etc/secret', readOnly: true },
-              { name: 'shared', mountPath: '/shared' },
+              { name: 'shared', mountPath: '/mnt/shared' },
             ],
           },
           {
             name: 'client',
             image: 'node',
-            command: ['/bin/sh', '-c', `echo from-client > /data/msg && exec ${process.execPath} -e "$0"`, client],
-            volumeMounts: [{ name: 'shared', mountPath: '/data' }],
+            command: ['/bin/sh', '-c', `echo from-client > /srv/data/msg && exec ${process.execPath} -e "$0"`, client],
+            volumeMounts: [{ name: 'shared', mountPath: '/srv/data' }],
           },
         ],
       },
     },
   ];
   await k(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
-  const logs = async (c: string) => (await kubectl(api, ['logs', 'vols', '-c', c, '--tail=8'])).stdout;
+  const logs = async (c: string) => (await kubectl(api, ['logs', 'vols', '-c', c, '--tail=10'])).stdout;
   const seen = await waitFor(
     'the reader to see every volume',
     async () => {
       const l = await logs('reader');
-      return /^CFG hello UID 0$/m.test(l) && /^SHARED from-client$/m.test(l) && l;
+      return /^CFG hello UID 0$/m.test(l) && /^SHARED from-client$/m.test(l) && /^RO \d$/m.test(l) && l;
     },
     120_000,
   ).catch((err: Error) => assert.fail(`${err.message}\n${agent!.stderr().slice(-3000)}`));
   assert.match(seen, /^SUB hello$/m);
   assert.match(seen, /^SEC sub, 440 alpha$/m, 'items chose a alone, at sub/a.txt, with defaultMode');
   assert.match(seen, /^RO 1$/m, 'a ConfigMap volume is read-only');
-  for (const p of ['/etc/config', '/etc/greeting.conf', '/etc/secret', '/shared', '/data', '/run/secrets']) assert.equal(existsSync(p), false, `${p} on the host`);
+  for (const p of ['/etc/config', '/etc/greeting.conf', '/etc/secret', '/mnt/shared', '/srv/data', '/run/secrets'])
+    assert.equal(existsSync(p), false, `${p} on the host`);
 
   // The ServiceAccount token: admission added the volume, the client found it where it looks.
   const mounts = JSON.parse(await k(['get', 'pod', 'vols', '-o', 'jsonpath={.spec.containers[1].volumeMounts}'])) as Array<{ mountPath: string }>;
@@ -134,10 +137,14 @@ test('a host-process pod sees its volumes at their mountPaths; the host does not
 
   // An update reaches the mounted directory (the subPath file keeps what it had, as upstream's does).
   await k(['apply', '-f', '-'], JSON.stringify(configMap('updated')));
-  const after = await waitFor('the update to show', async () => {
-    const l = await logs('reader');
-    return /^CFG updated UID 0$/m.test(l) && l;
-  }, 120_000);
+  const after = await waitFor(
+    'the update to show',
+    async () => {
+      const l = await logs('reader');
+      return /^CFG updated UID 0$/m.test(l) && l;
+    },
+    120_000,
+  );
   assert.match(after, /^SUB hello$/m);
 });
 
@@ -157,7 +164,10 @@ test('a non-root agent mounts a ConfigMap volume through a user namespace', { sk
   const rootDir = join(dir.path, 'root');
   mkdirSync(rootDir);
   chownSync(rootDir, 65534, 65534);
-  agent = spawn('runuser', ['-u', 'nobody', '--', process.execPath, mainJs, ...agentArgs(rootDir)], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: rootDir } });
+  agent = spawn('runuser', ['-u', 'nobody', '--', process.execPath, mainJs, ...agentArgs(rootDir)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, HOME: rootDir },
+  });
   agent.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
   await waitFor('the non-root agent to start', () => /podvisor agent started/.test(stderr) || agent!.exitCode !== null, 60_000);
   assert.match(stderr, /podvisor agent started/);

@@ -38,6 +38,7 @@ const SETUP = String.raw`set -e
 scratch=$1; n=$2; shift 2
 mount -t tmpfs -o mode=0700 podvisor-mounts "$scratch"
 i=0
+covered=
 while [ "$n" -gt 0 ]; do
   src=$1; dst=$2; ro=$3; shift 3; n=$((n - 1))
   if [ ! -e "$dst" ] && [ ! -L "$dst" ]; then
@@ -45,13 +46,17 @@ while [ "$n" -gt 0 ]; do
     while [ ! -e "$a" ]; do a=$(dirname "$a"); done
     a=$(realpath "$a")
     if [ "$a" = / ]; then echo "mountPath $dst: its parent does not exist on this host, and / cannot be covered; create the parent directory on the host" >&2; exit 126; fi
-    i=$((i + 1)); o="$scratch/o$i"
-    mkdir "$o" "$o.u" "$o.w"
-    mount --rbind "$a" "$o"
-    mount -t overlay -o "lowerdir=$o,upperdir=$o.u,workdir=$o.w" overlay "$a"
-    while read -r _ _ _ _ mp _; do
-      case "$mp" in "$o"/*) mount --move "$mp" "$a/${"${"}mp#"$o"/}" 2>/dev/null || true ;; esac
-    done < /proc/self/mountinfo
+    if ! printf '%s\n' "$covered" | grep -qxF "$a"; then
+      i=$((i + 1)); o="$scratch/o$i"
+      mkdir "$o" "$o.u" "$o.w"
+      mount --rbind "$a" "$o"
+      mount -t overlay -o "lowerdir=$o,upperdir=$o.u,workdir=$o.w" overlay "$a"
+      while read -r _ _ _ _ mp _; do
+        case "$mp" in "$o"/*) mount --move "$mp" "$a/${'${'}mp#"$o"/}" 2>/dev/null || true ;; esac
+      done < /proc/self/mountinfo
+      covered="$covered
+$a"
+    fi
     if [ -d "$src" ]; then mkdir -p "$dst"; else mkdir -p "$(dirname "$dst")"; : > "$dst"; fi
   fi
   mount --bind "$src" "$dst"
