@@ -95,7 +95,8 @@ test('a host-process pod sees its volumes at their mountPaths; the host does not
           {
             name: 'reader',
             image: 'busybox',
-            command: ['/bin/sh', '-c', reader],
+            command: ['/bin/sh', '-c', `echo "PWD $(pwd)"; ${reader}`],
+            workingDir: '/mnt/shared',
             volumeMounts: [
               { name: 'config', mountPath: '/etc/config' },
               { name: 'config', mountPath: '/etc/greeting.conf', subPath: 'greeting' },
@@ -124,6 +125,7 @@ test('a host-process pod sees its volumes at their mountPaths; the host does not
     120_000,
   ).catch((err: Error) => assert.fail(`${err.message}\n${agent!.stderr().slice(-3000)}`));
   assert.match(seen, /^SUB hello$/m);
+  assert.match((await kubectl(api, ['logs', 'vols', '-c', 'reader'])).stdout, /^PWD \/mnt\/shared$/m, 'the working directory in a volume');
   assert.match(seen, /^SEC sub, 440 alpha$/m, 'items chose a alone, at sub/a.txt, with defaultMode');
   assert.match(seen, /^RO 1$/m, 'a ConfigMap volume is read-only');
   for (const p of ['/etc/config', '/etc/greeting.conf', '/etc/secret', '/mnt/shared', '/srv/data', '/run/secrets'])

@@ -33,9 +33,13 @@ export function mountNamespaceProblem(uid: number = process.getuid?.() ?? 0): st
   return undefined;
 }
 
-/** The shell run inside the new namespace: $1 scratch directory, $2 count, then (source, target, ro|rw) each, `--`, the command. */
+/**
+ * The shell run inside the new namespace: $1 scratch directory, $2 working directory (entered once
+ * the mounts are made: it may lie in a volume), $3 count, then (source, target, ro|rw) each, `--`,
+ * the command.
+ */
 const SETUP = String.raw`set -e
-scratch=$1; n=$2; shift 2
+scratch=$1; cwd=$2; n=$3; shift 3
 mount -t tmpfs -o mode=0700 podvisor-mounts "$scratch"
 i=0
 covered=
@@ -63,6 +67,7 @@ $a"
   if [ "$ro" = ro ]; then mount -o remount,bind,ro "$dst"; fi
 done
 shift
+cd "$cwd"
 exec "$@"
 `;
 
@@ -72,6 +77,8 @@ export interface MountNamespaceOptions {
   setpriv: string;
   /** An empty directory the namespace's scratch tmpfs covers (under the runtime's root). */
   scratch: string;
+  /** The container's working directory. */
+  cwd: string;
   /** The runtime's own user: not root means a user namespace as well. */
   hostUid: number;
   hostGid: number;
@@ -97,7 +104,10 @@ export function mountNamespaceArgv(
   }
   const ns = o.hostUid === 0 ? ['--mount', '--propagation', 'private'] : ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
   const triples = mounts.flatMap((m) => [m.hostPath, m.containerPath, m.readonly ? 'ro' : 'rw']);
-  return { file: o.unshare, args: [...ns, '--', '/bin/sh', '-c', SETUP, 'podvisor-mounts', o.scratch, String(mounts.length), ...triples, '--', ...command] };
+  return {
+    file: o.unshare,
+    args: [...ns, '--', '/bin/sh', '-c', SETUP, 'podvisor-mounts', o.scratch, o.cwd, String(mounts.length), ...triples, '--', ...command],
+  };
 }
 
 /** Whether path lies at or under one of the mounts' targets (so it exists only inside the namespace). */

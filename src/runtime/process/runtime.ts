@@ -831,7 +831,7 @@ export class ProcessRuntime implements RuntimeService {
           plan = this.spawnPlan(c, file, argv.slice(1));
           const t = plan;
           child = spawn(t.file, t.args, {
-            cwd: c.cwd,
+            cwd: this.spawnCwd(c),
             env: c.env,
             detached: true,
             stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'],
@@ -935,7 +935,7 @@ export class ProcessRuntime implements RuntimeService {
     return spawner.spawn({
       file: target.file === file && resolved ? resolved : lookPath(target.file, path, c.cwd),
       argv: [target.file, ...target.args],
-      cwd: c.cwd,
+      cwd: this.spawnCwd(c),
       env: c.env,
       ...(target.uid !== undefined ? { uid: target.uid } : {}),
       ...(target.gid !== undefined ? { gid: target.gid } : {}),
@@ -989,12 +989,18 @@ export class ProcessRuntime implements RuntimeService {
       unshare: this.unsharePath,
       setpriv: this.host.setpriv ?? '/usr/bin/setpriv',
       scratch,
+      cwd: c.cwd,
       hostUid: this.host.uid,
       hostGid: this.host.gid,
     });
   }
 
   private unsharePath: string | undefined;
+
+  /** Where a container's process starts: in a volume, the mount namespace's setup enters it (from /). */
+  private spawnCwd(c: ContainerRecord): string {
+    return underMount(c.config.mounts ?? [], c.cwd) ? '/' : c.cwd;
+  }
 
   /** The network namespace a container's processes run in; undefined on the host's network. */
   private netnsOf(c: ContainerRecord): string | undefined {
