@@ -187,7 +187,10 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       verifyRunAsNonRoot(pod, container, image);
       const env = new Map(config.envs.map((e) => [e.key, e.value]));
       const mounts: Mount[] = await containerMounts(container, await podVolumes(pod), env);
-      const withMounts = deps.runtimeOf(pod).capabilities.mounts;
+      // A host process keeps the host's /etc/hosts and its termination message file on the host:
+      // its volumes alone are mounted (the process runtime's mount namespace).
+      const caps = deps.runtimeOf(pod).capabilities;
+      const withMounts = caps.mounts && !caps.hostProcesses;
       if (withMounts) {
         const hosts = await etcHostsMount(deps.rootDir, pod, container, podIP);
         if (hosts) mounts.push(hosts);
@@ -218,7 +221,10 @@ export function newPodRuntimeSupport(deps: RuntimeSupportDeps): PodRuntimeSuppor
       let cache = messages.get(uid);
       if (!cache) messages.set(uid, (cache = new Map()));
       const count = (pod.spec?.containers.length ?? 0) + (pod.spec?.initContainers?.length ?? 0);
-      const withMounts = deps.runtimeOf(pod).capabilities.mounts;
+      // A host process keeps the host's /etc/hosts and its termination message file on the host:
+      // its volumes alone are mounted (the process runtime's mount namespace).
+      const caps = deps.runtimeOf(pod).capabilities;
+      const withMounts = caps.mounts && !caps.hostProcesses;
       return withTerminationMessages(statuses, count, cache, (s) =>
         !withMounts
           ? readHostMessage(deps.rootDir, uid, s)

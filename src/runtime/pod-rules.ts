@@ -11,6 +11,7 @@ import { type FieldError, forbidden, newPath, required, sortFieldErrors } from '
 import { onPodOrTemplate } from '../api/pod-templates.js';
 import { CRI_RUNTIME_CAPABILITIES, type RuntimeCapabilities, type RuntimeService } from './cri.js';
 import { unhonouredFields, type RuntimeHost } from './process/capabilities.js';
+import { mountNamespaceProblem } from './process/mount-namespace.js';
 import { PROCESS_RUNTIME_CAPABILITIES } from './process/profile.js';
 
 /** --runtime naming both runtimes: pods run on containerd, or as host processes when their RuntimeClass handler is `process`. */
@@ -54,14 +55,18 @@ export const CONTAINERD_PACKAGES = 'containerd runc containernetworking-plugins'
 
 const commandDetail = (name: string | undefined) =>
   `container ${JSON.stringify(name ?? '')} has no command: the process runtime runs the command on the host and cannot read the image's entrypoint; set command, or install ${CONTAINERD_PACKAGES} and use --runtime=containerd`;
-const volumeMountsDetail = 'not supported by the process runtime; use --runtime=containerd';
+const volumeMountsDetail = () =>
+  `not supported by the process runtime on this host: ${mountNamespaceProblem() ?? 'no mount namespace can be made'}; use --runtime=containerd`;
+
+const volumeDevicesDetail = 'block devices are not supported by the process runtime; use --runtime=containerd';
 
 function checkContainers(caps: RuntimeCapabilities, containers: Container[] | undefined, field: 'containers' | 'initContainers'): FieldError[] {
   const errs: FieldError[] = [];
   (containers ?? []).forEach((c, i) => {
     const p = newPath('spec', field).index(i);
     if (!caps.images && !c.command?.length) errs.push(required(p.child('command'), commandDetail(c.name)));
-    if (!caps.mounts && c.volumeMounts?.length) errs.push(forbidden(p.child('volumeMounts'), volumeMountsDetail));
+    if (!caps.mounts && c.volumeMounts?.length) errs.push(forbidden(p.child('volumeMounts'), volumeMountsDetail()));
+    if (caps.hostProcesses && c.volumeDevices?.length) errs.push(forbidden(p.child('volumeDevices'), volumeDevicesDetail));
   });
   return errs;
 }

@@ -6,6 +6,7 @@ import { formatFieldError } from '../../src/api/field-errors.js';
 import type { Container, Pod } from '../../src/api/types.js';
 import { validatePod, validatePods } from '../../src/api/validation/index.js';
 import { validateForProcessRuntime } from '../../src/runtime/process/validation.js';
+import { mountNamespaceProblem } from '../../src/runtime/process/mount-namespace.js';
 
 const subdomainMsg =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -400,17 +401,21 @@ test('duplicate pods (same namespace and name) in one input', () => {
   assert.deepEqual(errs, [[], [], ['metadata.name: Duplicate value: "web"']]);
 });
 
-test('process runtime: command required and volumeMounts rejected, init containers too', () => {
+test('process runtime: command required and volumeDevices rejected, init containers too; volumeMounts kept where mount namespaces can be made', () => {
   const p = base();
   delete c0(p).command;
   p.spec!.volumes = [{ name: 'data', emptyDir: {} }];
   c0(p).volumeMounts = [{ name: 'data', mountPath: '/data' }];
+  c0(p).volumeDevices = [{ name: 'data', devicePath: '/dev/xvda' }];
   p.spec!.initContainers = [{ name: 'init', image: 'busybox:1.36' }];
   const pod = defaultPod(p, { nodeName: 'node-1', source: 'file' });
   assert.deepEqual(validatePod(pod).map(formatFieldError), []);
   assert.deepEqual(validateForProcessRuntime(pod).map(formatFieldError), [
     'spec.containers[0].command: Required value: container "app" has no command: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd',
-    'spec.containers[0].volumeMounts: Forbidden: not supported by the process runtime; use --runtime=containerd',
+    'spec.containers[0].volumeDevices: Forbidden: block devices are not supported by the process runtime; use --runtime=containerd',
+    ...(mountNamespaceProblem()
+      ? [`spec.containers[0].volumeMounts: Forbidden: not supported by the process runtime on this host: ${mountNamespaceProblem()}; use --runtime=containerd`]
+      : []),
     'spec.initContainers[0].command: Required value: container "init" has no command: the process runtime runs the command on the host and cannot read the image\'s entrypoint; set command, or install containerd runc containernetworking-plugins and use --runtime=containerd',
   ]);
 });

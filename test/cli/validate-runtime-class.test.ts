@@ -36,9 +36,9 @@ test('validate --runtime=process,containerd judges each pod by its RuntimeClass'
   const ok = await runCli(['validate', '--runtime=process,containerd', '-f', file]);
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(ok.stdout, 'runtimeclass.node.k8s.io/gvisor validated\npod/dev validated\npod/db validated\n');
-  writeFileSync(file, manifests(', volumeMounts: [{name: v, mountPath: /x}]'));
+  writeFileSync(file, manifests(', volumeDevices: [{name: v, devicePath: /dev/x}]'));
   const bad = await runCli(['validate', '--runtime=process,containerd', '-f', file]);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /The Pod "dev" is invalid: spec\.containers\[0\]\.volumeMounts: Forbidden: not supported by the process runtime/);
+  assert.match(bad.stderr, /The Pod "dev" is invalid: spec\.containers\[0\]\.volumeDevices: Forbidden: block devices are not supported by the process runtime/);
   assert.doesNotMatch(bad.stderr, /"db"/);
 });

@@ -35,6 +35,7 @@ export interface Unhonoured {
 
 const NO_CGROUPS = 'no writable cgroup hierarchy (podvisor is not root, or cgroups are read-only)';
 const NOT_ROOT = 'podvisor is not running as root';
+const PRIVATE_MOUNTS = "the container's mount namespace is private: no mount propagates into or out of it";
 const NEEDS_RUNTIME = 'the process runtime runs host processes without namespaces or security profiles; use --runtime=containerd';
 
 /** Container security settings a host process cannot have, unless set to the value that asks for nothing. */
@@ -79,6 +80,9 @@ export function unhonouredFields(pod: Pod, host: RuntimeHost): Unhonoured[] {
       for (const r of ['memory', 'cpu']) {
         if (c.resources?.limits?.[r] !== undefined && !host.cgroups) out.push({ field: `${path}.resources.limits.${r}`, why: NO_CGROUPS });
       }
+      (c.volumeMounts ?? []).forEach((m, j) => {
+        if (m.mountPropagation && m.mountPropagation !== 'None') out.push({ field: `${path}.volumeMounts[${j}].mountPropagation`, why: PRIVATE_MOUNTS });
+      });
       const sc = (c.securityContext ?? {}) as Record<string, unknown>;
       identity(`${path}.securityContext`, sc);
       for (const [key, harmless] of containerOnlyRuntimeFields) {

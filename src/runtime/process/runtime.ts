@@ -3,7 +3,7 @@
 // namespace per pod, pod-netns.ts, does).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync } from 'node:fs';
+import { closeSync, mkdirSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -58,6 +58,7 @@ import { clearFifoPool, FifoPool, openContainerEnds, openRuntimeReaders, OUTPUT_
 import { RuntimeStateStore, type StoredContainer, type StoredSandbox } from './state.js';
 import type { ContainerProcessContext } from './exec-session.js';
 import { processStreaming, STREAMING_SOCKET, type ProcessStreaming } from './streaming.js';
+import { findUnshare, mountNamespaceArgv, mountNamespaceProblem, underMount } from './mount-namespace.js';
 import { PROCESS_RUNTIME_CAPABILITIES, PROCESS_RUNTIME_NAME, PROCESS_RUNTIME_VERSION, withPodNetwork } from './profile.js';
 import { attachPodNetwork, detachPodNetwork, findNsenter, netnsName, nsenterArgv, type PodNetworkAttachment, type PodNetworkConfig } from './pod-netns.js';
 
@@ -830,7 +831,7 @@ export class ProcessRuntime implements RuntimeService {
           plan = this.spawnPlan(c, file, argv.slice(1));
           const t = plan;
           child = spawn(t.file, t.args, {
-            cwd: c.cwd,
+            cwd: this.spawnCwd(c),
             env: c.env,
             detached: true,
             stdio: fifo ? ['ignore', fifo.ends[0], fifo.ends[1]] : ['ignore', 'pipe', 'pipe'],
@@ -908,8 +909,9 @@ export class ProcessRuntime implements RuntimeService {
   private spawnPlan(c: ContainerRecord, file: string, args: string[]): SpawnPlan {
     const joinFiles = c.procs.joinFiles();
     const netns = this.netnsOf(c);
-    if (joinFiles || netns) checkCommand(file, c.env.PATH ?? DEFAULT_PATH, c.cwd, c.identity, this.host);
-    const own = spawnTarget(file, args, c.identity, this.host, c.env, c.cwd);
+    const mounts = c.config.mounts ?? [];
+    if ((joinFiles || netns || mounts.length) && !underMount(mounts, file)) checkCommand(file, c.env.PATH ?? DEFAULT_PATH, c.cwd, c.identity, this.host);
+    const own = this.withMounts(c, spawnTarget(file, args, c.identity, this.host, c.env, c.cwd));
     // In the pod's network namespace: nsenter joins it, then sets the user and execs the command.
     const target = netns ? nsenterArgv(netns, own, this.nsenter()) : own;
     return (joinFiles && joinBeforeExec(target, joinFiles, c.env, this.host)) || { ...target, join: 'after-spawn' };
@@ -923,8 +925,9 @@ export class ProcessRuntime implements RuntimeService {
   private spawnerStart(c: ContainerRecord, spawner: ProcessSpawner, file: string, args: string[], resolved: string | undefined): Promise<SpawnedProcess> {
     const path = c.env.PATH ?? DEFAULT_PATH;
     // Fails as spawn would (ENOENT, EACCES, for the container's user), so the start error reads the same.
-    checkCommand(file, path, c.cwd, c.identity, this.host);
-    const own = spawnTarget(file, args, c.identity, this.host, c.env, c.cwd);
+    const mounts = c.config.mounts ?? [];
+    if (!underMount(mounts, file)) checkCommand(file, path, c.cwd, c.identity, this.host);
+    const own = this.withMounts(c, spawnTarget(file, args, c.identity, this.host, c.env, c.cwd));
     const netns = this.netnsOf(c);
     // In the pod's network namespace nsenter joins it and sets the user, as in spawnPlan.
     const target: { file: string; args: string[]; uid?: number; gid?: number } = netns ? nsenterArgv(netns, own, this.nsenter()) : own;
@@ -932,7 +935,7 @@ export class ProcessRuntime implements RuntimeService {
     return spawner.spawn({
       file: target.file === file && resolved ? resolved : lookPath(target.file, path, c.cwd),
       argv: [target.file, ...target.args],
-      cwd: c.cwd,
+      cwd: this.spawnCwd(c),
       env: c.env,
       ...(target.uid !== undefined ? { uid: target.uid } : {}),
       ...(target.gid !== undefined ? { gid: target.gid } : {}),
@@ -964,6 +967,39 @@ export class ProcessRuntime implements RuntimeService {
     if (!c.startTime) return gone();
     void closed.then(() => this.exitWatcher.pollSoon());
     c.unwatch = this.exitWatcher.watch(pid, c.startTime, gone);
+  }
+
+  /**
+   * The target run in a mount namespace of its own where the container has mounts (its volumes at
+   * their mountPaths, mount-namespace.ts); the user is then set inside, after the mounts.
+   */
+  private withMounts(
+    c: ContainerRecord,
+    own: { file: string; args: string[]; uid?: number; gid?: number },
+  ): { file: string; args: string[]; uid?: number; gid?: number } {
+    const mounts = c.config.mounts ?? [];
+    if (!mounts.length) return own;
+    const problem = mountNamespaceProblem(this.host.uid);
+    if (problem) throw Object.assign(new Error(`cannot mount the container's volumes: ${problem}`), { code: 'EPERM' });
+    const sb = this.sandboxes.get(c.status.podSandboxId);
+    const scratch = join(sb?.dir ?? this.opts.rootDir, `mounts-${c.status.id}`);
+    mkdirSync(scratch, { recursive: true, mode: 0o700 });
+    this.unsharePath ??= findUnshare();
+    return mountNamespaceArgv(mounts, own, {
+      unshare: this.unsharePath,
+      setpriv: this.host.setpriv ?? '/usr/bin/setpriv',
+      scratch,
+      cwd: c.cwd,
+      hostUid: this.host.uid,
+      hostGid: this.host.gid,
+    });
+  }
+
+  private unsharePath: string | undefined;
+
+  /** Where a container's process starts: in a volume, the mount namespace's setup enters it (from /). */
+  private spawnCwd(c: ContainerRecord): string {
+    return underMount(c.config.mounts ?? [], c.cwd) ? '/' : c.cwd;
   }
 
   /** The network namespace a container's processes run in; undefined on the host's network. */
