@@ -97,19 +97,22 @@ function userProcesses(): Array<{ pid: number; comm: string }> {
 }
 const userPids = () => (uid ? userProcesses().map((p) => p.pid) : []);
 
-test('a normal user: up -f of a Deployment without command (no network probe) runs on containerd under RootlessKit and reaches Ready; agent stop leaves nothing running', { skip }, async () => {
-  const root = join(dir, 'root');
-  const archive = join(dir, 'web.tar');
-  await run('skopeo', ['copy', '--quiet', `oci:${layout}:web`, `docker-archive:${archive}:localhost/web:dev`]);
-  chownSync(archive, uid, uid);
-  const loaded = await asUser(['image', 'load', '-i', archive, `--root-dir=${root}`]);
-  assert.equal(loaded.code, 0, `${loaded.stdout}\n${loaded.stderr}`);
-  assert.deepEqual(userProcesses(), [], 'the containerd image load started is stopped after it');
+test(
+  'a normal user: up -f of a Deployment without command (no network probe) runs on containerd under RootlessKit and reaches Ready; down --all --agent leaves nothing running',
+  { skip },
+  async () => {
+    const root = join(dir, 'root');
+    const archive = join(dir, 'web.tar');
+    await run('skopeo', ['copy', '--quiet', `oci:${layout}:web`, `docker-archive:${archive}:localhost/web:dev`]);
+    chownSync(archive, uid, uid);
+    const loaded = await asUser(['image', 'load', '-i', archive, `--root-dir=${root}`]);
+    assert.equal(loaded.code, 0, `${loaded.stdout}\n${loaded.stderr}`);
+    assert.deepEqual(userProcesses(), [], 'the containerd image load started is stopped after it');
 
-  const manifest = join(dir, 'web.yaml');
-  writeFileSync(
-    manifest,
-    `apiVersion: apps/v1
+    const manifest = join(dir, 'web.yaml');
+    writeFileSync(
+      manifest,
+      `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
@@ -125,32 +128,37 @@ spec:
         imagePullPolicy: Never
         ports: [{containerPort: 8080}]
 `,
-  );
-  chownSync(manifest, uid, uid);
-  const up = await asUser(['up', '-d', '-f', manifest, '--wait=ready', '--timeout=90s', `--root-dir=${root}`]);
-  const log = () => {
-    try {
-      return readFileSync(join(root, 'agent.log'), 'utf8').slice(-3000) + readFileSync(managedContainerdLayout(root).log, 'utf8').slice(-2000);
-    } catch {
-      return '';
-    }
-  };
-  assert.equal(up.code, 0, `${up.stdout}\n${up.stderr}\n${log()}`);
-  assert.match(up.stderr, /runtime: containerd/);
-  const config = readFileSync(managedContainerdLayout(root).config, 'utf8');
-  assert.match(config, /snapshotter = "(overlayfs|fuse-overlayfs|native)"/);
-  assert.match(config, /restrict_oom_score_adj = true/);
-  const comms = userProcesses().map((p) => p.comm);
-  assert.ok(comms.includes('rootlesskit') && comms.includes('containerd'), comms.join(' '));
+    );
+    chownSync(manifest, uid, uid);
+    const up = await asUser(['up', '-d', '-f', manifest, '--wait=ready', '--timeout=90s', `--root-dir=${root}`]);
+    const log = () => {
+      try {
+        return readFileSync(join(root, 'agent.log'), 'utf8').slice(-3000) + readFileSync(managedContainerdLayout(root).log, 'utf8').slice(-2000);
+      } catch {
+        return '';
+      }
+    };
+    assert.equal(up.code, 0, `${up.stdout}\n${up.stderr}\n${log()}`);
+    assert.match(up.stderr, /runtime: containerd/);
+    const config = readFileSync(managedContainerdLayout(root).config, 'utf8');
+    assert.match(config, /snapshotter = "(overlayfs|fuse-overlayfs|native)"/);
+    assert.match(config, /restrict_oom_score_adj = true/);
+    const comms = userProcesses().map((p) => p.comm);
+    assert.ok(comms.includes('rootlesskit') && comms.includes('containerd'), comms.join(' '));
 
-  const pods = await asUser(['get', 'pods', '-o', 'json', `--root-dir=${root}`]);
-  assert.equal(pods.code, 0, pods.stderr);
-  const items = (JSON.parse(pods.stdout) as { items: Array<{ status: { conditions?: Array<{ type: string; status: string }> } }> }).items;
-  assert.equal(items.length, 2);
-  for (const p of items) assert.ok(p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'), JSON.stringify(p.status));
+    const pods = await asUser(['get', 'pods', '-o', 'json', `--root-dir=${root}`]);
+    assert.equal(pods.code, 0, pods.stderr);
+    const items = (JSON.parse(pods.stdout) as { items: Array<{ status: { conditions?: Array<{ type: string; status: string }> } }> }).items;
+    assert.equal(items.length, 2);
+    for (const p of items)
+      assert.ok(
+        p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        JSON.stringify(p.status),
+      );
 
-  const stop = await asUser(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
-  assert.equal(stop.code, 0, `${stop.stdout}\n${stop.stderr}`);
-  await waitFor('the user has no process left', () => (userProcesses().length === 0 ? true : undefined), 30_000).catch(() => undefined);
-  assert.deepEqual(userProcesses(), [], 'no rootlesskit, slirp4netns, containerd or shim is left');
-});
+    const stop = await asUser(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
+    assert.equal(stop.code, 0, `${stop.stdout}\n${stop.stderr}`);
+    await waitFor('the user has no process left', () => (userProcesses().length === 0 ? true : undefined), 30_000).catch(() => undefined);
+    assert.deepEqual(userProcesses(), [], 'no rootlesskit, slirp4netns, containerd or shim is left');
+  },
+);

@@ -114,7 +114,10 @@ export function rootlessSnapshotter(kernelRelease: string, onPathFn: (cmd: strin
  * nothing delegated) and containerd is told so (disable_cgroup).
  */
 export function delegatedCgroup(h: Pick<RootlessHost, 'readFile' | 'canOpen'>): string | undefined {
-  const own = h.readFile('/proc/self/cgroup')?.split('\n').find((l) => l.startsWith('0::'));
+  const own = h
+    .readFile('/proc/self/cgroup')
+    ?.split('\n')
+    .find((l) => l.startsWith('0::'));
   if (!own || h.readFile('/sys/fs/cgroup/cgroup.controllers') === undefined) return undefined;
   const dir = `/sys/fs/cgroup${own.slice(3).trim()}`.replace(/\/$/, '');
   const controllers = h.readFile(`${dir}/cgroup.controllers`)?.split(/\s+/) ?? [];
@@ -148,7 +151,7 @@ export function rootlessKitCommand(opts: {
     'rm -rf /run/containerd /run/xtables.lock /run/netns /var/lib/containerd /var/lib/cni /etc/containerd /etc/cni',
     ...(opts.fuseOverlayfs ? [`${q(opts.fuseOverlayfs.binary)} ${q(opts.fuseOverlayfs.socket)} ${q(opts.fuseOverlayfs.root)} &`] : []),
     `exec ${q(opts.containerd)} --config ${q(opts.config)}`,
-  ].join('; ');
+  ].join('\n');
   return [
     opts.rootlesskit,
     '--net=slirp4netns',
