@@ -77,6 +77,8 @@ export interface PodKubeletOptions {
   random?: () => number;
   /** Told when each probe starts, with the time it was due (schedule lateness, for measurement). */
   onProbeStart?: (dueMs: number, actualMs: number) => void;
+  /** Where probes dial a pod's address when pod IPs are out of the agent's reach (rootless containerd). */
+  podAddress?: (host: string, port: number) => Promise<{ host: string; port: number }>;
 }
 
 /** The kubelet's minimumGracePeriodInSeconds, used for a pod whose spec is no longer known. */
@@ -137,6 +139,7 @@ export class PodKubelet implements Kubelet {
         ...(opts.probeMetrics !== undefined ? { metrics: opts.probeMetrics } : {}),
         random: opts.random,
         onProbeStart: opts.onProbeStart,
+        ...(opts.podAddress ? { podAddress: opts.podAddress } : {}),
       });
 
     this.runtimeClasses = new RuntimeClassManager(opts.runtime, opts.lookup);

@@ -1,9 +1,9 @@
 // Rootless containerd under RootlessKit, started by podvisor itself: a normal user (made here with
 // useradd, a subordinate id range in /etc/subuid and /etc/subgid, run with runuser) loads a local
 // image (`image load`, no registry) and runs `up -d -f` of a Deployment whose container has no command
-// (no network probe: the agent cannot reach pod IPs in RootlessKit's namespace yet): podvisor chooses
-// containerd, starts it in a user namespace under RootlessKit (the pods' network in RootlessKit's
-// namespace) and the pods reach Ready; `down --all --agent` then leaves no rootlesskit, slirp4netns,
+// with an httpGet readiness probe: podvisor chooses containerd, starts it in a user namespace under
+// RootlessKit (the pods' network in RootlessKit's namespace), the probes reach the pods through
+// RootlessKit's port driver and the pods reach Ready; `down --all --agent` then leaves no rootlesskit, slirp4netns,
 // containerd or shim process of the user behind.
 
 import assert from 'node:assert/strict';
@@ -98,7 +98,7 @@ function userProcesses(): Array<{ pid: number; comm: string }> {
 const userPids = () => (uid ? userProcesses().map((p) => p.pid) : []);
 
 test(
-  'a normal user: up -f of a Deployment without command (no network probe) runs on containerd under RootlessKit and reaches Ready; down --all --agent leaves nothing running',
+  'a normal user: up -f of a Deployment without command, with a readiness probe, runs on containerd under RootlessKit and reaches Ready; down --all --agent leaves nothing running',
   { skip },
   async () => {
     const root = join(dir, 'root');
@@ -127,6 +127,7 @@ spec:
         image: localhost/web:dev
         imagePullPolicy: Never
         ports: [{containerPort: 8080}]
+        readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
 `,
     );
     chownSync(manifest, uid, uid);
