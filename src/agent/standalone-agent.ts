@@ -265,6 +265,7 @@ export class StandaloneAgent implements KubeletView {
       logger: opts.logger,
       ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
       ...(opts.proxyMode ? { mode: opts.proxyMode } : {}),
+      ...(this.kubelet.podAddress ? { podAddress: this.kubelet.podAddress } : {}),
       recorder: this.kubelet.events.recorderFor('kube-proxy'),
     });
     this.ingressProxy = new IngressProxy({

@@ -86,6 +86,8 @@ const ORPHAN_GRACE_SECONDS = 2;
 
 export class PodKubelet implements Kubelet {
   readonly events: EventStore;
+  /** Where the agent dials a pod's address (its probes, the service proxy) when pod IPs are out of its reach. */
+  readonly podAddress: PodKubeletOptions['podAddress'];
   readonly statusManager: StatusManager;
   readonly probeManager: ProbeManager;
   readonly backoff: Backoff;
@@ -127,6 +129,7 @@ export class PodKubelet implements Kubelet {
         couldHaveRunningContainers: (uid) => this.workers.get(uid)?.couldHaveRunningContainers === true,
       });
     this.events = opts.events ?? new EventStore({ clock: opts.clock, host: opts.nodeName });
+    this.podAddress = opts.podAddress;
     this.probeManager =
       opts.probeManager ??
       new ProberManager({

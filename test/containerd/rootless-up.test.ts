@@ -3,7 +3,8 @@
 // image (`image load`, no registry) and runs `up -d -f` of a Deployment whose container has no command
 // with an httpGet readiness probe: podvisor chooses containerd, starts it in a user namespace under
 // RootlessKit (the pods' network in RootlessKit's namespace), the probes reach the pods through
-// RootlessKit's port driver and the pods reach Ready; `down --all --agent` then leaves no rootlesskit, slirp4netns,
+// RootlessKit's port driver and the pods reach Ready; its NodePort on the host's loopback reaches a pod
+// (the service proxy dials through the port driver too); `down --all --agent` then leaves no rootlesskit, slirp4netns,
 // containerd or shim process of the user behind.
 
 import assert from 'node:assert/strict';
@@ -109,6 +110,7 @@ test(
     assert.equal(loaded.code, 0, `${loaded.stdout}\n${loaded.stderr}`);
     assert.deepEqual(userProcesses(), [], 'the containerd image load started is stopped after it');
 
+    const nodePort = 30000 + (process.pid % 2700);
     const manifest = join(dir, 'web.yaml');
     writeFileSync(
       manifest,
@@ -128,6 +130,14 @@ spec:
         imagePullPolicy: Never
         ports: [{containerPort: 8080}]
         readinessProbe: {httpGet: {path: /index.html, port: 8080}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080, nodePort: ${nodePort}}]
 `,
     );
     chownSync(manifest, uid, uid);
@@ -156,6 +166,15 @@ spec:
         p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
         JSON.stringify(p.status),
       );
+
+    // The NodePort on the host's loopback reaches a pod through RootlessKit's port driver (busybox httpd answers).
+    const status = await waitFor('the NodePort answers', () =>
+      fetch(`http://127.0.0.1:${nodePort}/`).then(
+        (r) => r.status,
+        () => undefined,
+      ),
+    );
+    assert.ok(status >= 200 && status < 500, String(status));
 
     const stop = await asUser(['down', '--all', '--agent', '--grace-period=0', `--root-dir=${root}`]);
     assert.equal(stop.code, 0, `${stop.stdout}\n${stop.stderr}`);
