@@ -16,6 +16,12 @@ import type { Logger } from '../util/logger.js';
 import { recordUnhonouredFields } from './unhonoured-events.js';
 import { podResourceStats, UsageCollector } from './usage.js';
 import { capabilitiesByRuntimeClass } from '../runtime/pod-rules.js';
+import { rootlessPortForwards } from '../runtime/containerd/rootless-ports.js';
+
+function rootlessPodAddress(rootDir: string): (host: string, port: number) => Promise<{ host: string; port: number }> {
+  const forwards = rootlessPortForwards(rootDir);
+  return (host, port) => forwards.dial(host, port);
+}
 
 /** What the agent's settings decide of the kubelet (see settings.ts). */
 export interface KubeletSettings {
@@ -24,6 +30,8 @@ export interface KubeletSettings {
   crashLoopBackOffMaxSeconds?: number;
   /** --eviction-hard: the root dir's DiskPressure thresholds and the node's memory and PID ones (the defaults of disk-pressure.ts and resource-pressure.ts where unset). */
   evictionHard?: EvictionThresholds;
+  /** The containerd podvisor runs, when it does (under RootlessKit for a non-root user). */
+  managedContainerd?: unknown;
 }
 
 export interface KubeletInputs {
@@ -64,6 +72,8 @@ export function assembleKubelet(inputs: KubeletInputs): PodKubelet {
     ...(inputs.probeMetrics === 'none' ? { probeMetrics: false } : { registry: inputs.probeMetrics }),
     ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
     ...(inputs.clusterDNS ? { clusterDNS: inputs.clusterDNS } : {}),
+    // containerd under RootlessKit: pod IPs are in its network namespace, reached through its port driver.
+    ...(settings.managedContainerd && process.getuid?.() !== 0 ? { podAddress: rootlessPodAddress(settings.rootDir) } : {}),
     ...inputs.parts,
   });
   // A field the runtime cannot honour on this host is a Warning event on each pod that runs without it

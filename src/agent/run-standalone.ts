@@ -39,6 +39,8 @@ export interface StandaloneAgentConfig {
   /** --horizontal-pod-autoscaler-sync-period (15 s). */
   hpaSyncPeriodMs?: number;
   evictionHard?: DiskThresholds;
+  /** The containerd podvisor runs for the root dir, when it does (KubeletSettings.managedContainerd). */
+  managedContainerd?: unknown;
   podManifestPath?: string;
   manifestURL?: string;
   address: string;
@@ -124,6 +126,7 @@ export async function runStandaloneAgent(cfg: StandaloneAgentConfig, io: Standal
     ...(cfg.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: cfg.crashLoopBackOffMaxSeconds } : {}),
     ...(cfg.hpaSyncPeriodMs !== undefined ? { hpaSyncPeriodMs: cfg.hpaSyncPeriodMs } : {}),
     ...(cfg.evictionHard ? { evictionHard: cfg.evictionHard } : {}),
+    ...(cfg.managedContainerd ? { managedContainerd: cfg.managedContainerd } : {}),
     serviceNetwork: { ...defaultServiceNetwork(), clusterIPRange: parseIpv4Range(network.serviceClusterIPRange) },
     ...(cfg.nodePortAddresses ? { nodePortAddresses: cfg.nodePortAddresses } : {}),
     ...(cfg.proxyMode ? { proxyMode: cfg.proxyMode } : {}),

@@ -79,6 +79,8 @@ export interface StandaloneAgentOptions {
   hpaSyncPeriodMs?: number;
   /** --eviction-hard: the root dir's DiskPressure thresholds. */
   evictionHard?: DiskThresholds;
+  /** The containerd podvisor runs for the root dir, when it does (KubeletSettings.managedContainerd). */
+  managedContainerd?: unknown;
   /** API pods kept across restarts. */
   store?: PodStore;
   /** ConfigMaps and Secrets env references resolve against (none by default). */
@@ -207,6 +209,7 @@ export class StandaloneAgent implements KubeletView {
         node: opts.nodeAllocatable,
         ...(opts.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: opts.crashLoopBackOffMaxSeconds } : {}),
         ...(opts.evictionHard ? { evictionHard: opts.evictionHard } : {}),
+        ...(opts.managedContainerd ? { managedContainerd: opts.managedContainerd } : {}),
       },
       runtime: this.runtime,
       clock: opts.clock,
@@ -262,6 +265,7 @@ export class StandaloneAgent implements KubeletView {
       logger: opts.logger,
       ...(opts.nodePortAddresses ? { nodePortAddresses: opts.nodePortAddresses } : {}),
       ...(opts.proxyMode ? { mode: opts.proxyMode } : {}),
+      ...(this.kubelet.podAddress ? { podAddress: this.kubelet.podAddress } : {}),
       recorder: this.kubelet.events.recorderFor('kube-proxy'),
     });
     this.ingressProxy = new IngressProxy({

@@ -160,6 +160,7 @@ async function runAgent(parsed: ParsedArgs, io: CommandIO, agentSettings: (parse
       node: settings.node,
       ...(settings.crashLoopBackOffMaxSeconds !== undefined ? { crashLoopBackOffMaxSeconds: settings.crashLoopBackOffMaxSeconds } : {}),
       ...(settings.evictionHard ? { evictionHard: settings.evictionHard } : {}),
+      ...(settings.managedContainerd ? { managedContainerd: settings.managedContainerd } : {}),
       ...(manifestPath ? { podManifestPath: resolve(io.cwd, manifestPath) } : {}),
       ...(url ? { manifestURL: url } : {}),
       address,

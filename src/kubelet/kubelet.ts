@@ -77,6 +77,8 @@ export interface PodKubeletOptions {
   random?: () => number;
   /** Told when each probe starts, with the time it was due (schedule lateness, for measurement). */
   onProbeStart?: (dueMs: number, actualMs: number) => void;
+  /** Where probes dial a pod's address when pod IPs are out of the agent's reach (rootless containerd). */
+  podAddress?: (host: string, port: number) => Promise<{ host: string; port: number }>;
 }
 
 /** The kubelet's minimumGracePeriodInSeconds, used for a pod whose spec is no longer known. */
@@ -84,6 +86,8 @@ const ORPHAN_GRACE_SECONDS = 2;
 
 export class PodKubelet implements Kubelet {
   readonly events: EventStore;
+  /** Where the agent dials a pod's address (its probes, the service proxy) when pod IPs are out of its reach. */
+  readonly podAddress: PodKubeletOptions['podAddress'];
   readonly statusManager: StatusManager;
   readonly probeManager: ProbeManager;
   readonly backoff: Backoff;
@@ -125,6 +129,7 @@ export class PodKubelet implements Kubelet {
         couldHaveRunningContainers: (uid) => this.workers.get(uid)?.couldHaveRunningContainers === true,
       });
     this.events = opts.events ?? new EventStore({ clock: opts.clock, host: opts.nodeName });
+    this.podAddress = opts.podAddress;
     this.probeManager =
       opts.probeManager ??
       new ProberManager({
@@ -137,6 +142,7 @@ export class PodKubelet implements Kubelet {
         ...(opts.probeMetrics !== undefined ? { metrics: opts.probeMetrics } : {}),
         random: opts.random,
         onProbeStart: opts.onProbeStart,
+        ...(opts.podAddress ? { podAddress: opts.podAddress } : {}),
       });
 
     this.runtimeClasses = new RuntimeClassManager(opts.runtime, opts.lookup);

@@ -10,7 +10,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { createProberMetrics, noSeries, promClient, WorkerSeries, type ProberMetrics } from './metrics.js';
 import { ProbeHistory } from './history.js';
-import { ContainerProber } from './prober.js';
+import { ContainerProber, type ContainerProberOptions } from './prober.js';
 import { ResultsCache } from './results.js';
 import { ProbeScheduler } from './scheduler.js';
 import type { PodStatusProvider, ProbeManager, Prober } from './types.js';
@@ -44,6 +44,8 @@ export interface ProberManagerOptions {
   onProbeStart?: (dueMs: number, actualMs: number) => void;
   /** Keep each worker's recent results for `podvisor probes` (true when unset). */
   keepHistory?: boolean;
+  /** Where probes dial a pod's address (ContainerProberOptions.podAddress). */
+  podAddress?: ContainerProberOptions['podAddress'];
 }
 
 const probeOrder: ProbeType[] = ['Startup', 'Readiness', 'Liveness'];
@@ -84,6 +86,7 @@ export class ProberManager implements ProbeManager {
         logger: opts.logger,
         clock: opts.clock,
         kubeVersion: opts.kubeVersion ?? '1.35',
+        ...(opts.podAddress ? { podAddress: opts.podAddress } : {}),
       });
     const caches: Record<ProbeType, ResultsCache> = {
       Liveness: this.liveness,

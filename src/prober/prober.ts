@@ -25,6 +25,11 @@ export interface ContainerProberOptions {
   clock: Clock;
   /** `<major>.<minor>` for `User-Agent: kube-probe/<major>.<minor>`. */
   kubeVersion: string;
+  /**
+   * Where to dial a pod's address when the agent cannot reach pod IPs directly (containerd under
+   * RootlessKit: a loopback port forwarded into its network namespace); the address itself otherwise.
+   */
+  podAddress?: (host: string, port: number) => Promise<{ host: string; port: number }>;
 }
 
 export class ContainerProber implements Prober {
@@ -80,7 +85,29 @@ export class ContainerProber implements Prober {
     return outcome;
   }
 
-  private runProbe(spec: Probe, pod: Pod, status: PodStatus, container: Container, containerId: string): Promise<ActionOutcome> {
+  private async runProbe(spec: Probe, pod: Pod, status: PodStatus, container: Container, containerId: string): Promise<ActionOutcome> {
+    const dial = this.opts.podAddress;
+    if (!dial || spec.exec) return this.runProbeAt(spec, pod, status, container, containerId);
+    // Only the pod's own address goes through the dialer (a probe's host: is dialled as it is).
+    const podIP = status.podIP ?? '';
+    if (spec.httpGet && !spec.httpGet.host) {
+      const port = resolveContainerPort(spec.httpGet.port as number | string, container);
+      const to = await dial(podIP, port);
+      const req = { ...newRequestForHTTPGetAction(spec.httpGet, container, to.host, this.userAgent), port: to.port };
+      return doHTTPProbe(req, probeSettings(spec).timeoutSeconds, this.opts.clock);
+    }
+    if (spec.tcpSocket && !spec.tcpSocket.host) {
+      const to = await dial(podIP, resolveContainerPort(spec.tcpSocket.port as number | string, container));
+      return doTCPProbe(to.host, to.port, probeSettings(spec).timeoutSeconds, this.opts.clock);
+    }
+    if (spec.grpc) {
+      const to = await dial(podIP, spec.grpc.port);
+      return this.grpc.probe(to.host, spec.grpc.service ?? '', to.port, probeSettings(spec).timeoutSeconds);
+    }
+    return this.runProbeAt(spec, pod, status, container, containerId);
+  }
+
+  private runProbeAt(spec: Probe, pod: Pod, status: PodStatus, container: Container, containerId: string): Promise<ActionOutcome> {
     const timeoutSeconds = probeSettings(spec).timeoutSeconds;
     const podIP = status.podIP ?? '';
     if (spec.exec) {

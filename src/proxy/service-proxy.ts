@@ -34,6 +34,8 @@ export interface ServiceProxyDeps {
   natChain?: string;
   /** Where a NodePort or LoadBalancer port the proxy cannot take is told, as a Warning event on its Service. */
   recorder?: EventRecorder;
+  /** Where TCP connections dial an endpoint the agent cannot reach directly (pods under RootlessKit's port driver). */
+  podAddress?: (host: string, port: number) => Promise<{ host: string; port: number }>;
 }
 
 export const proxyModes = ['userspace', 'iptables'] as const;
@@ -264,7 +266,11 @@ export class ServiceProxy {
       }
       const pick = () => this.balancer(w.portKey);
       const listener =
-        w.proto === 'UDP' ? new UdpListener(w.ip, w.port, pick, this.deps.clock) : w.proto === 'TCP' ? new TcpListener(w.ip, w.port, pick) : undefined;
+        w.proto === 'UDP'
+          ? new UdpListener(w.ip, w.port, pick, this.deps.clock)
+          : w.proto === 'TCP'
+            ? new TcpListener(w.ip, w.port, pick, this.deps.podAddress)
+            : undefined;
       if (!listener) continue;
       this.listeners.set(addr, { portKey: w.portKey, listener });
       const opening: Promise<void> = listener.listen().then(

@@ -25,6 +25,8 @@ export class TcpListener {
     readonly address: string,
     readonly port: number,
     private readonly balancer: () => RoundRobin,
+    /** Where to dial an endpoint the agent cannot reach directly (pods under RootlessKit). */
+    private readonly podAddress?: (host: string, port: number) => Promise<{ host: string; port: number }>,
   ) {
     this.server = createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (client) => this.accept(client));
   }
@@ -64,13 +66,26 @@ export class TcpListener {
   }
 
   private dial(relay: Relay, tried: Endpoint[]): void {
-    const { client, up, down } = relay;
+    const { client } = relay;
     const endpoint = tried.length < maxTries ? this.balancer().choose(client.remoteAddress ?? '', tried) : undefined;
     if (!endpoint) {
       client.destroy();
       return;
     }
-    const upstream = connect({ host: endpoint.ip, port: endpoint.port, allowHalfOpen: true, noDelay: true, onread: down.onread });
+    if (this.podAddress) {
+      this.podAddress(endpoint.ip, endpoint.port).then(
+        (to) => this.connectTo(relay, tried, endpoint, to),
+        () => (client.destroyed ? undefined : this.dial(relay, [...tried, endpoint])),
+      );
+      return;
+    }
+    this.connectTo(relay, tried, endpoint, { host: endpoint.ip, port: endpoint.port });
+  }
+
+  private connectTo(relay: Relay, tried: Endpoint[], endpoint: Endpoint, to: { host: string; port: number }): void {
+    const { client, up, down } = relay;
+    if (client.destroyed) return;
+    const upstream = connect({ host: to.host, port: to.port, allowHalfOpen: true, noDelay: true, onread: down.onread });
     this.track(upstream);
     const failed = () => {
       upstream.destroy();

@@ -2,7 +2,8 @@
 // where its files go under <root>/containerd, and the config.toml written there — the CRI plugin on,
 // its own root, state, socket, runc root and opt dir, the root dir's CNI network, the sandbox image,
 // the registry hosts directory (containerd's hosts.toml layout), and restrict_oom_score_adj where the
-// host refuses negative OOM scores.
+// host refuses negative OOM scores; for a non-root user, what containerd needs in RootlessKit's user
+// namespace (the snapshotter that works there, cgroups only where delegated, no AppArmor).
 
 import { join } from 'node:path';
 
@@ -53,6 +54,12 @@ export interface ManagedContainerdOptions {
   registryConfigDir?: string;
   /** Root lacks CAP_SYS_RESOURCE: sandboxes may not ask for a negative oom_score_adj. */
   restrictOOMScoreAdj: boolean;
+  /**
+   * Run in a user namespace under RootlessKit (k3s's rootless template): the snapshotter that works
+   * there, cgroups left alone unless a cgroup v2 subtree is delegated, no AppArmor profiles (loading
+   * one needs root on the host), and the socket owned by the namespace's root, which is the user.
+   */
+  rootless?: { snapshotter: string; cgroupDelegated: boolean; fuseOverlayfsSocket?: string };
 }
 
 /** A TOML basic string. */
@@ -74,16 +81,21 @@ export function managedContainerdConfig(layout: ManagedContainerdLayout, opts: M
     '  uid = 0',
     '  gid = 0',
     '',
+    ...(opts.rootless?.fuseOverlayfsSocket
+      ? ['[proxy_plugins]', '  [proxy_plugins."fuse-overlayfs"]', '    type = "snapshot"', `    address = ${str(opts.rootless.fuseOverlayfsSocket)}`, '']
+      : []),
     '[plugins."io.containerd.internal.v1.opt"]',
     `  path = ${str(layout.opt)}`,
     '',
     `${cri}]`,
     `  sandbox_image = ${str(opts.sandboxImage)}`,
-    `  restrict_oom_score_adj = ${String(opts.restrictOOMScoreAdj)}`,
+    `  restrict_oom_score_adj = ${String(opts.restrictOOMScoreAdj || Boolean(opts.rootless))}`,
+    ...(opts.rootless ? [`  disable_cgroup = ${String(!opts.rootless.cgroupDelegated)}`, '  disable_apparmor = true'] : []),
     '  stream_server_address = "127.0.0.1"',
     '  stream_server_port = "0"',
     `  ${cri}.containerd]`,
     '    default_runtime_name = "runc"',
+    ...(opts.rootless ? [`    snapshotter = ${str(opts.rootless.snapshotter)}`] : []),
     `    ${cri}.containerd.runtimes.runc]`,
     '      runtime_type = "io.containerd.runc.v2"',
     `      ${cri}.containerd.runtimes.runc.options]`,

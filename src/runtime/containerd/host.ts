@@ -49,14 +49,8 @@ export interface HostProblem {
 /** What this host lacks to run its own containerd (empty: nothing). */
 export function managedContainerdProblems(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.() ?? 0): HostProblem[] {
   const out: HostProblem[] = [];
-  if (uid !== 0) {
-    out.push({
-      what: `podvisor runs as uid ${uid}: it starts containerd as root only (not under RootlessKit)`,
-      fix: 'run as root (sudo), or give --container-runtime-endpoint of a containerd you run',
-    });
-    // What a rootless containerd would need besides, each with its fix.
-    out.push(...rootlessProblems(thisRootlessHost((cmd) => onPath(cmd, env), uid)));
-  }
+  // A normal user's containerd runs under RootlessKit: what that needs besides, each with its fix.
+  if (uid !== 0) out.push(...rootlessProblems(thisRootlessHost((cmd) => onPath(cmd, env), uid)));
   const missing = new Set<string>();
   for (const [cmd, pkg] of [
     ['containerd', 'containerd'],

@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { release } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -22,6 +23,7 @@ import { importImageArchive } from './import.js';
 import { LOCAL_PAUSE_IMAGE, pauseImageStream } from './pause-image.js';
 import { CNI_BIN_DIRS, cniBinDir, hasSysResource, managedContainerdProblems, onPath } from './host.js';
 import { managedContainerdConfig, managedContainerdLayout, type ManagedContainerdLayout } from './config.js';
+import { delegatedCgroup, rootlessKitCommand, rootlessKitStateDir, rootlessSnapshotter, thisRootlessHost } from './rootless.js';
 
 const run = promisify(execFile);
 
@@ -44,9 +46,49 @@ export function managedContainerdPid(layout: ManagedContainerdLayout): number | 
   }
 }
 
+/** Whether podvisor runs containerd in a user namespace under RootlessKit (it runs as a normal user). */
+export function isRootless(): boolean {
+  return (process.getuid?.() ?? 0) !== 0;
+}
+
+/** What containerd needs in the user namespace, as probed on this host. */
+function rootlessSetup(layout: ManagedContainerdLayout) {
+  const host = thisRootlessHost((cmd) => onPath(cmd), process.getuid?.() ?? 0);
+  const snapshotter = rootlessSnapshotter(release(), (cmd) => onPath(cmd));
+  return {
+    snapshotter,
+    cgroupDelegated: delegatedCgroup(host) !== undefined,
+    ...(snapshotter === 'fuse-overlayfs' ? { fuseOverlayfsSocket: join(layout.dir, 'fuse-overlayfs.sock') } : {}),
+  };
+}
+
+/** The argv that starts the root dir's containerd: itself as root, under RootlessKit otherwise. */
+function containerdCommand(layout: ManagedContainerdLayout): string[] {
+  const containerd = onPath('containerd') ?? 'containerd';
+  if (!isRootless()) return [containerd, '--config', layout.config];
+  const setup = rootlessSetup(layout);
+  return rootlessKitCommand({
+    rootlesskit: onPath('rootlesskit') ?? 'rootlesskit',
+    stateDir: rootlessKitStateDir(layout.dir),
+    containerd,
+    config: layout.config,
+    ...(setup.fuseOverlayfsSocket
+      ? {
+          fuseOverlayfs: {
+            binary: onPath('containerd-fuse-overlayfs-grpc') ?? 'containerd-fuse-overlayfs-grpc',
+            socket: setup.fuseOverlayfsSocket,
+            root: join(layout.root, 'io.containerd.snapshotter.v1.fuse-overlayfs'),
+          },
+        }
+      : {}),
+  });
+}
+
 /** Writes the config (and the directories it names) for a start. */
 export async function writeManagedContainerdConfig(settings: ManagedContainerdSettings): Promise<ManagedContainerdLayout> {
   const layout = managedContainerdLayout(settings.rootDir);
+  // RootlessKit makes its state directory afresh (one left by a daemon killed would hold its socket).
+  if (isRootless()) rmSync(rootlessKitStateDir(layout.dir), { recursive: true, force: true });
   await mkdir(layout.dir, { recursive: true, mode: 0o700 });
   await mkdir(settings.cniConfDir ?? layout.cniConfDir, { recursive: true, mode: 0o755 });
   await mkdir(settings.registryConfigDir ?? layout.certsDir, { recursive: true, mode: 0o755 });
@@ -56,6 +98,7 @@ export async function writeManagedContainerdConfig(settings: ManagedContainerdSe
     ...(settings.cniConfDir ? { cniConfDir: settings.cniConfDir } : {}),
     ...(settings.registryConfigDir ? { registryConfigDir: settings.registryConfigDir } : {}),
     restrictOOMScoreAdj: !hasSysResource(),
+    ...(isRootless() ? { rootless: rootlessSetup(layout) } : {}),
   });
   await writeFile(layout.config, text, { mode: 0o600 });
   return layout;
@@ -88,14 +131,18 @@ export async function connectManagedContainerd(
   const launched = await connectOrLaunch({
     endpoint,
     logger,
-    command: [onPath('containerd') ?? 'containerd', '--config', layout.config],
+    command: containerdCommand(layout),
     logFile: layout.log,
     ...(opts.warmCodecs ? { warmCodecs: true } : {}),
   });
   if (settings.sandboxImage === LOCAL_PAUSE_IMAGE) await ensureLocalPauseImage(launched.client, layout.socket, logger);
   if (launched.startedPid) {
     writeFileSync(layout.pidFile, `${launched.startedPid} ${procStartTime(launched.startedPid) ?? ''}\n`, { mode: 0o600 });
-    logger.info('Started containerd for the root dir', { pid: launched.startedPid, endpoint, config: layout.config });
+    logger.info(isRootless() ? 'Started containerd for the root dir under RootlessKit' : 'Started containerd for the root dir', {
+      pid: launched.startedPid,
+      endpoint,
+      config: layout.config,
+    });
   }
   return launched;
 }

@@ -97,3 +97,29 @@ test('the pause image: an x86-64 ELF executable in a docker save archive named l
   assert.ok(files.has(manifest[0]!.Config) && files.has(manifest[0]!.Layers[0]!));
   assert.deepEqual(manifest[0]!.RepoTags, [LOCAL_PAUSE_IMAGE]);
 });
+
+test('the config for a normal user: the probed snapshotter, cgroups and AppArmor left alone, no negative OOM scores', () => {
+  const layout = managedContainerdLayout('/home/dev/.podvisor');
+  const text = managedContainerdConfig(layout, {
+    sandboxImage: 'pause:local',
+    cniBinDir: '/usr/lib/cni',
+    restrictOOMScoreAdj: false,
+    rootless: { snapshotter: 'native', cgroupDelegated: false },
+  });
+  for (const line of ['  restrict_oom_score_adj = true', '  disable_cgroup = true', '  disable_apparmor = true', '    snapshotter = "native"'])
+    assert.ok(text.split('\n').includes(line), `${line}\n${text}`);
+  assert.doesNotMatch(text, /proxy_plugins/);
+  const delegated = managedContainerdConfig(layout, {
+    sandboxImage: 'pause:local',
+    cniBinDir: '/usr/lib/cni',
+    restrictOOMScoreAdj: false,
+    rootless: { snapshotter: 'fuse-overlayfs', cgroupDelegated: true, fuseOverlayfsSocket: '/home/dev/.podvisor/containerd/fuse-overlayfs.sock' },
+  });
+  assert.match(delegated, /\n {2}disable_cgroup = false\n/);
+  assert.match(
+    delegated,
+    /\[proxy_plugins\]\n {2}\[proxy_plugins\."fuse-overlayfs"\]\n {4}type = "snapshot"\n {4}address = "\/home\/dev\/\.podvisor\/containerd\/fuse-overlayfs\.sock"/,
+  );
+  // As root nothing of this is written.
+  assert.doesNotMatch(managedContainerdConfig(layout, { sandboxImage: 'p', cniBinDir: '/c', restrictOOMScoreAdj: false }), /disable_cgroup|snapshotter =/);
+});

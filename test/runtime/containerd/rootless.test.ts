@@ -3,7 +3,15 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rootlessProblems, subordinateRange, type RootlessHost } from '../../../src/runtime/containerd/rootless.js';
+import {
+  delegatedCgroup,
+  rootlessKitCommand,
+  rootlessKitStateDir,
+  rootlessProblems,
+  rootlessSnapshotter,
+  subordinateRange,
+  type RootlessHost,
+} from '../../../src/runtime/containerd/rootless.js';
 
 function host(over: Partial<RootlessHost> & { files?: Record<string, string> } = {}): RootlessHost {
   const files = over.files ?? { '/etc/subuid': 'dev:100000:65536\n', '/etc/subgid': '1001:100000:65536\n', '/proc/sys/user/max_user_namespaces': '1000\n' };
@@ -37,4 +45,72 @@ test('each missing part with its fix', () => {
     },
     { what: "/dev/net/tun cannot be opened by dev: slirp4netns cannot make the pods' tap device", fix: 'chmod 0666 /dev/net/tun (as root)' },
   ]);
+});
+
+test('the snapshotter: overlayfs from Linux 5.11, else fuse-overlayfs with its plugin, else native', () => {
+  const all = (c: string) => `/usr/bin/${c}`;
+  assert.equal(rootlessSnapshotter('6.1.0-18-amd64', all), 'overlayfs');
+  assert.equal(rootlessSnapshotter('5.11.0', all), 'overlayfs');
+  assert.equal(rootlessSnapshotter('5.10.0-28-amd64', all), 'fuse-overlayfs');
+  assert.equal(
+    rootlessSnapshotter('5.10.0', (c) => (c === 'fuse-overlayfs' ? all(c) : undefined)),
+    'native',
+  );
+  assert.equal(
+    rootlessSnapshotter('4.19.0', () => undefined),
+    'native',
+  );
+});
+
+test('cgroup limits only where a cgroup v2 subtree with cpu and memory is delegated and writable', () => {
+  const files: Record<string, string> = {
+    '/proc/self/cgroup': '0::/user.slice/user-1001.slice/user@1001.service/app.slice\n',
+    '/sys/fs/cgroup/cgroup.controllers': 'cpuset cpu io memory pids\n',
+    '/sys/fs/cgroup/user.slice/user-1001.slice/user@1001.service/app.slice/cgroup.controllers': 'cpu memory pids\n',
+  };
+  const writable = new Set(['cgroup.procs', 'cgroup.subtree_control'].map((f) => `/sys/fs/cgroup/user.slice/user-1001.slice/user@1001.service/app.slice/${f}`));
+  const h = { readFile: (p: string) => files[p], canOpen: (p: string) => writable.has(p) };
+  assert.equal(delegatedCgroup(h), '/sys/fs/cgroup/user.slice/user-1001.slice/user@1001.service/app.slice');
+  assert.equal(delegatedCgroup({ ...h, canOpen: () => false }), undefined, 'not writable: not delegated');
+  assert.equal(delegatedCgroup({ ...h, readFile: (p) => (p === '/sys/fs/cgroup/cgroup.controllers' ? undefined : files[p]) }), undefined, 'cgroup v1');
+  assert.equal(
+    delegatedCgroup({ ...h, readFile: (p) => (p.endsWith('app.slice/cgroup.controllers') ? 'pids\n' : files[p]) }),
+    undefined,
+    'no memory controller',
+  );
+});
+
+test('RootlessKit runs a shell that clears the host links and execs containerd', () => {
+  const argv = rootlessKitCommand({
+    rootlesskit: '/usr/bin/rootlesskit',
+    stateDir: rootlessKitStateDir('/home/dev/.podvisor/containerd'),
+    containerd: '/usr/bin/containerd',
+    config: "/home/dev/it's/config.toml",
+  });
+  assert.deepEqual(argv.slice(0, 13), [
+    '/usr/bin/rootlesskit',
+    '--net=slirp4netns',
+    '--mtu=65520',
+    '--slirp4netns-sandbox=auto',
+    '--slirp4netns-seccomp=auto',
+    '--disable-host-loopback',
+    '--port-driver=builtin',
+    '--copy-up=/etc',
+    '--copy-up=/run',
+    '--copy-up=/var/lib',
+    '--propagation=rslave',
+    '--state-dir=/home/dev/.podvisor/containerd/rootlesskit',
+    '/bin/sh',
+  ]);
+  assert.equal(argv[13], '-c');
+  assert.match(argv[14]!, /^rm -rf \/run\/containerd \/run\/xtables\.lock \/run\/netns /);
+  assert.match(argv[14]!, /\nexec '\/usr\/bin\/containerd' --config '\/home\/dev\/it'\\''s\/config\.toml'$/);
+  const fuse = rootlessKitCommand({
+    rootlesskit: 'rootlesskit',
+    stateDir: '/s',
+    containerd: 'containerd',
+    config: '/c',
+    fuseOverlayfs: { binary: '/usr/bin/containerd-fuse-overlayfs-grpc', socket: '/d/fuse.sock', root: '/d/root/fuse' },
+  });
+  assert.match(fuse.at(-1)!, /'\/usr\/bin\/containerd-fuse-overlayfs-grpc' '\/d\/fuse\.sock' '\/d\/root\/fuse' &\nexec 'containerd'/);
 });
