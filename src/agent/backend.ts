@@ -129,7 +129,11 @@ export class AgentBackend extends PodStreamsBackend implements KubeBackend {
       const ns = pod.metadata?.namespace ?? 'default';
       const get = (n: string, a: string) => this.objects.get('ServiceAccount', n, a) as ServiceAccount | undefined;
       const sa = await lookupServiceAccount(get, ns, pod.spec?.serviceAccountName || pod.spec?.serviceAccount || 'default', this.sleep);
-      admitServiceAccount(pod, { serviceAccount: () => sa, mountsVolumes: capabilitiesFor(this.d.runtimeCapabilities, pod).mounts });
+      admitServiceAccount(pod, {
+        serviceAccount: () => sa,
+        // The token volume only where the runtime mounts volumes and this agent issues tokens to fill it.
+        mountsVolumes: capabilitiesFor(this.d.runtimeCapabilities, pod).mounts && this.serviceAccountTokens !== undefined,
+      });
     }
     if (this.d.registry.get(pod.metadata?.namespace ?? 'default', name)) {
       throw alreadyExists('pods', name);
